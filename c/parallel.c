@@ -1,0 +1,55 @@
+/*
+ * parallel: create n threads back to back, then join them all.
+ * Usage: parallel N
+ *
+ * Every thread gets its own start-time slot. (Passing one shared loop
+ * variable would let a late thread read a later start and look faster.)
+ */
+#include "sb.h"
+
+static void *child(void *slot) {
+  *(int64_t *)slot = sb_now_ns();
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2 || sb_atoi(argv[1]) <= 0) {
+    sb_error("usage: parallel N (N > 0); argc", argc);
+    return 2;
+  }
+  int64_t n = sb_atoi(argv[1]);
+  int64_t *child_at = sb_alloc(n * sizeof(int64_t));
+  int64_t *before = sb_alloc(n * sizeof(int64_t));
+  int64_t *created = sb_alloc(n * sizeof(int64_t));
+  int64_t *joined = sb_alloc(n * sizeof(int64_t));
+  pthread_t *threads = sb_alloc(n * sizeof(pthread_t));
+  if (!child_at || !before || !created || !joined || !threads) {
+    sb_error("out of memory for result slots; n", (int)n);
+    return 1;
+  }
+  int64_t started = 0;
+  int rc = 0;
+  for (; started < n; started++) {
+    before[started] = sb_now_ns();
+    rc = pthread_create(&threads[started], 0, child, &child_at[started]);
+    created[started] = sb_now_ns();
+    if (rc != 0) break;
+  }
+  int64_t joinedCount = 0;
+  for (; joinedCount < started; joinedCount++) {
+    if (pthread_join(threads[joinedCount], 0) != 0) break;
+    joined[joinedCount] = sb_now_ns();
+  }
+  for (int64_t i = 0; i < joinedCount; i++)
+    sb_print3(child_at[i] - before[i], created[i] - before[i], joined[i] - before[i]);
+  sb_flush();
+  if (started < n) {
+    sb_error("pthread_create failed at spawn", (int)started);
+    return 1;
+  }
+  if (joinedCount < started) {
+    sb_error("pthread_join failed at thread", (int)joinedCount);
+    return 1;
+  }
+  return 0;
+}

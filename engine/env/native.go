@@ -1,0 +1,101 @@
+package env
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"spawnbench/engine/proc"
+)
+
+// native: the C benchmarks compiled for the host with a C compiler and
+// pthreads, run directly.
+type native struct {
+	name string
+	cfg  nativeSettings
+}
+
+type nativeSettings struct {
+	CC     string   `json:"cc"`
+	CFlags []string `json:"cflags"`
+}
+
+func init() {
+	Register(Kind{
+		Name: "native",
+		Doc:  "C with pthreads, compiled for the host",
+		New: func(name string, raw json.RawMessage) (Environment, error) {
+			e := &native{name: name}
+			if err := json.Unmarshal(raw, &e.cfg); err != nil {
+				return nil, fmt.Errorf("decode settings: %w", err)
+			}
+			return e, nil
+		},
+		Default: func() Environment {
+			return &native{name: "native", cfg: nativeSettings{CC: "gcc", CFlags: []string{"-O2"}}}
+		},
+	})
+}
+
+func (e *native) Name() string { return e.name }
+func (e *native) Kind() string { return "native" }
+
+func (e *native) Toolchain(ctx context.Context) Toolchain {
+	install := "apt-get install -y " + debianPackageFor(e.cfg.CC)
+	if _, err := exec.LookPath(e.cfg.CC); err != nil {
+		return Toolchain{Install: install, Problem: fmt.Sprintf("C compiler %q not found on PATH", e.cfg.CC)}
+	}
+	out, err := proc.Output(ctx, "", e.cfg.CC, "--version")
+	if err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: firstLine(out), Install: install}
+}
+
+func (e *native) BuildKey(ctx context.Context) string {
+	return fmt.Sprintf("native|%s|%q|%s", e.cfg.CC, e.cfg.CFlags, e.Toolchain(ctx).Version)
+}
+
+func (e *native) Build(ctx context.Context, srcDir, outDir string) error {
+	for _, b := range Benchmarks {
+		argv := []string{e.cfg.CC}
+		argv = append(argv, e.cfg.CFlags...)
+		argv = append(argv, "-pthread", "-o", filepath.Join(outDir, string(b)),
+			filepath.Join(srcDir, "c", string(b)+".c"))
+		if _, err := proc.Output(ctx, srcDir, argv...); err != nil {
+			return fmt.Errorf("compile %s: %w", b, err)
+		}
+	}
+	return nil
+}
+
+func (e *native) Run(ctx context.Context, r Repetition) (Outcome, error) {
+	return proc.Run(ctx, proc.Command{
+		Argv: []string{filepath.Join(r.BuildDir, string(r.Benchmark)), fmt.Sprint(r.Arg)},
+		CPUs: r.CPUs,
+	})
+}
+
+// debianPackageFor guesses the Debian package of a compiler command,
+// for the install hint.
+func debianPackageFor(cc string) string {
+	base := filepath.Base(cc)
+	switch {
+	case strings.HasPrefix(base, "clang"):
+		return base
+	case base == "cc" || strings.HasPrefix(base, "gcc"):
+		return "gcc"
+	}
+	return base
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
