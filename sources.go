@@ -58,3 +58,8 @@ func (embeddedSources) Hash() string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// CalibrateSpec is specs/calibrate.cue, the default of `spawnbench calibrate`.
+//
+//go:embed specs/calibrate.cue
+var CalibrateSpec []byte

@@ -102,9 +102,6 @@ type Kind struct {
 	// New builds an environment named name from the kind's settings, given
 	// as JSON of the CUE value validated against the kind's definition.
 	New func(name string, settings json.RawMessage) (Environment, error)
-	// Default is an environment of this kind with default settings, used by
-	// `spawnbench envs` to check the toolchain.
-	Default func() Environment
 }
 
 var kinds = map[string]Kind{}

@@ -34,9 +34,6 @@ func init() {
 			}
 			return e, nil
 		},
-		Default: func() Environment {
-			return &native{name: "native", cfg: nativeSettings{CC: "gcc", CFlags: []string{"-O2"}}}
-		},
 	})
 }
 

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"spawnbench"
+	"spawnbench/engine/results"
+	"spawnbench/engine/run"
+	"spawnbench/engine/spec"
+)
+
+func init() {
+	var out string
+	var only []string
+	cmd := &cobra.Command{
+		Use:   "calibrate [SPEC.cue]",
+		Short: "Check each environment's clock: sleep calibration and cross-thread coherence",
+		Long: `Calibrate runs the calibration benchmark (sleeps of 1 µs, 1 ms and 1 s by
+default) and sequential coherence runs for every environment of the spec
+(default: the built-in specs/calibrate.cue), prints a verdict per check and
+writes calibration.parquet. Run later specs into the same directory (-o) and
+their samples of a failed environment are marked clock_trusted = false.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError{fmt.Errorf("calibrate takes at most one spec file, got %d", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var s *spec.Spec
+			var err error
+			if len(args) == 1 {
+				s, err = spec.Load(args[0])
+			} else {
+				s, err = spec.Parse("specs/calibrate.cue (built in)", spawnbench.CalibrateSpec)
+			}
+			if err != nil {
+				return err
+			}
+			envs, err := spec.Select(s, only)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = defaultOutDir(s.Name)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cache, err := run.DefaultBuildCache(spawnbench.Sources)
+			if err != nil {
+				return err
+			}
+			r, err := run.New(run.Options{OutDir: out, Cache: cache, Log: os.Stderr, Version: version})
+			if err != nil {
+				return err
+			}
+			if err := r.Calibrate(ctx, s, envs); err != nil {
+				return err
+			}
+			if s.Calibration == nil {
+				return nil
+			}
+			run.WriteVerdicts(os.Stdout, r.Set().Calibration, s.Calibration)
+			fmt.Fprintf(os.Stderr, "spawnbench: calibration in %s\n", out)
+			for _, c := range r.Set().Calibration {
+				if !c.Pass {
+					return errClockFailed
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "result directory (default results/<time>-calibrate); later runs into it are marked by the verdicts")
+	cmd.Flags().StringArrayVar(&only, "env", nil, "calibrate only this environment (repeatable)")
+	rootCmd.AddCommand(cmd)
+}
+
+// errClockFailed makes a failed verdict visible in the exit status (1).
+var errClockFailed = fmt.Errorf("a clock check failed; see the verdicts above (%s)", results.CalibrationFile)

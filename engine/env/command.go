@@ -1,0 +1,110 @@
+package env
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"spawnbench/engine/proc"
+)
+
+// command: any runtime a user has, declared in CUE as argv templates (no
+// shell). It lets a spec measure a runtime spawnbench has no Go for, as long
+// as the runtime can run the benchmark and print c/sb.h's line protocol.
+type command struct {
+	name string
+	cfg  commandSettings
+}
+
+type commandSettings struct {
+	Build   [][]string `json:"build"`
+	Run     []string   `json:"run"`
+	Version []string   `json:"version"`
+	Install string     `json:"install"`
+	Env     []string   `json:"env"`
+}
+
+func init() {
+	Register(Kind{
+		Name: "command",
+		Doc:  "any runtime, given as build and run argv templates in CUE",
+		New: func(name string, raw json.RawMessage) (Environment, error) {
+			e := &command{name: name}
+			if err := json.Unmarshal(raw, &e.cfg); err != nil {
+				return nil, fmt.Errorf("decode settings: %w", err)
+			}
+			if len(e.cfg.Run) == 0 {
+				return nil, fmt.Errorf("run: give the argv of one repetition, e.g. [\"{out}/{bench}\", \"{arg}\"]")
+			}
+			return e, nil
+		},
+	})
+}
+
+func (e *command) Name() string { return e.name }
+func (e *command) Kind() string { return "command" }
+
+// Toolchain checks that every program the templates start is on PATH
+// (templated paths such as {out}/... are built, not installed).
+func (e *command) Toolchain(ctx context.Context) Toolchain {
+	progs := [][]string{e.cfg.Run, e.cfg.Version}
+	progs = append(progs, e.cfg.Build...)
+	for _, argv := range progs {
+		if len(argv) == 0 || strings.Contains(argv[0], "{") {
+			continue
+		}
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			return Toolchain{Install: e.cfg.Install, Problem: fmt.Sprintf("%q not found on PATH", argv[0])}
+		}
+	}
+	version := "unknown (no version command declared)"
+	if len(e.cfg.Version) > 0 {
+		out, err := proc.Output(ctx, "", e.cfg.Version...)
+		if err != nil {
+			return Toolchain{Install: e.cfg.Install, Problem: err.Error()}
+		}
+		version = firstLine(out)
+	}
+	return Toolchain{Present: true, Version: version, Install: e.cfg.Install}
+}
+
+func (e *command) BuildKey(ctx context.Context) string {
+	b, _ := json.Marshal(e.cfg)
+	return "command|" + string(b) + "|" + e.Toolchain(ctx).Version
+}
+
+func (e *command) Build(ctx context.Context, srcDir, outDir string) error {
+	for _, b := range Benchmarks {
+		for _, tmpl := range e.cfg.Build {
+			argv := expand(tmpl, map[string]string{"src": srcDir, "out": outDir, "bench": string(b)})
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Dir = srcDir
+			cmd.Env = append(cmd.Environ(), e.cfg.Env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("build %s: %s: %w\n%s", b, strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
+			}
+		}
+	}
+	return nil
+}
+
+func (e *command) Run(ctx context.Context, r Repetition) (Outcome, error) {
+	argv := expand(e.cfg.Run, map[string]string{
+		"out": r.BuildDir, "bench": string(r.Benchmark), "arg": fmt.Sprint(r.Arg),
+	})
+	return proc.Run(ctx, proc.Command{Argv: argv, Env: e.cfg.Env, CPUs: r.CPUs, Dir: r.BuildDir})
+}
+
+// expand substitutes {key} placeholders in every argument.
+func expand(tmpl []string, vars map[string]string) []string {
+	out := make([]string, len(tmpl))
+	for i, a := range tmpl {
+		for k, v := range vars {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		out[i] = a
+	}
+	return out
+}

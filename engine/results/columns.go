@@ -1,0 +1,111 @@
+package results
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// column maps one field of a row type T to one Arrow column, both ways, so
+// each table's layout is written down once and used by writer and reader.
+type column[T any] struct {
+	field arrow.Field
+	put   func(b array.Builder, row *T)
+	get   func(a arrow.Array, i int, row *T)
+}
+
+func stringCol[T any](name string, f func(*T) *string) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String},
+		put:   func(b array.Builder, r *T) { b.(*array.StringBuilder).Append(*f(r)) },
+		get:   func(a arrow.Array, i int, r *T) { *f(r) = a.(*array.String).Value(i) },
+	}
+}
+
+func int32Col[T any](name string, f func(*T) *int32) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32},
+		put:   func(b array.Builder, r *T) { b.(*array.Int32Builder).Append(*f(r)) },
+		get:   func(a arrow.Array, i int, r *T) { *f(r) = a.(*array.Int32).Value(i) },
+	}
+}
+
+func int64Col[T any](name string, f func(*T) *int64) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
+		put:   func(b array.Builder, r *T) { b.(*array.Int64Builder).Append(*f(r)) },
+		get:   func(a arrow.Array, i int, r *T) { *f(r) = a.(*array.Int64).Value(i) },
+	}
+}
+
+// optInt64Col stores nil as null.
+func optInt64Col[T any](name string, f func(*T) **int64) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		put: func(b array.Builder, r *T) {
+			if v := *f(r); v != nil {
+				b.(*array.Int64Builder).Append(*v)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if a.IsNull(i) {
+				*f(r) = nil
+				return
+			}
+			v := a.(*array.Int64).Value(i)
+			*f(r) = &v
+		},
+	}
+}
+
+func float64Col[T any](name string, f func(*T) *float64) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
+		put:   func(b array.Builder, r *T) { b.(*array.Float64Builder).Append(*f(r)) },
+		get:   func(a arrow.Array, i int, r *T) { *f(r) = a.(*array.Float64).Value(i) },
+	}
+}
+
+func boolCol[T any](name string, f func(*T) *bool) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean},
+		put:   func(b array.Builder, r *T) { b.(*array.BooleanBuilder).Append(*f(r)) },
+		get:   func(a arrow.Array, i int, r *T) { *f(r) = a.(*array.Boolean).Value(i) },
+	}
+}
+
+// schemaOf builds the Arrow schema of a table.
+func schemaOf[T any](cols []column[T]) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = c.field
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// checkType reports a column whose stored type differs from the layout.
+func checkType[T any](c column[T], got arrow.DataType) error {
+	if !arrow.TypeEqual(c.field.Type, got) {
+		return fmt.Errorf("column %q has type %s, want %s", c.field.Name, got, c.field.Type)
+	}
+	return nil
+}
+
+// timeCol stores a UTC timestamp in microseconds, which every reader maps
+// to its native datetime type.
+func timeCol[T any](name string, f func(*T) *time.Time) column[T] {
+	typ := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	return column[T]{
+		field: arrow.Field{Name: name, Type: typ},
+		put: func(b array.Builder, r *T) {
+			b.(*array.TimestampBuilder).Append(arrow.Timestamp(f(r).UnixMicro()))
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			*f(r) = time.UnixMicro(int64(a.(*array.Timestamp).Value(i))).UTC()
+		},
+	}
+}

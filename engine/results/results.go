@@ -1,0 +1,148 @@
+// Package results defines spawnbench's result set and reads and writes it
+// as Parquet.
+//
+// This package is opinionated: a result set is a directory of plain Parquet
+// files with flat, typed columns (strings, int32, int64, bool), one row per
+// spawn or per process, so pandas, polars and DuckDB open it with no
+// conversion. Nothing is ever trimmed or aggregated here; views such as
+// "last 10 spawns" are computed by readers. Files are written whole to a
+// temporary name and renamed, so a crash never leaves a corrupt file, and
+// provenance travels inside every file's key-value metadata.
+package results
+
+import "time"
+
+// File names inside a result directory.
+const (
+	SamplesFile     = "samples.parquet"
+	RunsFile        = "runs.parquet"
+	CalibrationFile = "calibration.parquet"
+	ProvenanceFile  = "provenance.json"
+)
+
+// Process statuses in runs.parquet.
+const (
+	StatusOK      = "ok"      // exited 0 and printed one line per spawn
+	StatusFailed  = "failed"  // exited non-zero
+	StatusCrashed = "crashed" // ended by a signal
+	StatusOOM     = "oom"     // ran out of memory (a signal or the runtime said so)
+	StatusTimeout = "timeout" // passed limits.timeout and was killed
+	StatusShort   = "short"   // exited 0 but printed fewer lines than spawns
+	StatusError   = "error"   // could not be started
+)
+
+// SpawnSample is one spawn: one row of samples.parquet.
+type SpawnSample struct {
+	Environment string
+	Kind        string
+	Mode        string
+	N           int32
+	// Process is the 0-based repetition within its cell; warm-up processes
+	// are numbered separately from 0 too.
+	Process int32
+	// Thread is the 0-based spawn order within the process.
+	Thread int32
+	// SpawnNS is the child's first clock reading minus the parent's reading
+	// just before the create call.
+	SpawnNS int64
+	// CreateNS is how long the create call itself took, when known.
+	CreateNS *int64
+	// JoinedNS is when the join returned (or the worker's message arrived),
+	// from the same start: an outside bound on SpawnNS.
+	JoinedNS *int64
+	Warmup   bool
+	// ClockTrusted is false when this sample breaks 0 <= spawn <= joined or
+	// its environment failed calibration in this result set.
+	ClockTrusted bool
+}
+
+// ProcessRun is one benchmark process (or page): one row of runs.parquet.
+type ProcessRun struct {
+	Environment string
+	Kind        string
+	Mode        string
+	N           int32
+	Process     int32
+	Warmup      bool
+	Status      string
+	ExitCode    int32
+	Signal      string
+	WallNS      int64
+	// Samples is the number of spawn lines the process printed.
+	Samples int32
+	// Error is the tail of stderr, or why the process did not run.
+	Error     string
+	StartedAt time.Time
+	// CPUs is the pinning applied, e.g. "0,1"; empty for none.
+	CPUs string
+}
+
+// CalibrationCheck is one clock check: one row of calibration.parquet.
+type CalibrationCheck struct {
+	Environment string
+	Kind        string
+	// Check is "sleep" or "coherence".
+	Check   string
+	Process int32
+	// RequestedNS is the requested sleep (sleep checks) or the number of
+	// spawns (coherence checks).
+	RequestedNS int64
+	// MeasuredNS is what the benchmark clock recorded (sleep), or the
+	// smallest spawn_ns seen (coherence).
+	MeasuredNS int64
+	// WallNS is the process's wall time measured outside it.
+	WallNS int64
+	// LowNS and HighNS bound a passing MeasuredNS (sleep checks).
+	LowNS  int64
+	HighNS int64
+	// Violations counts spawns with spawn_ns < 0 or spawn_ns > joined_ns.
+	Violations int32
+	Pass       bool
+	Detail     string
+}
+
+var sampleColumns = []column[SpawnSample]{
+	stringCol("environment", func(r *SpawnSample) *string { return &r.Environment }),
+	stringCol("kind", func(r *SpawnSample) *string { return &r.Kind }),
+	stringCol("mode", func(r *SpawnSample) *string { return &r.Mode }),
+	int32Col("n", func(r *SpawnSample) *int32 { return &r.N }),
+	int32Col("process", func(r *SpawnSample) *int32 { return &r.Process }),
+	int32Col("thread", func(r *SpawnSample) *int32 { return &r.Thread }),
+	int64Col("spawn_ns", func(r *SpawnSample) *int64 { return &r.SpawnNS }),
+	optInt64Col("create_ns", func(r *SpawnSample) **int64 { return &r.CreateNS }),
+	optInt64Col("joined_ns", func(r *SpawnSample) **int64 { return &r.JoinedNS }),
+	boolCol("warmup", func(r *SpawnSample) *bool { return &r.Warmup }),
+	boolCol("clock_trusted", func(r *SpawnSample) *bool { return &r.ClockTrusted }),
+}
+
+var runColumns = []column[ProcessRun]{
+	stringCol("environment", func(r *ProcessRun) *string { return &r.Environment }),
+	stringCol("kind", func(r *ProcessRun) *string { return &r.Kind }),
+	stringCol("mode", func(r *ProcessRun) *string { return &r.Mode }),
+	int32Col("n", func(r *ProcessRun) *int32 { return &r.N }),
+	int32Col("process", func(r *ProcessRun) *int32 { return &r.Process }),
+	boolCol("warmup", func(r *ProcessRun) *bool { return &r.Warmup }),
+	stringCol("status", func(r *ProcessRun) *string { return &r.Status }),
+	int32Col("exit_code", func(r *ProcessRun) *int32 { return &r.ExitCode }),
+	stringCol("signal", func(r *ProcessRun) *string { return &r.Signal }),
+	int64Col("wall_ns", func(r *ProcessRun) *int64 { return &r.WallNS }),
+	int32Col("samples", func(r *ProcessRun) *int32 { return &r.Samples }),
+	stringCol("error", func(r *ProcessRun) *string { return &r.Error }),
+	timeCol("started_at", func(r *ProcessRun) *time.Time { return &r.StartedAt }),
+	stringCol("cpus", func(r *ProcessRun) *string { return &r.CPUs }),
+}
+
+var calibrationColumns = []column[CalibrationCheck]{
+	stringCol("environment", func(r *CalibrationCheck) *string { return &r.Environment }),
+	stringCol("kind", func(r *CalibrationCheck) *string { return &r.Kind }),
+	stringCol("check", func(r *CalibrationCheck) *string { return &r.Check }),
+	int32Col("process", func(r *CalibrationCheck) *int32 { return &r.Process }),
+	int64Col("requested_ns", func(r *CalibrationCheck) *int64 { return &r.RequestedNS }),
+	int64Col("measured_ns", func(r *CalibrationCheck) *int64 { return &r.MeasuredNS }),
+	int64Col("wall_ns", func(r *CalibrationCheck) *int64 { return &r.WallNS }),
+	int64Col("low_ns", func(r *CalibrationCheck) *int64 { return &r.LowNS }),
+	int64Col("high_ns", func(r *CalibrationCheck) *int64 { return &r.HighNS }),
+	int32Col("violations", func(r *CalibrationCheck) *int32 { return &r.Violations }),
+	boolCol("pass", func(r *CalibrationCheck) *bool { return &r.Pass }),
+	stringCol("detail", func(r *CalibrationCheck) *string { return &r.Detail }),
+}

@@ -1,0 +1,66 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"spawnbench/engine/env"
+)
+
+// BuildCache keeps each environment's build output under a directory
+// named by the hash of the benchmark sources and the environment's build
+// key, so an unchanged environment is never rebuilt.
+type BuildCache struct {
+	Dir     string
+	Sources env.Sources
+}
+
+// DefaultBuildCache is under the user's cache directory.
+func DefaultBuildCache(src env.Sources) (*BuildCache, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return &BuildCache{Dir: filepath.Join(base, "spawnbench", "builds"), Sources: src}, nil
+}
+
+// Build returns the build directory for e, building it if needed. Builds
+// happen in a temporary directory renamed into place, so an interrupted
+// build is never mistaken for a finished one.
+func (c *BuildCache) Build(ctx context.Context, e env.Environment) (dir string, cached bool, err error) {
+	h := sha256.Sum256([]byte(c.Sources.Hash() + "\x00" + e.BuildKey(ctx)))
+	dir = filepath.Join(c.Dir, e.Kind()+"-"+hex.EncodeToString(h[:8]))
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir, true, nil
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return "", false, fmt.Errorf("create build cache: %w", err)
+	}
+	work, err := os.MkdirTemp(c.Dir, ".build-*")
+	if err != nil {
+		return "", false, fmt.Errorf("create build directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	src, out := filepath.Join(work, "src"), filepath.Join(work, "out")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", false, err
+	}
+	if err := c.Sources.WriteTo(src); err != nil {
+		return "", false, fmt.Errorf("write benchmark sources: %w", err)
+	}
+	if err := e.Build(ctx, src, out); err != nil {
+		return "", false, err
+	}
+	if err := os.WriteFile(filepath.Join(out, ".complete"), nil, 0o644); err != nil {
+		return "", false, err
+	}
+	os.RemoveAll(dir) // a stale, incomplete directory from an older layout
+	if err := os.Rename(out, dir); err != nil {
+		return "", false, fmt.Errorf("store build: %w", err)
+	}
+	return dir, false, nil
+}
