@@ -208,15 +208,15 @@ func Parse(path string, src []byte) (*Spec, error) {
 		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	if s.Samples.Pause, err = parseDuration(raw.Samples.Pause); err != nil {
-		return nil, fieldError(path, v, "samples.pause", err.Error())
+		return nil, fieldError(path, user, "samples.pause", err.Error())
 	}
 	if s.Timeout, err = parseDuration(raw.Limits.Timeout); err != nil || s.Timeout <= 0 {
-		return nil, fieldError(path, v, "limits.timeout", "must be a positive duration such as \"120s\"")
+		return nil, fieldError(path, user, "limits.timeout", "must be a positive duration such as \"120s\"")
 	}
 	if c := raw.Calibration; c != nil {
 		abs, err := parseDuration(c.Tolerance.Absolute)
 		if err != nil {
-			return nil, fieldError(path, v, "calibration.tolerance.absolute", err.Error())
+			return nil, fieldError(path, user, "calibration.tolerance.absolute", err.Error())
 		}
 		s.Calibration = &Calibration{
 			SleepUS: c.SleepUS, Repeats: c.Repeats,
@@ -224,7 +224,7 @@ func Parse(path string, src []byte) (*Spec, error) {
 			CoherenceN: c.Coherence.N, CoherenceRuns: c.Coherence.Processes,
 		}
 	}
-	if err := checkCPUs(path, v, s.CPUs); err != nil {
+	if err := checkCPUs(path, user, s.CPUs); err != nil {
 		return nil, err
 	}
 	seen := map[string]string{}

@@ -1,0 +1,30 @@
+package run
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"spawnbench/engine/spec"
+)
+
+func itoa(n int32) string   { return strconv.Itoa(int(n)) }
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func asInput(err error, in **spec.InputError) bool { return errors.As(err, in) }
+
+func availableCPUs(t *testing.T) []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,291 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"spawnbench"
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "spawnbench-run-test-")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runSpec loads src as a spec and runs it into a new directory.
+func runSpec(t *testing.T, ctx context.Context, src string, only ...string) (*results.Set, string, error) {
+	t.Helper()
+	s, err := spec.Parse("test.cue", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := spec.Expand(s, only)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	r, err := New(Options{OutDir: out, Cache: &BuildCache{Dir: cacheDir, Sources: spawnbench.Sources}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runErr := r.Run(ctx, plan)
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("read back %s: %v", out, err)
+	}
+	return set, out, runErr
+}
+
+func TestNativeSmallPlan(t *testing.T) {
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}]
+modes: ["sequential", "parallel"]
+n: [1, 4]
+samples: {min: 8, pause: "1ms", warmup: 1}
+pinning: cpus: [0]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n=1: 8 measured + 1 warm-up process; n=4: 2 measured + 1 warm-up.
+	wantRuns := map[string]int{"sequential/1": 9, "sequential/4": 3, "parallel/1": 9, "parallel/4": 3}
+	gotRuns := map[string]int{}
+	for _, r := range set.Runs {
+		gotRuns[r.Mode+"/"+itoa(r.N)]++
+		if r.Status != results.StatusOK || r.ExitCode != 0 || r.WallNS <= 0 || r.CPUs != "0" {
+			t.Errorf("run %+v: want ok, exit 0, positive wall time, cpus 0", r)
+		}
+	}
+	for k, v := range wantRuns {
+		if gotRuns[k] != v {
+			t.Errorf("%s: %d processes, want %d", k, gotRuns[k], v)
+		}
+	}
+	measured, warm := map[string]int{}, 0
+	for _, s := range set.Samples {
+		if s.Warmup {
+			warm++
+			continue
+		}
+		measured[s.Mode+"/"+itoa(s.N)]++
+		// A spawn on this machine takes more than 100 ns and less than 1 s.
+		if s.SpawnNS < 100 || s.SpawnNS > 1e9 || s.JoinedNS == nil || *s.JoinedNS < s.SpawnNS || s.CreateNS == nil || *s.CreateNS <= 0 {
+			t.Errorf("implausible sample %+v", s)
+		}
+		if !s.ClockTrusted {
+			t.Errorf("coherent sample not trusted: %+v", s)
+		}
+		if s.Thread < 0 || s.Thread >= s.N {
+			t.Errorf("thread %d out of range for n=%d", s.Thread, s.N)
+		}
+	}
+	for _, k := range []string{"sequential/1", "sequential/4", "parallel/1", "parallel/4"} {
+		if measured[k] != 8 {
+			t.Errorf("%s: %d measured samples, want 8", k, measured[k])
+		}
+	}
+	if warm != 2*(1+4) {
+		t.Errorf("%d warm-up samples, want 10", warm)
+	}
+	p := set.Provenance
+	for _, k := range []string{"spec_text", "spec_hash", "cpu_model", "cores", "kernel", "started_at", "ended_at", "toolchains"} {
+		if p[k] == "" {
+			t.Errorf("provenance %q missing", k)
+		}
+	}
+	if p["pinning"] != "0" || !strings.Contains(p["toolchains"], "gcc") {
+		t.Errorf("provenance pinning %q toolchains %q", p["pinning"], p["toolchains"])
+	}
+}
+
+// TestPinningReachesTheProcess runs a "benchmark" that prints the CPU list
+// it is allowed to run on: the pinned CPU must be all it sees.
+func TestPinningReachesTheProcess(t *testing.T) {
+	cpu := "0"
+	if n := len(availableCPUs(t)); n > 1 {
+		cpu = "1"
+	}
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "where", kind: "command", run: ["awk", "/^Cpus_allowed_list/ {print $2}", "/proc/self/status"]}]
+n: [1]
+samples: min: 2
+pinning: cpus: [`+cpu+`]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Samples) != 2 {
+		t.Fatalf("%d samples, want 2", len(set.Samples))
+	}
+	for _, s := range set.Samples {
+		if itoa64(s.SpawnNS) != cpu {
+			t.Errorf("process saw CPUs %d, want only %s", s.SpawnNS, cpu)
+		}
+	}
+}
+
+func TestFailuresAreRecordedAndTheRunGoesOn(t *testing.T) {
+	set, _, err := runSpec(t, context.Background(), `
+environments: [
+	{name: "fails", kind: "command", run: ["sh", "-c", "echo 5 1 9; echo 'spawn 1 failed' >&2; exit 3"]},
+	{name: "crashes", kind: "command", run: ["sh", "-c", "echo 7 1 9; kill -SEGV $$"]},
+	{name: "hangs", kind: "command", run: ["sleep", "30"]},
+	{name: "short", kind: "command", run: ["echo", "4 1 9"]},
+	{name: "garbage", kind: "command", run: ["echo", "hello"]},
+	{name: "missing-cc", kind: "native", cc: "no-such-compiler-xyz"},
+	{name: "native", kind: "native"},
+]
+n: [2]
+samples: min: 2
+limits: timeout: "300ms"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byEnv := map[string]results.ProcessRun{}
+	for _, r := range set.Runs {
+		byEnv[r.Environment] = r
+	}
+	check := func(env, status string, exit int32, errPart string) {
+		t.Helper()
+		r, ok := byEnv[env]
+		if !ok {
+			t.Errorf("%s: no run recorded", env)
+			return
+		}
+		if r.Status != status || r.ExitCode != exit || !strings.Contains(r.Error, errPart) {
+			t.Errorf("%s: status %q exit %d error %q; want %q, %d, containing %q", env, r.Status, r.ExitCode, r.Error, status, exit, errPart)
+		}
+	}
+	check("fails", results.StatusFailed, 3, "spawn 1 failed")
+	check("crashes", results.StatusCrashed, -1, "signal")
+	check("hangs", results.StatusTimeout, -1, "timeout")
+	check("short", results.StatusShort, 0, "printed 1 spawn lines, want 2")
+	check("garbage", results.StatusFailed, 0, "not integers")
+	check("native", results.StatusOK, 0, "")
+	if _, ok := byEnv["missing-cc"]; ok {
+		t.Errorf("missing-cc ran")
+	}
+	var skipped map[string]string
+	_ = json.Unmarshal([]byte(set.Provenance["skipped"]), &skipped)
+	if !strings.Contains(skipped["missing-cc"], "no-such-compiler-xyz") || !strings.Contains(skipped["missing-cc"], "apt-get install") {
+		t.Errorf("skip reason = %q", skipped["missing-cc"])
+	}
+	// What a failing process printed before it failed is kept.
+	kept := map[string]int{}
+	for _, s := range set.Samples {
+		kept[s.Environment]++
+	}
+	if kept["fails"] != 1 || kept["crashes"] != 1 || kept["short"] != 1 || kept["native"] != 2 {
+		t.Errorf("samples kept per environment = %v", kept)
+	}
+}
+
+func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(1500 * time.Millisecond); cancel() }()
+	start := time.Now()
+	set, dir, err := runSpec(t, ctx, `
+environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: {min: 100000, pause: "5ms"}
+`)
+	if !IsInterrupt(err) {
+		t.Fatalf("err = %v, want the interrupt", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("stopping took %s", time.Since(start))
+	}
+	if len(set.Samples) == 0 || len(set.Samples) != len(set.Runs) || set.Provenance["interrupted"] != "true" {
+		t.Errorf("%d samples, %d runs, interrupted=%q", len(set.Samples), len(set.Runs), set.Provenance["interrupted"])
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+func TestAppendRefusesOverlapAndCalibrationMarksSamples(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "set")
+	cache := &BuildCache{Dir: cacheDir, Sources: spawnbench.Sources}
+	s, err := spec.Parse("cal.cue", []byte(`
+environments: [{name: "native", kind: "native"}, {name: "liar", kind: "command", run: ["echo", "-5 1 9"]}]
+n: [2]
+samples: min: 2
+calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := New(Options{OutDir: out, Cache: cache})
+	if err := r.Calibrate(context.Background(), s, s.Environments); err != nil {
+		t.Fatal(err)
+	}
+	verdict := map[string]bool{}
+	for _, c := range r.Set().Calibration {
+		verdict[c.Environment+"/"+c.Check] = c.Pass
+		if c.Environment == "native" && c.Check == "sleep" && (c.MeasuredNS < 1e6 || c.MeasuredNS > c.WallNS) {
+			t.Errorf("native 1 ms sleep recorded %d ns, wall %d ns", c.MeasuredNS, c.WallNS)
+		}
+	}
+	if !verdict["native/sleep"] || !verdict["native/coherence"] || verdict["liar/sleep"] || verdict["liar/coherence"] {
+		t.Errorf("verdicts = %v; want native to pass and liar (negative times) to fail", verdict)
+	}
+	plan, _ := spec.Expand(s, nil)
+	r2, err := New(Options{OutDir: out, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.Run(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	set, _ := results.Read(out)
+	if len(set.Calibration) == 0 {
+		t.Fatal("calibration lost when appending a run")
+	}
+	for _, smp := range set.Samples {
+		if smp.ClockTrusted != (smp.Environment == "native") {
+			t.Errorf("sample %s spawn %d clock_trusted = %v", smp.Environment, smp.SpawnNS, smp.ClockTrusted)
+		}
+	}
+	r3, _ := New(Options{OutDir: out, Cache: cache})
+	err = r3.Run(context.Background(), plan)
+	var in *spec.InputError
+	if err == nil || !asInput(err, &in) || !strings.Contains(err.Error(), "already holds results for native/sequential/2") {
+		t.Errorf("second run into the same cells: err = %v", err)
+	}
+}
+
+func TestBuildCacheReuses(t *testing.T) {
+	s, _ := spec.Parse("b.cue", []byte(`environments: [{name: "native", kind: "native", cflags: ["-O1"]}]
+n: [1]`))
+	r, _ := New(Options{OutDir: t.TempDir(), Cache: &BuildCache{Dir: t.TempDir(), Sources: spawnbench.Sources}})
+	first := r.prepare(context.Background(), s.Environments[0])
+	if first.skip != "" {
+		t.Fatal(first.skip)
+	}
+	_, cached, err := r.opts.Cache.Build(context.Background(), first.env)
+	if err != nil || !cached {
+		t.Errorf("second build: cached=%v err=%v", cached, err)
+	}
+	for _, b := range []string{"sequential", "parallel", "calibration"} {
+		if _, err := os.Stat(filepath.Join(first.buildDir, b)); err != nil {
+			t.Errorf("build output: %v", err)
+		}
+	}
+}
