@@ -24,6 +24,19 @@ var rootCmd = &cobra.Command{
 	SilenceUsage:  true,
 	SilenceErrors: true,
 	Version:       version,
+	Args: func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("unknown command %q; run `spawnbench --help` for the commands", args[0])}
+		}
+		return nil
+	},
+	RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+}
+
+func init() {
+	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w; run `spawnbench %s --help`", cmd.Name(), err, cmd.Name())}
+	})
 }
 
 func main() {

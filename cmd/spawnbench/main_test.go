@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/results"
+)
+
+var bin string
+
+// TestMain builds the real binary once; the tests run it as a user would,
+// from a directory other than the repository.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "spawnbench-cli-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "spawnbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func writeSpec(t *testing.T, dir, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, "s.cue")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunFromAnyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `name: "tiny"
+environments: [{name: "native", kind: "native"}, {name: "later", kind: "wasmtime-someday"}]
+n: [2]
+samples: min: 4
+`)
+	// An unknown kind is bad input; a spec without it runs.
+	_, stderr, code := runCLI(t, dir, "run", p)
+	if code != 2 || !strings.Contains(stderr, `unknown kind "wasmtime-someday"`) {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	p = writeSpec(t, dir, `name: "tiny"
+environments: [{name: "native", kind: "native"}]
+n: [2]
+samples: min: 4
+`)
+	stdout, stderr, code := runCLI(t, dir, "run", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "native") || !strings.Contains(stdout, "2 ok") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "results", "*-tiny"))
+	if len(found) != 1 {
+		t.Fatalf("default result directory: %v", found)
+	}
+	set, err := results.Read(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Samples) != 4 || len(set.Runs) != 2 {
+		t.Errorf("%d samples, %d runs; want 4 and 2", len(set.Samples), len(set.Runs))
+	}
+}
+
+func TestPlanAndEnvs(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := runCLI(t, dir, "plan", filepath.Join(repoRoot(t), "specs", "sequential.cue"), "--env", "native")
+	if code != 0 || !strings.Contains(stdout, "4 cells, 112 processes") {
+		t.Errorf("plan: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, _, code = runCLI(t, dir, "envs")
+	if code != 0 || !strings.Contains(stdout, "native") || !strings.Contains(stdout, "ready") {
+		t.Errorf("envs: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestBadInputExitsTwoAndWritesNothing covers the bad inputs of the CLI.
+func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: min: 1
+`)
+	bad := filepath.Join(dir, "bad.cue")
+	os.WriteFile(bad, []byte("environments: [{name: \"a\", kind: \"native\"}]\nn: [0]\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", filepath.Join(dir, "missing.cue")}, "no such file"},
+		{[]string{"run", bad}, "bad.cue:2:"},
+		{[]string{"run", good, "--env", "wasi"}, "--env wasi"},
+		{[]string{"run"}, "want 1 argument"},
+		{[]string{"run", good, "--no-such-flag"}, "unknown flag"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"plan", bad}, "out of bound"},
+	}
+	for _, c := range cases {
+		_, stderr, code := runCLI(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("bad input wrote %s/results", dir)
+	}
+}
+
+func repoRoot(t *testing.T) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(wd, "..", "..")
+}
