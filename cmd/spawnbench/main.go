@@ -4,17 +4,43 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"spawnbench/engine/spec"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is the module version, or the VCS revision of a build from a
+// checkout ("dev" when neither is known, as under go run).
+var version = func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", ""
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		return "dev-" + rev[:12] + dirty
+	}
+	return "dev"
+}()
 
 // rootCmd is the spawnbench command; each subcommand adds itself from its
 // own file's init function.
@@ -49,12 +75,16 @@ func main() {
 // usageError marks bad command-line use; like spec.InputError it exits 2.
 type usageError struct{ error }
 
-// exitCode is 2 for bad input (nothing was written) and 1 for anything else.
+// exitCode is 2 for bad input (nothing was written), 130 for an
+// interrupt (what was measured is kept), and 1 for anything else.
 func exitCode(err error) int {
 	var in *spec.InputError
 	var use usageError
-	if errors.As(err, &in) || errors.As(err, &use) {
+	switch {
+	case errors.As(err, &in) || errors.As(err, &use):
 		return 2
+	case errors.Is(err, context.Canceled):
+		return 130
 	}
 	return 1
 }

@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"spawnbench/engine/results"
 )
@@ -143,4 +145,61 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(wd, "..", "..")
+}
+
+// TestInterruptKeepsSamples sends SIGINT to a long run, as Ctrl-C does.
+func TestInterruptKeepsSamples(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: {min: 100000, pause: "2ms"}
+`)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the first cell is under way, then interrupt.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "done") && !strings.Contains(stderr.String(), "cached") {
+		if time.Now().After(deadline) {
+			t.Fatalf("run did not start: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Samples) == 0 || len(set.Samples) != len(set.Runs) || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("%d samples, %d runs; stderr %s", len(set.Samples), len(set.Runs), stderr.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"spawnbench/engine/report"
+)
+
+func init() {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "compare OLD NEW",
+		Short: "Compare two result directories cell by cell, like benchstat",
+		Long: `Compare prints, for every (environment, mode, n, view) cell measured in
+both result directories, the old and new median spawn times with 95%
+confidence intervals, the change in percent, and whether the Mann-Whitney U
+test finds it significant (α = 0.05). Differences in spec, spawnbench and
+toolchain versions and machine are listed above the table. Directories that
+share no cell are an error.`,
+		Args: exactArgs(2, "give two result directories, e.g. spawnbench compare results/before results/after"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format = formatFor(format, out, cmd.Flags().Changed("format"))
+			if err := report.CheckFormat(format); err != nil {
+				return err
+			}
+			oldIn, err := readResultDir(args[0])
+			if err != nil {
+				return err
+			}
+			newIn, err := readResultDir(args[1])
+			if err != nil {
+				return err
+			}
+			c, err := report.Compare(oldIn, newIn)
+			if err != nil {
+				return err
+			}
+			return writeOutput(out, func(w io.Writer) error { return c.Write(w, format) })
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv or json (default: from -o's extension, else md)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	rootCmd.AddCommand(cmd)
+}

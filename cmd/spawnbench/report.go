@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"spawnbench/engine/report"
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+func init() {
+	var format, out, baseline, plots string
+	cmd := &cobra.Command{
+		Use:   "report DIR...",
+		Short: "Print the classic, robust and ratio tables of one or more result directories",
+		Long: `Report reads result directories written by spawnbench run and prints:
+clock calibration verdicts (first, and loudly when a clock failed); the
+classic table of mean spawn times in µs (rows environment × mode, columns n
+and the last-K views); medians with 95% confidence intervals, p95 and sample
+counts; and each environment's median divided by the baseline's.
+
+Several directories are merged when they measured different cells, e.g. one
+run per environment. --plots DIR also draws SVG and PNG plots there.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("report: give at least one result directory, e.g. spawnbench report results/sequential")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format = formatFor(format, out, cmd.Flags().Changed("format"))
+			if err := report.CheckFormat(format); err != nil {
+				return err
+			}
+			var inputs []report.Input
+			for _, dir := range args {
+				in, err := readResultDir(dir)
+				if err != nil {
+					return err
+				}
+				inputs = append(inputs, in)
+			}
+			r, err := report.Build(inputs, report.Options{Baseline: baseline})
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("baseline") && !slices.Contains(r.Environments, baseline) {
+				return &spec.InputError{Msg: fmt.Sprintf("baseline %q is not an environment of these results (they have %s)",
+					baseline, strings.Join(r.Environments, ", "))}
+			}
+			var links []report.Plot
+			if plots != "" {
+				if links, err = r.WritePlots(plots); err != nil {
+					return err
+				}
+				// Link the plots from where the report will be read.
+				base := plots
+				if out != "" {
+					if rel, err := filepath.Rel(filepath.Dir(out), plots); err == nil {
+						base = rel
+					}
+				}
+				for i := range links {
+					links[i].Path = filepath.ToSlash(filepath.Join(base, links[i].Path))
+				}
+			}
+			return writeOutput(out, func(w io.Writer) error { return r.Write(w, format, links) })
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv or json (default: from -o's extension, else md)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
+	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
+	rootCmd.AddCommand(cmd)
+}
+
+// formatFor picks the output format: the flag when given, else the
+// extension of the output file, else Markdown.
+func formatFor(flag, out string, changed bool) string {
+	if changed || out == "" {
+		return flag
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".csv":
+		return report.FormatCSV
+	case ".json":
+		return report.FormatJSON
+	}
+	return flag
+}
+
+// readResultDir reads one result directory, turning every way it can fail
+// to be one into an input error that says what was expected.
+func readResultDir(dir string) (report.Input, error) {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return report.Input{}, &spec.InputError{Msg: fmt.Sprintf("result directory %s does not exist", dir)}
+	} else if err != nil {
+		return report.Input{}, fmt.Errorf("read results: %w", err)
+	}
+	if !st.IsDir() {
+		return report.Input{}, &spec.InputError{Msg: fmt.Sprintf("%s is a file; give the result directory that holds %s", dir, results.SamplesFile)}
+	}
+	for _, name := range []string{results.SamplesFile, results.RunsFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
+			return report.Input{}, &spec.InputError{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
+				dir, name, dir)}
+		}
+	}
+	set, err := results.Read(dir)
+	var bad *results.FormatError
+	if errors.As(err, &bad) {
+		return report.Input{}, &spec.InputError{Msg: bad.Error()}
+	} else if err != nil {
+		return report.Input{}, fmt.Errorf("read results in %s: %w", dir, err)
+	}
+	return report.Input{Dir: dir, Set: set}, nil
+}
+
+// writeOutput runs write on standard output, or on the file out.
+func writeOutput(out string, write func(io.Writer) error) error {
+	if out == "" {
+		return write(os.Stdout)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return nil
+}
