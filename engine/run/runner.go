@@ -70,7 +70,7 @@ type prepared struct {
 func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) prepared {
 	e, err := env.New(es.Kind, es.Name, es.Settings)
 	if err != nil {
-		return prepared{skip: fmt.Sprintf("kind %q is not yet available in this spawnbench: %v", es.Kind, err)}
+		return prepared{skip: err.Error()}
 	}
 	tc := e.Toolchain(ctx)
 	r.recordToolchain(es.Name, tc)
