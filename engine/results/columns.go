@@ -62,14 +62,6 @@ func optInt64Col[T any](name string, f func(*T) **int64) column[T] {
 	}
 }
 
-func float64Col[T any](name string, f func(*T) *float64) column[T] {
-	return column[T]{
-		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
-		put:   func(b array.Builder, r *T) { b.(*array.Float64Builder).Append(*f(r)) },
-		get:   func(a arrow.Array, i int, r *T) { *f(r) = a.(*array.Float64).Value(i) },
-	}
-}
-
 func boolCol[T any](name string, f func(*T) *bool) column[T] {
 	return column[T]{
 		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean},
