@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
 )
@@ -67,10 +67,8 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string) error {
 		return runErr
 	}
 	set := r.Set()
-	if afterRun != nil {
-		if err := afterRun(dir, set); err != nil {
-			fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed: %v\n", err)
-		}
+	if err := report.WriteDir(dir, set); err != nil {
+		fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", err)
 	}
 	fmt.Print(run.Summary(set))
 	if runErr != nil {
@@ -80,9 +78,6 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string) error {
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
 	return nil
 }
-
-// afterRun, when set, writes the report into a finished result directory.
-var afterRun func(dir string, set *results.Set) error
 
 func defaultOutDir(specName string) string {
 	return filepath.Join("results", time.Now().Format("20060102-150405")+"-"+specName)

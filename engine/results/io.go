@@ -188,7 +188,7 @@ func readTable[T any](path string, cols []column[T]) ([]T, Provenance, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("%s is missing: not a spawnbench result directory (run `spawnbench run SPEC.cue` to make one)", path)
+			return nil, nil, fmt.Errorf("%s is missing: not a spawnbench result directory (run `spawnbench run SPEC.cue` to make one): %w", path, os.ErrNotExist)
 		}
 		return nil, nil, err
 	}

@@ -1,0 +1,595 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchmath"
+
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+// Confidence is the confidence level of every interval in a report.
+const Confidence = 0.95
+
+// DefaultBaseline is the environment other environments are divided by.
+const DefaultBaseline = "native"
+
+// The views used when a result set's provenance does not say: the spec
+// schema's defaults.
+const (
+	defaultViewLast = 10
+	defaultViewMinN = 100
+)
+
+// Input is one result set and the directory it was read from.
+type Input struct {
+	Dir string
+	Set *results.Set
+}
+
+// Options choose what a report divides by.
+type Options struct {
+	// Baseline names the environment for the ratio table; empty means
+	// DefaultBaseline.
+	Baseline string
+}
+
+// Column is one column of the classic table: a thread count, and either
+// every spawn of each process (Last == 0) or only its last Last spawns.
+type Column struct {
+	N    int32 `json:"n"`
+	Last int   `json:"last,omitempty"`
+}
+
+// Label is the column's heading, e.g. "100" or "100 (last 10)".
+func (c Column) Label() string {
+	if c.Last == 0 {
+		return strconv.Itoa(int(c.N))
+	}
+	return fmt.Sprintf("%d (last %d)", c.N, c.Last)
+}
+
+// Stats summarise the spawn times of one cell, in microseconds.
+type Stats struct {
+	MeanUS   Float `json:"mean_us"`
+	MedianUS Float `json:"median_us"`
+	// CILowUS and CIHighUS bound the median at Confidence; they are
+	// infinite (null in JSON) when the cell has too few samples.
+	CILowUS  Float `json:"ci_low_us"`
+	CIHighUS Float `json:"ci_high_us"`
+	// P95US is the 95th percentile (Hyndman and Fan's definition 8).
+	P95US Float `json:"p95_us"`
+
+	// values are the sorted spawn times, kept for ratios and comparisons.
+	values []float64
+}
+
+// Cell is everything known about one (environment, mode, column).
+type Cell struct {
+	Environment string `json:"environment"`
+	Mode        string `json:"mode"`
+	Column
+	// Samples counts the measured (non-warm-up) spawns in the view.
+	Samples int `json:"samples"`
+	// Processes counts measured processes; Failures counts those whose
+	// status was not ok, by status.
+	Processes int            `json:"processes"`
+	Failures  map[string]int `json:"failures,omitempty"`
+	// Untrusted counts samples with clock_trusted = false.
+	Untrusted int `json:"untrusted_samples"`
+	// Skipped is the reason the runner skipped the environment.
+	Skipped string `json:"skipped,omitempty"`
+	Stats   *Stats `json:"stats,omitempty"`
+}
+
+// Ratio is an environment's median spawn time divided by the baseline's in
+// the same (mode, column).
+type Ratio struct {
+	Environment string `json:"environment"`
+	Baseline    string `json:"baseline"`
+	Mode        string `json:"mode"`
+	Column
+	Ratio Float `json:"ratio"`
+	// Low and High bound the ratio with at least Confidence. Where a cell
+	// has too few samples to bound it, Low is 0 and High infinite (null
+	// in JSON).
+	Low  Float `json:"low"`
+	High Float `json:"high"`
+}
+
+// ClockVerdict is what calibration and the samples' own checks say about
+// one environment's clock.
+type ClockVerdict struct {
+	Environment     string   `json:"environment"`
+	SleepPassed     int      `json:"sleep_passed"`
+	SleepChecks     int      `json:"sleep_checks"`
+	CoherencePassed int      `json:"coherence_passed"`
+	CoherenceChecks int      `json:"coherence_checks"`
+	Untrusted       int      `json:"untrusted_samples"`
+	Samples         int      `json:"samples"`
+	Failed          []string `json:"failed_checks,omitempty"`
+}
+
+// Trusted is false when any check failed or any sample's clock was
+// flagged.
+func (v ClockVerdict) Trusted() bool {
+	return v.SleepPassed == v.SleepChecks && v.CoherencePassed == v.CoherenceChecks && v.Untrusted == 0
+}
+
+// Calibrated is true when the environment has any calibration check.
+func (v ClockVerdict) Calibrated() bool { return v.SleepChecks+v.CoherenceChecks > 0 }
+
+// Failure is one process that did not end ok.
+type Failure struct {
+	Environment string `json:"environment"`
+	Mode        string `json:"mode"`
+	N           int32  `json:"n"`
+	Process     int32  `json:"process"`
+	Status      string `json:"status"`
+	ExitCode    int32  `json:"exit_code"`
+	Signal      string `json:"signal,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Source is one result set that went into a report.
+type Source struct {
+	Dir        string             `json:"dir"`
+	Provenance results.Provenance `json:"provenance"`
+}
+
+// Report is everything spawnbench report prints, computed once and then
+// rendered as Markdown, CSV or JSON.
+type Report struct {
+	Sources      []Source          `json:"sources"`
+	Baseline     string            `json:"baseline"`
+	Confidence   float64           `json:"confidence"`
+	ViewLast     int               `json:"view_last"`
+	ViewMinN     int32             `json:"view_min_n"`
+	Environments []string          `json:"environments"`
+	Modes        []string          `json:"modes"`
+	Columns      []Column          `json:"columns"`
+	Cells        []Cell            `json:"cells"`
+	Ratios       []Ratio           `json:"ratios"`
+	Clocks       []ClockVerdict    `json:"clocks"`
+	Failures     []Failure         `json:"failures"`
+	Skipped      map[string]string `json:"skipped,omitempty"`
+	// Warnings are benchmath's caveats about individual cells and notes
+	// about missing data, deduplicated.
+	Warnings []string `json:"warnings,omitempty"`
+
+	// groups keeps the measured samples for plots.
+	groups map[cellKey]*group
+}
+
+// Cell returns the cell for (environment, mode, column), or nil.
+func (r *Report) Cell(env, mode string, col Column) *Cell {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Environment == env && c.Mode == mode && c.Column == col {
+			return c
+		}
+	}
+	return nil
+}
+
+// Ran reports whether the report has cells for (env, mode): whether the
+// environment was skipped or has any run or sample in that mode.
+func (r *Report) Ran(env, mode string) bool {
+	return slices.ContainsFunc(r.Cells, func(c Cell) bool { return c.Environment == env && c.Mode == mode })
+}
+
+// cellKey names one measured (environment, mode, n).
+type cellKey struct {
+	env, mode string
+	n         int32
+}
+
+// group is the measured data of one cellKey.
+type group struct {
+	samples []results.SpawnSample
+	runs    []results.ProcessRun
+}
+
+// Build computes a report from one or more result sets. Sets are merged
+// when they measured disjoint cells (for example one run per environment);
+// two sets measuring the same (environment, mode, n) are an input error,
+// since that is what Compare is for.
+func Build(inputs []Input, opt Options) (*Report, error) {
+	if len(inputs) == 0 {
+		return nil, &spec.InputError{Msg: "no result directories given"}
+	}
+	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}}
+	if r.Baseline == "" {
+		r.Baseline = DefaultBaseline
+	}
+	groups := map[cellKey]*group{}
+	// owner is the index of the input that measured each cell.
+	owner := map[cellKey]int{}
+	var keys []cellKey
+	var calibration []results.CalibrationCheck
+	for i, in := range inputs {
+		s := in.Set
+		last, minN, err := views(s.Provenance)
+		if err != nil {
+			return nil, &spec.InputError{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
+		}
+		if i == 0 {
+			r.ViewLast, r.ViewMinN = last, minN
+		} else if last != r.ViewLast || minN != r.ViewMinN {
+			return nil, &spec.InputError{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
+				in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
+		}
+		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance})
+		// A set holds many rows of each of its cells; a second set
+		// measuring one of them would mix two runs' processes.
+		add := func(k cellKey) (*group, error) {
+			if prev, ok := owner[k]; ok && prev != i {
+				return nil, &spec.InputError{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
+					inputs[prev].Dir, in.Dir, k.env, k.mode, k.n)}
+			}
+			owner[k] = i
+			g := groups[k]
+			if g == nil {
+				g = &group{}
+				groups[k] = g
+				keys = append(keys, k)
+				r.Environments = appendNew(r.Environments, k.env)
+				r.Modes = appendNew(r.Modes, k.mode)
+			}
+			return g, nil
+		}
+		for _, run := range s.Runs {
+			g, err := add(cellKey{run.Environment, run.Mode, run.N})
+			if err != nil {
+				return nil, err
+			}
+			if !run.Warmup {
+				g.runs = append(g.runs, run)
+			}
+		}
+		for _, smp := range s.Samples {
+			g, err := add(cellKey{smp.Environment, smp.Mode, smp.N})
+			if err != nil {
+				return nil, err
+			}
+			if !smp.Warmup {
+				g.samples = append(g.samples, smp)
+			}
+		}
+		skipped, err := jsonMap(s.Provenance, "skipped")
+		if err != nil {
+			return nil, &spec.InputError{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
+		}
+		if len(s.Samples) == 0 && len(s.Runs) == 0 && len(s.Calibration) == 0 && len(skipped) == 0 {
+			return nil, &spec.InputError{Msg: fmt.Sprintf("%s holds no results: no runs, samples, calibration checks or skipped environments", in.Dir)}
+		}
+		for env, why := range skipped {
+			r.Skipped[env] = why
+		}
+		calibration = append(calibration, s.Calibration...)
+	}
+	// An environment skipped by one set but measured by another was not
+	// skipped.
+	for env := range r.Skipped {
+		if slices.Contains(r.Environments, env) {
+			delete(r.Skipped, env)
+		}
+	}
+	skippedEnvs := sortedKeys(r.Skipped)
+	r.Environments = append(r.Environments, skippedEnvs...)
+
+	ns := map[int32]bool{}
+	for _, k := range keys {
+		ns[k.n] = true
+	}
+	var nList []int32
+	for n := range ns {
+		nList = append(nList, n)
+	}
+	sort.Slice(nList, func(i, j int) bool { return nList[i] < nList[j] })
+	for _, n := range nList {
+		r.Columns = append(r.Columns, Column{N: n})
+	}
+	for _, n := range nList {
+		if n >= r.ViewMinN {
+			r.Columns = append(r.Columns, Column{N: n, Last: r.ViewLast})
+		}
+	}
+
+	warnings := map[string]bool{}
+	for _, env := range r.Environments {
+		for _, mode := range r.Modes {
+			// A mode an environment never ran in would only be a row
+			// of n/a; a skipped environment keeps its rows to say so.
+			ran := r.Skipped[env] != ""
+			for _, col := range r.Columns {
+				if groups[cellKey{env, mode, col.N}] != nil {
+					ran = true
+				}
+			}
+			if !ran {
+				continue
+			}
+			for _, col := range r.Columns {
+				c := Cell{Environment: env, Mode: mode, Column: col, Skipped: r.Skipped[env]}
+				if g := groups[cellKey{env, mode, col.N}]; g != nil {
+					fillCell(&c, g, warnings)
+				}
+				r.Cells = append(r.Cells, c)
+			}
+		}
+	}
+	r.Ratios = ratios(r, warnings)
+	r.Clocks = clockVerdicts(r, groups, calibration)
+	for _, k := range keys {
+		for _, run := range groups[k].runs {
+			if run.Status != results.StatusOK {
+				r.Failures = append(r.Failures, Failure{
+					Environment: run.Environment, Mode: run.Mode, N: run.N, Process: run.Process,
+					Status: run.Status, ExitCode: run.ExitCode, Signal: run.Signal, Error: run.Error,
+				})
+			}
+		}
+	}
+	r.Warnings = sortedKeys(warnings)
+	r.groups = groups
+	return r, nil
+}
+
+// fillCell computes c from the measured data of its (environment, mode, n).
+func fillCell(c *Cell, g *group, warnings map[string]bool) {
+	c.Processes = len(g.runs)
+	for _, run := range g.runs {
+		if run.Status != results.StatusOK {
+			if c.Failures == nil {
+				c.Failures = map[string]int{}
+			}
+			c.Failures[run.Status]++
+		}
+	}
+	samples := g.samples
+	if c.Last > 0 {
+		samples = lastSpawns(samples, c.Last)
+	}
+	c.Samples = len(samples)
+	if len(samples) == 0 {
+		return
+	}
+	values := make([]float64, len(samples))
+	for i, s := range samples {
+		values[i] = float64(s.SpawnNS) / 1e3
+		if !s.ClockTrusted {
+			c.Untrusted++
+		}
+	}
+	c.Stats = summarize(values)
+	for _, w := range benchmathSummary(c.Stats.values, Confidence).Warnings {
+		warnings[fmt.Sprintf("%s %s %s: %v", c.Environment, c.Mode, c.Label(), w)] = true
+	}
+}
+
+// summarize computes a cell's statistics from spawn times in µs.
+func summarize(values []float64) *Stats {
+	smp := benchmath.NewSample(values, &benchmath.DefaultThresholds) // sorts values
+	sum := benchmath.AssumeNothing.Summary(smp, Confidence)
+	sorted := stats.Sample{Xs: smp.Values, Sorted: true}
+	return &Stats{
+		MeanUS:   Float(sorted.Mean()),
+		MedianUS: Float(sum.Center),
+		CILowUS:  Float(sum.Lo),
+		CIHighUS: Float(sum.Hi),
+		P95US:    Float(sorted.Quantile(0.95)),
+		values:   smp.Values,
+	}
+}
+
+func benchmathSummary(sortedValues []float64, confidence float64) benchmath.Summary {
+	smp := &benchmath.Sample{Values: sortedValues, Thresholds: &benchmath.DefaultThresholds}
+	return benchmath.AssumeNothing.Summary(smp, confidence)
+}
+
+// lastSpawns keeps, of each process, the last k samples in spawn order:
+// the steady state after the slow first spawns.
+func lastSpawns(samples []results.SpawnSample, k int) []results.SpawnSample {
+	byProcess := map[int32][]results.SpawnSample{}
+	var order []int32
+	for _, s := range samples {
+		if _, ok := byProcess[s.Process]; !ok {
+			order = append(order, s.Process)
+		}
+		byProcess[s.Process] = append(byProcess[s.Process], s)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	var out []results.SpawnSample
+	for _, p := range order {
+		ps := byProcess[p]
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Thread < ps[j].Thread })
+		if len(ps) > k {
+			ps = ps[len(ps)-k:]
+		}
+		out = append(out, ps...)
+	}
+	return out
+}
+
+// ratios divides every environment's median by the baseline's. The
+// interval is conservative: each median's interval is taken at level
+// sqrt(Confidence), so both hold at once with probability at least
+// Confidence (the cells are independent), and the ratio then lies between
+// the extreme quotients of the two intervals.
+func ratios(r *Report, warnings map[string]bool) []Ratio {
+	if !slices.Contains(r.Environments, r.Baseline) || r.Skipped[r.Baseline] != "" {
+		if len(r.Cells) > 0 {
+			warnings[fmt.Sprintf("baseline %q has no measurements in this report; no ratios", r.Baseline)] = true
+		}
+		return nil
+	}
+	level := math.Sqrt(Confidence)
+	var out []Ratio
+	for _, env := range r.Environments {
+		if env == r.Baseline {
+			continue
+		}
+		for _, mode := range r.Modes {
+			for _, col := range r.Columns {
+				c, b := r.Cell(env, mode, col), r.Cell(r.Baseline, mode, col)
+				if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
+					continue
+				}
+				cs := benchmathSummary(c.Stats.values, level)
+				bs := benchmathSummary(b.Stats.values, level)
+				out = append(out, Ratio{
+					Environment: env, Baseline: r.Baseline, Mode: mode, Column: col,
+					Ratio: Float(divide(float64(c.Stats.MedianUS), float64(b.Stats.MedianUS))),
+					Low:   Float(ratioLow(cs.Lo, bs.Hi)),
+					High:  Float(divide(cs.Hi, bs.Lo)),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// divide is a/b for positive times; a non-positive or unbounded divisor
+// gives an unbounded (infinite) result rather than a misleading number.
+func divide(a, b float64) float64 {
+	if b <= 0 || math.IsInf(b, 0) || math.IsInf(a, 0) || math.IsNaN(a) || math.IsNaN(b) {
+		return math.Inf(1)
+	}
+	return a / b
+}
+
+// ratioLow is the lower bound of a ratio of positive times: 0 when the
+// numerator's interval is unbounded below, since no ratio can be smaller.
+func ratioLow(lo, hi float64) float64 {
+	if lo <= 0 || math.IsInf(lo, 0) || math.IsNaN(lo) {
+		return 0
+	}
+	if math.IsInf(hi, 0) {
+		return 0
+	}
+	return lo / hi
+}
+
+// clockVerdicts gathers calibration checks and sample flags by environment.
+func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.CalibrationCheck) []ClockVerdict {
+	byEnv := map[string]*ClockVerdict{}
+	var order []string
+	get := func(env string) *ClockVerdict {
+		v := byEnv[env]
+		if v == nil {
+			v = &ClockVerdict{Environment: env}
+			byEnv[env] = v
+			order = append(order, env)
+		}
+		return v
+	}
+	for _, env := range r.Environments {
+		if r.Skipped[env] == "" {
+			get(env)
+		}
+	}
+	for k, g := range groups {
+		v := get(k.env)
+		for _, s := range g.samples {
+			v.Samples++
+			if !s.ClockTrusted {
+				v.Untrusted++
+			}
+		}
+	}
+	for _, c := range checks {
+		v := get(c.Environment)
+		switch c.Check {
+		case "sleep":
+			v.SleepChecks++
+			if c.Pass {
+				v.SleepPassed++
+			}
+		case "coherence":
+			v.CoherenceChecks++
+			if c.Pass {
+				v.CoherencePassed++
+			}
+		}
+		if !c.Pass {
+			what := fmt.Sprintf("%s check, process %d", c.Check, c.Process)
+			if c.Detail != "" {
+				what += ": " + c.Detail
+			}
+			v.Failed = append(v.Failed, what)
+		}
+	}
+	out := make([]ClockVerdict, 0, len(order))
+	for _, env := range order {
+		out = append(out, *byEnv[env])
+	}
+	return out
+}
+
+// views reads the last-K view settings from provenance, falling back to
+// the spec schema's defaults for sets that do not record them.
+func views(p results.Provenance) (last int, minN int32, err error) {
+	last, minN = defaultViewLast, defaultViewMinN
+	if s, ok := p["views_last"]; ok && s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			return 0, 0, fmt.Errorf("provenance views_last %q is not a positive integer", s)
+		}
+		last = v
+	}
+	if s, ok := p["views_min_n"]; ok && s != "" {
+		v, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || v <= 0 {
+			return 0, 0, fmt.Errorf("provenance views_min_n %q is not a positive integer", s)
+		}
+		minN = int32(v)
+	}
+	return last, minN, nil
+}
+
+// jsonMap decodes a provenance value holding a JSON object of strings.
+func jsonMap(p results.Provenance, key string) (map[string]string, error) {
+	s := strings.TrimSpace(p[key])
+	if s == "" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("provenance %s is not a JSON object of strings: %w", key, err)
+	}
+	return m, nil
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// Float is a float64 that encodes as JSON null when it is not finite, as
+// an unbounded confidence interval is.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v)
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+// scaledSet is one environment's sequential n=100 cell with spawn times
+// factor times a fixed lognormal draw.
+func scaledSet(env string, factor float64, toolchain string) *results.Set {
+	s := &results.Set{Provenance: fixtureProvenance("", `{"`+env+`":"`+toolchain+`"}`)}
+	draw := lognormalSpawns(50e3, 3)
+	addCell(s, cellSpec{env: env, mode: "sequential", n: 100, processes: 1,
+		spawnNS: func(p, t int) int64 { return int64(factor * float64(draw(p, t))) }})
+	return s
+}
+
+func TestCompareFindsRealChangeSignificant(t *testing.T) {
+	old := scaledSet("native", 1, "gcc 12")
+	slower := scaledSet("native", 2, "gcc 13")
+	slower.Provenance["spec_hash"] = "fedcba"
+	cmp, err := Compare(Input{Dir: "old", Set: old}, Input{Dir: "new", Set: slower})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both the all-spawns and the last-10 view of n = 100.
+	if len(cmp.Changes) != 2 {
+		t.Fatalf("%d changes, want 2: %+v", len(cmp.Changes), cmp.Changes)
+	}
+	all := cmp.Changes[0]
+	if all.Last != 0 || !near(float64(all.ChangePct), 100) || !all.Significant || all.P >= 0.001 {
+		t.Errorf("doubling: change %v%%, p %v, significant %v; want +100%%, p < 0.001, significant", all.ChangePct, all.P, all.Significant)
+	}
+	keys := map[string]ProvenanceDiff{}
+	for _, d := range cmp.Differences {
+		keys[d.Key] = d
+	}
+	if d, ok := keys["spec_hash"]; !ok || d.New != "fedcba" {
+		t.Errorf("spec_hash difference missing: %+v", cmp.Differences)
+	}
+	if d, ok := keys["toolchain native"]; !ok || d.Old != "gcc 12" || d.New != "gcc 13" {
+		t.Errorf("toolchain difference missing: %+v", cmp.Differences)
+	}
+	if _, ok := keys["cpu_model"]; ok {
+		t.Error("identical cpu_model listed as a difference")
+	}
+	var md bytes.Buffer
+	if err := cmp.Write(&md, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	diffAt, tableAt := strings.Index(out, "## Provenance differences"), strings.Index(out, "## Median spawn time")
+	if diffAt < 0 || tableAt < diffAt {
+		t.Errorf("provenance differences not listed above the table:\n%s", out)
+	}
+	if !strings.Contains(out, "| native | sequential | 100 | all |") || !strings.Contains(out, "| +100.0% |") {
+		t.Errorf("comparison row missing:\n%s", out)
+	}
+}
+
+func TestCompareSameDataIsNotSignificant(t *testing.T) {
+	a := scaledSet("native", 1, "gcc 12")
+	cmp, err := Compare(Input{Dir: "a", Set: a}, Input{Dir: "b", Set: scaledSet("native", 1, "gcc 12")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range cmp.Changes {
+		if ch.Significant || ch.ChangePct != 0 {
+			t.Errorf("identical sets: %s change %v%% significant %v", ch.Label(), ch.ChangePct, ch.Significant)
+		}
+	}
+	if len(cmp.Differences) != 0 {
+		t.Errorf("identical provenance has differences: %+v", cmp.Differences)
+	}
+	var buf bytes.Buffer
+	if err := cmp.Write(&buf, FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil || len(rows) != 3 || rows[1][len(rows[1])-2] != "false" {
+		t.Errorf("CSV = %v, %v; want a header and 2 rows, not significant", rows, err)
+	}
+}
+
+func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
+	a := scaledSet("native", 1, "gcc 12")
+	b := scaledSet("native", 1.01, "gcc 12")
+	addCell(b, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 1, spawnNS: lognormalSpawns(4e5, 9)})
+	cmp, err := Compare(Input{Dir: "a", Set: a}, Input{Dir: "b", Set: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cmp.OnlyNew, "; "); got != "wasm sequential n=100 all; wasm sequential n=100 last 10" {
+		t.Errorf("only new = %q", got)
+	}
+}
+
+func TestCompareWithoutSharedCellIsInputError(t *testing.T) {
+	_, err := Compare(Input{Dir: "a", Set: scaledSet("native", 1, "x")}, Input{Dir: "b", Set: scaledSet("wasm", 1, "x")})
+	var in *spec.InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "a and b share no measured (environment, mode, n) cell") {
+		t.Errorf("Compare = %v, want an InputError about no shared cell", err)
+	}
+}

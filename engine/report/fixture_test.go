@@ -1,0 +1,139 @@
+package report
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"spawnbench/engine/results"
+)
+
+// fixtureStart is when every fixture run started.
+var fixtureStart = time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+
+// fixtureProvenance is what a runner records, with the given skipped
+// environments and toolchains.
+func fixtureProvenance(skipped, toolchains string) results.Provenance {
+	return results.Provenance{
+		"spawnbench_version": "test",
+		"spec_path":          "specs/sequential.cue",
+		"spec_name":          "sequential",
+		"spec_hash":          "0123456789abcdef0123456789abcdef",
+		"views_last":         "10",
+		"views_min_n":        "100",
+		"toolchains":         toolchains,
+		"cpu_model":          "Test CPU",
+		"cores":              "2",
+		"kernel":             "6.1.0-test",
+		"pinning":            "none",
+		"started_at":         "2026-11-30T03:00:00Z",
+		"ended_at":           "2026-11-30T03:20:00Z",
+		"go_version":         "go1.26.8",
+		"skipped":            skipped,
+	}
+}
+
+// cellSpec describes the processes of one fixture cell.
+type cellSpec struct {
+	env, mode string
+	n         int32
+	processes int
+	// statuses overrides the status of the first processes; a process
+	// whose status is not ok prints no samples.
+	statuses []string
+	// spawnNS gives the spawn time of (process, thread).
+	spawnNS func(process, thread int) int64
+	// untrusted flags samples as clock_trusted = false.
+	untrusted bool
+}
+
+// addCell appends one cell's runs and samples to s, plus a warm-up process
+// with absurd times that must never reach any statistic.
+func addCell(s *results.Set, c cellSpec) {
+	for p := 0; p < c.processes; p++ {
+		status := results.StatusOK
+		if p < len(c.statuses) {
+			status = c.statuses[p]
+		}
+		run := results.ProcessRun{
+			Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: int32(p),
+			Status: status, WallNS: 1e6, StartedAt: fixtureStart,
+		}
+		if status == results.StatusOK {
+			run.Samples = c.n
+			for t := 0; t < int(c.n); t++ {
+				v := c.spawnNS(p, t)
+				joined := v + 1000
+				s.Samples = append(s.Samples, results.SpawnSample{
+					Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: int32(p), Thread: int32(t),
+					SpawnNS: v, JoinedNS: &joined, ClockTrusted: !c.untrusted,
+				})
+			}
+		} else {
+			run.ExitCode = 1
+			run.Error = "fixture: process ended " + status + " | with a pipe"
+		}
+		s.Runs = append(s.Runs, run)
+	}
+	s.Runs = append(s.Runs, results.ProcessRun{
+		Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: 0, Warmup: true,
+		Status: results.StatusOK, Samples: c.n, StartedAt: fixtureStart,
+	})
+	for t := 0; t < int(c.n); t++ {
+		s.Samples = append(s.Samples, results.SpawnSample{
+			Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: 0, Thread: int32(t),
+			SpawnNS: 1e12, Warmup: true, ClockTrusted: true,
+		})
+	}
+}
+
+// lognormalSpawns draws spawn times around median ns with a slow first
+// few spawns, deterministically from seed.
+func lognormalSpawns(median float64, seed uint64) func(p, t int) int64 {
+	return func(p, t int) int64 {
+		rng := rand.New(rand.NewPCG(seed, uint64(p)<<32|uint64(t)))
+		v := median * math.Exp(0.25*rng.NormFloat64())
+		if t < 3 {
+			v *= float64(6 - 2*t)
+		}
+		return int64(v)
+	}
+}
+
+// realisticSet is a result set like a full sequential run: native fast,
+// wasi-threads about ten times slower with a clock that failed coherence,
+// emscripten a hundred times slower and out of memory at n = 1000, one
+// timeout among its n = 10 processes, and one environment skipped.
+func realisticSet(t testing.TB) *results.Set {
+	t.Helper()
+	s := &results.Set{Provenance: fixtureProvenance(
+		`{"chromium":"chromium is not installed"}`,
+		`{"native":"gcc 12.2.0","wasi-threads":"wasmtime 39.0.1","emscripten":"emcc 3.1.6"}`)}
+	medians := map[string]float64{"native": 40e3, "wasi-threads": 400e3, "emscripten": 4e6}
+	for i, env := range []string{"native", "wasi-threads", "emscripten"} {
+		for _, n := range []int32{1, 10, 100, 1000} {
+			c := cellSpec{env: env, mode: "sequential", n: n, processes: int(max(1, 100/n)),
+				spawnNS: lognormalSpawns(medians[env], uint64(i)*10000+uint64(n)), untrusted: env == "wasi-threads"}
+			if env == "emscripten" && n == 1000 {
+				c.statuses = []string{results.StatusOOM}
+			}
+			if env == "emscripten" && n == 10 {
+				c.statuses = []string{results.StatusTimeout}
+			}
+			addCell(s, c)
+		}
+	}
+	for _, n := range []int32{10, 100} {
+		addCell(s, cellSpec{env: "native", mode: "parallel", n: n, processes: int(max(1, 100/n)),
+			spawnNS: lognormalSpawns(90e3, 777+uint64(n))})
+	}
+	s.Calibration = []results.CalibrationCheck{
+		{Environment: "native", Kind: "native", Check: "sleep", RequestedNS: 1e6, MeasuredNS: 1.05e6, Pass: true},
+		{Environment: "native", Kind: "native", Check: "coherence", RequestedNS: 100, Pass: true},
+		{Environment: "wasi-threads", Kind: "wasi-threads", Check: "sleep", RequestedNS: 1e6, MeasuredNS: 1.1e6, Pass: true},
+		{Environment: "wasi-threads", Kind: "wasi-threads", Check: "coherence", RequestedNS: 100, Violations: 7, Pass: false,
+			Detail: "7 spawns with spawn_ns > joined_ns"},
+	}
+	return s
+}

@@ -1,0 +1,450 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+// Formats a report or comparison can be written in.
+const (
+	FormatMarkdown = "md"
+	FormatCSV      = "csv"
+	FormatJSON     = "json"
+)
+
+// CheckFormat rejects a format name Write does not know.
+func CheckFormat(format string) error {
+	switch format {
+	case FormatMarkdown, FormatCSV, FormatJSON:
+		return nil
+	}
+	return &spec.InputError{Msg: fmt.Sprintf("unknown format %q: use md, csv or json", format)}
+}
+
+// untrustedMark follows every number that includes samples whose clock
+// was flagged.
+const untrustedMark = "†"
+
+// Plot is a plot file a Markdown report links to.
+type Plot struct {
+	Title string `json:"title"`
+	Path  string `json:"path"`
+}
+
+// Write renders r in format: Markdown for people, CSV with one row per
+// cell for spreadsheets, JSON with everything.
+func (r *Report) Write(w io.Writer, format string, plots []Plot) error {
+	switch format {
+	case FormatMarkdown:
+		return r.writeMarkdown(w, plots)
+	case FormatCSV:
+		return r.writeCSV(w)
+	case FormatJSON:
+		return writeJSON(w, struct {
+			*Report
+			Plots []Plot `json:"plots,omitempty"`
+		}{r, plots})
+	}
+	return CheckFormat(format)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// ClassicText is a cell as the classic table shows it: the mean in µs,
+// "n/a" when nothing was measured, the failure status when every process
+// failed, and the count of failed processes beside a mean of the rest.
+func (c *Cell) ClassicText() string {
+	if c.Skipped != "" {
+		return "skipped"
+	}
+	if c.Stats == nil {
+		if len(c.Failures) > 0 {
+			return failureLabel(c.Failures)
+		}
+		return "n/a"
+	}
+	s := formatUS(float64(c.Stats.MeanUS))
+	if c.Untrusted > 0 {
+		s += untrustedMark
+	}
+	if len(c.Failures) > 0 {
+		var parts []string
+		for _, st := range sortedKeys(c.Failures) {
+			parts = append(parts, fmt.Sprintf("%d %s", c.Failures[st], statusLabel(st)))
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
+// failureLabel names the statuses of a cell whose processes all failed.
+func failureLabel(failures map[string]int) string {
+	var labels []string
+	for _, st := range sortedKeys(failures) {
+		labels = append(labels, statusLabel(st))
+	}
+	return strings.Join(labels, "/")
+}
+
+// statusLabel spells a run status as the earlier study's tables did.
+func statusLabel(status string) string {
+	if status == results.StatusOOM {
+		return "OOM"
+	}
+	return status
+}
+
+// formatUS prints microseconds to about three significant digits, which
+// is more than run-to-run noise allows anyway.
+func formatUS(v float64) string {
+	switch {
+	case math.IsInf(v, 0) || math.IsNaN(v):
+		return "∞"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func formatRatio(v float64) string {
+	switch {
+	case math.IsInf(v, 0) || math.IsNaN(v):
+		return "∞"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func formatInterval(lo, hi float64, format func(float64) string) string {
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+		return "unbounded (too few samples)"
+	}
+	return "[" + format(lo) + ", " + format(hi) + "]"
+}
+
+func viewLabel(last int) string {
+	if last == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("last %d", last)
+}
+
+// mdTable writes a Markdown table. align has one letter per column: 'l'
+// for text, 'r' for numbers; columns past its end are numbers.
+func mdTable(b *strings.Builder, header []string, align string, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i < len(align) && align[i] == 'l' {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = mdEscape(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	b.WriteString("\n")
+}
+
+// mdEscape keeps free text (error tails, details) inside one table cell.
+func mdEscape(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// writeSources describes where each result set came from.
+func writeSources(b *strings.Builder, label string, sources []Source) {
+	for _, src := range sources {
+		p := src.Provenance
+		fmt.Fprintf(b, "- **%s** `%s`: spec %s", label, src.Dir, orDash(p["spec_name"]))
+		if h := p["spec_hash"]; h != "" {
+			fmt.Fprintf(b, " (sha256 %s)", h[:min(12, len(h))])
+		}
+		fmt.Fprintf(b, ", spawnbench %s, %s; %s to %s\n", orDash(p["spawnbench_version"]), orDash(p["go_version"]),
+			orDash(p["started_at"]), orDash(p["ended_at"]))
+		fmt.Fprintf(b, "  - machine: %s, %s cores, kernel %s, pinning %s\n",
+			orDash(p["cpu_model"]), orDash(p["cores"]), orDash(p["kernel"]), orDash(p["pinning"]))
+		if tc, err := jsonMap(p, "toolchains"); err == nil && len(tc) > 0 {
+			var parts []string
+			for _, env := range sortedKeys(tc) {
+				parts = append(parts, env+": "+tc[env])
+			}
+			fmt.Fprintf(b, "  - toolchains: %s\n", strings.Join(parts, "; "))
+		}
+	}
+	b.WriteString("\n")
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}
+
+func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
+	var b strings.Builder
+	b.WriteString("# spawnbench report\n\n")
+	writeSources(&b, "Result set", r.Sources)
+	r.writeClockWarnings(&b)
+
+	if len(r.Cells) == 0 {
+		b.WriteString("No spawns were measured in this result set.\n\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	b.WriteString("## Mean spawn time (µs)\n\n")
+	header := []string{"Environment", "Mode"}
+	for _, col := range r.Columns {
+		header = append(header, col.Label())
+	}
+	var rows [][]string
+	for _, env := range r.Environments {
+		for _, mode := range r.Modes {
+			if !r.Ran(env, mode) {
+				continue
+			}
+			row := []string{env, mode}
+			for _, col := range r.Columns {
+				row = append(row, r.Cell(env, mode, col).ClassicText())
+			}
+			rows = append(rows, row)
+		}
+	}
+	mdTable(&b, header, "ll", rows)
+	fmt.Fprintf(&b, "Warm-up spawns are excluded. \"(last %d)\" columns keep only the last %d spawns of each process, for n ≥ %d. "+
+		"n/a: nothing measured. A status such as OOM or timeout: every process of the cell ended so. "+
+		"\"(2 timeout)\" beside a number: that many processes failed and the mean is of the rest. "+
+		"%s: includes samples whose clock failed its check.\n\n", r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark)
+
+	fmt.Fprintf(&b, "## Median spawn time with %.0f%% confidence interval (µs)\n\n", 100*r.Confidence)
+	rows = nil
+	for _, c := range r.Cells {
+		if c.Stats == nil {
+			continue
+		}
+		mark := ""
+		if c.Untrusted > 0 {
+			mark = untrustedMark
+		}
+		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
+			formatUS(float64(c.Stats.MedianUS)) + mark,
+			formatInterval(float64(c.Stats.CILowUS), float64(c.Stats.CIHighUS), formatUS),
+			formatUS(float64(c.Stats.P95US)) + mark, strconv.Itoa(c.Samples)})
+	}
+	if len(rows) == 0 {
+		b.WriteString("No spawns were measured.\n\n")
+	} else {
+		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Median", "95% CI", "p95", "Samples"}, "llrl", rows)
+	}
+
+	fmt.Fprintf(&b, "## Ratio to %s (median ÷ median)\n\n", r.Baseline)
+	if len(r.Ratios) == 0 {
+		fmt.Fprintf(&b, "No ratios: no other environment shares a measured cell with %s.\n\n", r.Baseline)
+	} else {
+		var envs []string
+		for _, q := range r.Ratios {
+			envs = appendNew(envs, q.Environment)
+		}
+		rows = nil
+		for _, env := range envs {
+			for _, mode := range r.Modes {
+				row := []string{env, mode}
+				measured := false
+				for _, col := range r.Columns {
+					text := "n/a"
+					if q := r.ratio(env, mode, col); q != nil {
+						measured = true
+						text = formatRatio(float64(q.Ratio)) + "× " + formatInterval(float64(q.Low), float64(q.High), formatRatio)
+					}
+					row = append(row, text)
+				}
+				if measured {
+					rows = append(rows, row)
+				}
+			}
+		}
+		mdTable(&b, header, "ll", rows)
+		fmt.Fprintf(&b, "Intervals hold with at least %.0f%% confidence: each median's interval is taken at %.1f%% and the ratio bounded by their extremes.\n\n",
+			100*r.Confidence, 100*math.Sqrt(r.Confidence))
+	}
+
+	if len(r.Failures) > 0 {
+		b.WriteString("## Failed processes\n\n")
+		const shown = 30
+		rows = nil
+		for i, f := range r.Failures {
+			if i == shown {
+				break
+			}
+			rows = append(rows, []string{f.Environment, f.Mode, strconv.Itoa(int(f.N)), strconv.Itoa(int(f.Process)),
+				statusLabel(f.Status), strconv.Itoa(int(f.ExitCode)), f.Signal, truncate(f.Error, 120)})
+		}
+		mdTable(&b, []string{"Environment", "Mode", "n", "Process", "Status", "Exit", "Signal", "Error (tail)"}, "llrrlrll", rows)
+		if len(r.Failures) > shown {
+			fmt.Fprintf(&b, "… and %d more; see runs.parquet.\n\n", len(r.Failures)-shown)
+		}
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("## Skipped environments\n\n")
+		for _, env := range sortedKeys(r.Skipped) {
+			fmt.Fprintf(&b, "- **%s**: %s\n", env, mdEscape(r.Skipped[env]))
+		}
+		b.WriteString("\n")
+	}
+	if len(plots) > 0 {
+		b.WriteString("## Plots\n\n")
+		for _, p := range plots {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", p.Title, p.Path)
+		}
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("## Statistical notes\n\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeClockWarnings puts clock problems first, where nobody can miss them.
+func (r *Report) writeClockWarnings(b *strings.Builder) {
+	var uncalibrated []string
+	for _, v := range r.Clocks {
+		if v.Trusted() {
+			if !v.Calibrated() {
+				uncalibrated = append(uncalibrated, v.Environment)
+			}
+			continue
+		}
+		fmt.Fprintf(b, "> [!WARNING]\n> **CLOCK NOT TRUSTED: %s.** ", v.Environment)
+		var what []string
+		if v.SleepPassed < v.SleepChecks {
+			what = append(what, fmt.Sprintf("%d of %d sleep checks failed", v.SleepChecks-v.SleepPassed, v.SleepChecks))
+		}
+		if v.CoherencePassed < v.CoherenceChecks {
+			what = append(what, fmt.Sprintf("%d of %d coherence checks failed", v.CoherenceChecks-v.CoherencePassed, v.CoherenceChecks))
+		}
+		if v.Untrusted > 0 {
+			what = append(what, fmt.Sprintf("%d of %d samples have clock_trusted = false", v.Untrusted, v.Samples))
+		}
+		fmt.Fprintf(b, "%s. Its numbers below are marked %s; do not draw conclusions from them.\n", strings.Join(what, "; "), untrustedMark)
+		for _, f := range v.Failed[:min(5, len(v.Failed))] {
+			fmt.Fprintf(b, "> - %s\n", mdEscape(truncate(f, 200)))
+		}
+		b.WriteString("\n")
+	}
+	if len(uncalibrated) > 0 {
+		fmt.Fprintf(b, "Not calibrated (run `spawnbench calibrate`): %s.\n\n", strings.Join(uncalibrated, ", "))
+	}
+	var rows [][]string
+	for _, v := range r.Clocks {
+		if !v.Calibrated() {
+			continue
+		}
+		verdict := "trusted"
+		if !v.Trusted() {
+			verdict = "**NOT TRUSTED**"
+		}
+		rows = append(rows, []string{v.Environment,
+			fmt.Sprintf("%d/%d", v.SleepPassed, v.SleepChecks),
+			fmt.Sprintf("%d/%d", v.CoherencePassed, v.CoherenceChecks),
+			fmt.Sprintf("%d/%d", v.Untrusted, v.Samples), verdict})
+	}
+	if len(rows) > 0 {
+		b.WriteString("## Clock calibration\n\n")
+		mdTable(b, []string{"Environment", "Sleep checks passed", "Coherence checks passed", "Untrusted samples", "Verdict"}, "lrrrl", rows)
+	}
+}
+
+func (r *Report) ratio(env, mode string, col Column) *Ratio {
+	i := slices.IndexFunc(r.Ratios, func(q Ratio) bool {
+		return q.Environment == env && q.Mode == mode && q.Column == col
+	})
+	if i < 0 {
+		return nil
+	}
+	return &r.Ratios[i]
+}
+
+// csvFloat leaves absent values empty and spells unbounded ones +Inf, which
+// pandas and spreadsheets both read.
+func csvFloat(v Float) string {
+	return strconv.FormatFloat(float64(v), 'g', -1, 64)
+}
+
+// writeCSV writes one row per cell: a tidy table to filter and pivot.
+func (r *Report) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	header := []string{"environment", "mode", "n", "view_last", "classic", "samples", "processes", "failures",
+		"untrusted_samples", "mean_us", "median_us", "ci_low_us", "ci_high_us", "p95_us",
+		"baseline", "ratio", "ratio_low", "ratio_high"}
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		var failures []string
+		for _, st := range sortedKeys(c.Failures) {
+			failures = append(failures, fmt.Sprintf("%s=%d", st, c.Failures[st]))
+		}
+		row := []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), strconv.Itoa(c.Last), c.ClassicText(),
+			strconv.Itoa(c.Samples), strconv.Itoa(c.Processes), strings.Join(failures, ";"), strconv.Itoa(c.Untrusted)}
+		if s := c.Stats; s != nil {
+			row = append(row, csvFloat(s.MeanUS), csvFloat(s.MedianUS), csvFloat(s.CILowUS), csvFloat(s.CIHighUS), csvFloat(s.P95US))
+		} else {
+			row = append(row, "", "", "", "", "")
+		}
+		if q := r.ratio(c.Environment, c.Mode, c.Column); q != nil {
+			row = append(row, q.Baseline, csvFloat(q.Ratio), csvFloat(q.Low), csvFloat(q.High))
+		} else {
+			row = append(row, "", "", "", "")
+		}
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("write CSV: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,447 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+// build is Build of one set, failing the test on error.
+func build(t *testing.T, s *results.Set) *Report {
+	t.Helper()
+	r, err := Build([]Input{{Dir: "testdir", Set: s}}, Options{})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return r
+}
+
+// us returns a spawn-time function giving values[process][thread] µs.
+func us(values [][]float64) func(p, t int) int64 {
+	return func(p, t int) int64 { return int64(values[p][t] * 1e3) }
+}
+
+func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+func TestCellStatisticsOnKnownData(t *testing.T) {
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	// Five processes of one spawn: 10, 20, 30, 40, 50 µs, plus a warm-up
+	// process of 1e9 µs that must not count.
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 1, processes: 5,
+		spawnNS: us([][]float64{{10}, {20}, {30}, {40}, {50}})})
+	r := build(t, s)
+	c := r.Cell("native", "sequential", Column{N: 1})
+	if c == nil || c.Stats == nil {
+		t.Fatalf("no statistics for native sequential n=1: %+v", c)
+	}
+	if c.Samples != 5 || c.Processes != 5 {
+		t.Errorf("samples, processes = %d, %d; want 5, 5 (warm-up excluded)", c.Samples, c.Processes)
+	}
+	if got := float64(c.Stats.MeanUS); !near(got, 30) {
+		t.Errorf("mean = %v µs, want 30", got)
+	}
+	if got := float64(c.Stats.MedianUS); !near(got, 30) {
+		t.Errorf("median = %v µs, want 30", got)
+	}
+	// Hyndman-Fan 8 at q = 0.95 of five points: h = 1/3 + 0.95·(5 + 1/3)
+	// = 5.4 lies past the last point, so p95 is the maximum.
+	if got := float64(c.Stats.P95US); !near(got, 50) {
+		t.Errorf("p95 = %v µs, want 50", got)
+	}
+	// Five samples are too few for a 95% interval around a median: no
+	// order statistic is low enough for its lower bound.
+	if !math.IsInf(float64(c.Stats.CILowUS), -1) {
+		t.Errorf("CI = [%v, %v], want unbounded for 5 samples", c.Stats.CILowUS, c.Stats.CIHighUS)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "native sequential 1") {
+		t.Errorf("want a warning about too few samples for native sequential 1, got %q", r.Warnings)
+	}
+}
+
+func TestMedianIntervalBracketsMedian(t *testing.T) {
+	values := make([]float64, 101)
+	for i := range values {
+		values[i] = float64(i + 1)
+	}
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 101, processes: 1, spawnNS: us([][]float64{values})})
+	c := build(t, s).Cell("native", "sequential", Column{N: 101})
+	st := c.Stats
+	if !near(float64(st.MedianUS), 51) {
+		t.Errorf("median = %v, want 51", st.MedianUS)
+	}
+	// The distribution-free interval for the median of 101 points is a
+	// pair of order statistics a few ranks either side of the middle.
+	if !(st.CILowUS < 51 && st.CILowUS >= 38 && st.CIHighUS > 51 && st.CIHighUS <= 64) {
+		t.Errorf("95%% CI = [%v, %v], want finite bounds a few ranks around 51", st.CILowUS, st.CIHighUS)
+	}
+	if !near(float64(st.MeanUS), 51) {
+		t.Errorf("mean = %v, want 51", st.MeanUS)
+	}
+}
+
+func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
+	// Two processes of 100 spawns; spawn t of process p takes
+	// 1000·p + t + 1 µs. The last 10 of each are threads 90..99.
+	vals := make([][]float64, 2)
+	for p := range vals {
+		for tr := 0; tr < 100; tr++ {
+			vals[p] = append(vals[p], float64(1000*p+tr+1))
+		}
+	}
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 2, spawnNS: us(vals)})
+	// Rows in any order must give the same view: the trim goes by thread.
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(s.Samples), func(i, j int) { s.Samples[i], s.Samples[j] = s.Samples[j], s.Samples[i] })
+	r := build(t, s)
+
+	wantCols := []Column{{N: 100}, {N: 100, Last: 10}}
+	if len(r.Columns) != len(wantCols) || r.Columns[0] != wantCols[0] || r.Columns[1] != wantCols[1] {
+		t.Fatalf("columns = %v, want %v", r.Columns, wantCols)
+	}
+	if got := r.Columns[1].Label(); got != "100 (last 10)" {
+		t.Errorf("label = %q, want %q", got, "100 (last 10)")
+	}
+	all := r.Cell("native", "sequential", Column{N: 100})
+	last := r.Cell("native", "sequential", Column{N: 100, Last: 10})
+	if all.Samples != 200 || last.Samples != 20 {
+		t.Errorf("samples all, last = %d, %d; want 200, 20", all.Samples, last.Samples)
+	}
+	// All: mean of 1..100 and 1001..1100 = 550.5. Last 10: mean of
+	// 91..100 and 1091..1100 = 595.5.
+	if !near(float64(all.Stats.MeanUS), 550.5) {
+		t.Errorf("mean of all = %v, want 550.5", all.Stats.MeanUS)
+	}
+	if !near(float64(last.Stats.MeanUS), 595.5) {
+		t.Errorf("mean of last 10 = %v, want 595.5", last.Stats.MeanUS)
+	}
+	want := []float64{91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100}
+	for i, v := range last.Stats.values {
+		if !near(v, want[i]) {
+			t.Fatalf("last-10 values = %v, want %v", last.Stats.values, want)
+		}
+	}
+}
+
+func TestLastKViewOnlyFromMinN(t *testing.T) {
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	s.Provenance["views_last"] = "5"
+	s.Provenance["views_min_n"] = "50"
+	for _, n := range []int32{10, 50} {
+		addCell(s, cellSpec{env: "native", mode: "sequential", n: n, processes: 1, spawnNS: lognormalSpawns(40e3, 1)})
+	}
+	r := build(t, s)
+	var labels []string
+	for _, c := range r.Columns {
+		labels = append(labels, c.Label())
+	}
+	if got, want := strings.Join(labels, ","), "10,50,50 (last 5)"; got != want {
+		t.Errorf("columns = %s, want %s", got, want)
+	}
+}
+
+func TestRatioToBaseline(t *testing.T) {
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	base := lognormalSpawns(40e3, 7)
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 1, spawnNS: base})
+	// Exactly ten times native, spawn for spawn.
+	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 1,
+		spawnNS: func(p, t int) int64 { return 10 * base(p, t) }})
+	r := build(t, s)
+	q := r.ratio("wasm", "sequential", Column{N: 100})
+	if q == nil {
+		t.Fatalf("no ratio for wasm; ratios = %+v", r.Ratios)
+	}
+	if !near(float64(q.Ratio), 10) {
+		t.Errorf("ratio = %v, want 10", q.Ratio)
+	}
+	if !(q.Low < 10 && q.High > 10) || math.IsInf(float64(q.High), 0) {
+		t.Errorf("ratio interval = [%v, %v], want finite and around 10", q.Low, q.High)
+	}
+	// The last-10 view has only 10 samples each, so a wider interval.
+	ql := r.ratio("wasm", "sequential", Column{N: 100, Last: 10})
+	if ql == nil || !near(float64(ql.Ratio), 10) {
+		t.Fatalf("last-10 ratio = %+v, want 10", ql)
+	}
+	if !(ql.Low <= 10 && ql.High >= 10 && ql.High-ql.Low > q.High-q.Low) {
+		t.Errorf("last-10 interval [%v, %v] should hold 10 and be wider than [%v, %v]", ql.Low, ql.High, q.Low, q.High)
+	}
+	if r.ratio("native", "sequential", Column{N: 100}) != nil {
+		t.Error("the baseline has a ratio to itself")
+	}
+
+	// Another baseline divides the other way.
+	r2, err := Build([]Input{{Dir: "d", Set: s}}, Options{Baseline: "wasm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r2.ratio("native", "sequential", Column{N: 100}); q == nil || !near(float64(q.Ratio), 0.1) {
+		t.Errorf("native / wasm = %+v, want 0.1", q)
+	}
+}
+
+func TestNoBaselineNoRatios(t *testing.T) {
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e5, 1)})
+	r := build(t, s)
+	if len(r.Ratios) != 0 {
+		t.Errorf("ratios without a baseline: %+v", r.Ratios)
+	}
+	var md bytes.Buffer
+	if err := r.Write(&md, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "No ratios: no other environment shares a measured cell with native.") {
+		t.Errorf("markdown does not say why there are no ratios:\n%s", md.String())
+	}
+}
+
+// statusSet has one cell of each kind the classic table distinguishes.
+func statusSet() *results.Set {
+	s := &results.Set{Provenance: fixtureProvenance(`{"chromium":"no chromium binary"}`, "")}
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 1, processes: 3,
+		spawnNS: us([][]float64{{10}, {20}, {30}})})
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 2,
+		spawnNS: us([][]float64{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {11, 12, 13, 14, 15, 16, 17, 18, 19, 20}})})
+	// Every process out of memory; then one of three timed out.
+	addCell(s, cellSpec{env: "emscripten", mode: "sequential", n: 1, processes: 2,
+		statuses: []string{results.StatusOOM, results.StatusOOM}})
+	addCell(s, cellSpec{env: "emscripten", mode: "sequential", n: 10, processes: 3, statuses: []string{results.StatusTimeout},
+		spawnNS: func(p, t int) int64 { return int64(1000 * (100 + 100*p)) }})
+	addCell(s, cellSpec{env: "wasi", mode: "sequential", n: 1, processes: 2, untrusted: true,
+		spawnNS: us([][]float64{{100}, {300}})})
+	return s
+}
+
+func TestClassicTableRendering(t *testing.T) {
+	r := build(t, statusSet())
+	var md bytes.Buffer
+	if err := r.Write(&md, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, row := range []string{
+		"| Environment | Mode | 1 | 10 |",
+		"| native | sequential | 20.0 | 10.5 |",
+		// Process 0 timed out; processes 1 and 2 spawn in 200 and 300 µs.
+		"| emscripten | sequential | OOM | 250 (1 timeout) |",
+		"| wasi | sequential | 200" + untrustedMark + " | n/a |",
+		"| chromium | sequential | skipped | skipped |",
+	} {
+		if !strings.Contains(out, row+"\n") {
+			t.Errorf("classic table lacks row %q:\n%s", row, out)
+		}
+	}
+	if strings.Contains(out, "| native | parallel") {
+		t.Error("a mode no environment ran has rows")
+	}
+	if !strings.Contains(out, "- **chromium**: no chromium binary") {
+		t.Error("skipped environment's reason missing")
+	}
+	if !strings.Contains(out, "| emscripten | sequential | 1 | 0 | OOM |") {
+		t.Errorf("failed process table lacks the OOM process:\n%s", out)
+	}
+}
+
+func TestFailureLabels(t *testing.T) {
+	cases := []struct {
+		cell Cell
+		want string
+	}{
+		{Cell{}, "n/a"},
+		{Cell{Skipped: "why"}, "skipped"},
+		{Cell{Failures: map[string]int{"timeout": 1}}, "timeout"},
+		{Cell{Failures: map[string]int{"oom": 2, "crashed": 1}}, "crashed/OOM"},
+		{Cell{Failures: map[string]int{"oom": 2}, Stats: &Stats{MeanUS: 1234.4}}, "1234 (2 OOM)"},
+		{Cell{Stats: &Stats{MeanUS: 9.876}, Untrusted: 1}, "9.88" + untrustedMark},
+	}
+	for _, tc := range cases {
+		if got := tc.cell.ClassicText(); got != tc.want {
+			t.Errorf("ClassicText(%+v) = %q, want %q", tc.cell, got, tc.want)
+		}
+	}
+}
+
+func TestClockWarningsComeFirst(t *testing.T) {
+	r := build(t, realisticSet(t))
+	var md bytes.Buffer
+	if err := r.Write(&md, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	warn := strings.Index(out, "CLOCK NOT TRUSTED: wasi-threads")
+	table := strings.Index(out, "## Mean spawn time")
+	if warn < 0 || table < 0 || warn > table {
+		t.Fatalf("clock warning at %d, classic table at %d; want the warning first:\n%s", warn, table, out)
+	}
+	if strings.Contains(out, "CLOCK NOT TRUSTED: native") {
+		t.Error("native's clock passed but is reported untrusted")
+	}
+	if !strings.Contains(out, "1 of 1 coherence checks failed") || !strings.Contains(out, "7 spawns with spawn_ns > joined_ns") {
+		t.Errorf("warning lacks the failed check and its detail:\n%s", out[:table])
+	}
+	if !strings.Contains(out, "Not calibrated (run `spawnbench calibrate`): emscripten.") {
+		t.Error("uncalibrated environment not named")
+	}
+}
+
+func TestCSVHasOneRowPerCell(t *testing.T) {
+	r := build(t, statusSet())
+	var buf bytes.Buffer
+	if err := r.Write(&buf, FormatCSV, nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatalf("CSV does not parse: %v", err)
+	}
+	if len(rows) != len(r.Cells)+1 {
+		t.Fatalf("%d CSV rows, want %d cells + header", len(rows), len(r.Cells))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	found := false
+	for _, row := range rows[1:] {
+		if row[col["environment"]] == "emscripten" && row[col["n"]] == "10" {
+			found = true
+			mean, err := strconv.ParseFloat(row[col["mean_us"]], 64)
+			if row[col["classic"]] != "250 (1 timeout)" || row[col["failures"]] != "timeout=1" || err != nil || !near(mean, 250) {
+				t.Errorf("emscripten n=10 row = %v", row)
+			}
+		}
+	}
+	if !found {
+		t.Error("no CSV row for emscripten n=10")
+	}
+}
+
+func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
+	r := build(t, statusSet())
+	var buf bytes.Buffer
+	if err := r.Write(&buf, FormatJSON, []Plot{{Title: "t", Path: "p.png"}}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Cells []struct {
+			Environment string
+			N           int32
+			Stats       *struct {
+				MeanUS  *float64 `json:"mean_us"`
+				CILowUS *float64 `json:"ci_low_us"`
+			}
+		}
+		Plots []Plot
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("JSON does not parse: %v\n%s", err, buf.String())
+	}
+	if len(got.Cells) != len(r.Cells) || len(got.Plots) != 1 {
+		t.Fatalf("%d cells and %d plots in JSON, want %d and 1", len(got.Cells), len(got.Plots), len(r.Cells))
+	}
+	c := got.Cells[0]
+	if c.Environment != "native" || c.N != 1 || c.Stats == nil || c.Stats.MeanUS == nil || *c.Stats.MeanUS != 20 || c.Stats.CILowUS != nil {
+		t.Errorf("first cell = %+v, want native n=1, mean 20, CI low null", c)
+	}
+}
+
+func TestUnknownFormatIsInputError(t *testing.T) {
+	err := build(t, statusSet()).Write(&bytes.Buffer{}, "xml", nil)
+	var in *spec.InputError
+	if !errors.As(err, &in) {
+		t.Fatalf("Write(xml) = %v, want an InputError", err)
+	}
+}
+
+func TestMergeDisjointSets(t *testing.T) {
+	a := &results.Set{Provenance: fixtureProvenance("", "")}
+	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
+	b := &results.Set{Provenance: fixtureProvenance(`{"native":"not asked for"}`, "")}
+	addCell(b, cellSpec{env: "wasm", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e5, 1)})
+	r, err := Build([]Input{{Dir: "a", Set: a}, {Dir: "b", Set: b}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sources) != 2 || len(r.Ratios) != 1 || r.Skipped["native"] != "" {
+		t.Errorf("merged: %d sources, %d ratios, skipped %v; want 2, 1, native not skipped", len(r.Sources), len(r.Ratios), r.Skipped)
+	}
+	// The same directory twice would count every spawn twice.
+	for _, dirs := range [][2]string{{"a", "a2"}, {"a", "a"}} {
+		_, err = Build([]Input{{Dir: dirs[0], Set: a}, {Dir: dirs[1], Set: a}}, Options{})
+		var in *spec.InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), "both measured native sequential n=1") {
+			t.Errorf("merging %v: %v, want an InputError naming the cell", dirs, err)
+		}
+	}
+}
+
+func TestEmptySetIsInputError(t *testing.T) {
+	_, err := Build([]Input{{Dir: "empty", Set: &results.Set{Provenance: fixtureProvenance("", "")}}}, Options{})
+	var in *spec.InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "empty holds no results") {
+		t.Errorf("Build(empty) = %v, want an InputError saying it holds no results", err)
+	}
+	_, err = Build(nil, Options{})
+	if !errors.As(err, &in) {
+		t.Errorf("Build(nothing) = %v, want an InputError", err)
+	}
+}
+
+func TestBadViewsProvenanceIsInputError(t *testing.T) {
+	s := statusSet()
+	s.Provenance["views_last"] = "ten"
+	_, err := Build([]Input{{Dir: "d", Set: s}}, Options{})
+	var in *spec.InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), `views_last "ten"`) {
+		t.Errorf("Build = %v, want an InputError about views_last", err)
+	}
+}
+
+func TestRatioWithTooFewSamplesIsUnbounded(t *testing.T) {
+	r := build(t, statusSet())
+	// wasi has 2 samples at n = 1, native 3: no finite 97.5% intervals.
+	q := r.ratio("wasi", "sequential", Column{N: 1})
+	if q == nil || !near(float64(q.Ratio), 10) {
+		t.Fatalf("wasi/native = %+v, want 10", q)
+	}
+	if q.Low != 0 || !math.IsInf(float64(q.High), 1) {
+		t.Errorf("interval = [%v, %v], want [0, +Inf]", q.Low, q.High)
+	}
+}
+
+func TestCalibrationOnlySet(t *testing.T) {
+	s := &results.Set{Provenance: fixtureProvenance("", ""), Calibration: []results.CalibrationCheck{
+		{Environment: "native", Check: "sleep", Pass: true},
+		{Environment: "native", Check: "coherence", Pass: true},
+		{Environment: "node", Check: "sleep", Pass: false, Detail: "1ms→9ms"},
+	}}
+	r := build(t, s)
+	var md bytes.Buffer
+	if err := r.Write(&md, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, want := range []string{
+		"| native | 1/1 | 1/1 | 0/0 | trusted |",
+		"| node | 0/1 | 0/0 | 0/0 | **NOT TRUSTED** |",
+		"CLOCK NOT TRUSTED: node.** 1 of 1 sleep checks failed",
+		"No spawns were measured in this result set.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("calibration-only report lacks %q:\n%s", want, out)
+		}
+	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("warnings for a calibration-only set: %q", r.Warnings)
+	}
+}
