@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,8 @@ var wasmtimeCmd = &cobra.Command{
 	Long: `Run a wasi-threads module (imported shared memory, wasi.thread-spawn,
 exported wasi_thread_start) with one Wasmtime Store and instance per thread.
 The process exits with the module's exit code: proc_exit's code on any
-thread, 0 when _start returns, 134 when any thread traps.`,
+thread, 0 when _start returns, 134 when any thread traps (the trap's message
+goes to stderr).`,
 	Args: cobra.MinimumNArgs(1),
 	RunE: runWasmtime,
 }
@@ -27,19 +29,31 @@ thread, 0 when _start returns, 134 when any thread traps.`,
 var wasmtimeFlags struct {
 	threads     string
 	instantiate string
+	allocation  string
 	maxThreads  int
+	prestart    int
+	trace       bool
+	spin        time.Duration
 	env         []string
 }
 
 func init() {
 	f := wasmtimeCmd.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Goroutine),
-		`how a wasm thread gets an OS thread: "goroutine" (Go reuses idle OS threads) or "os-thread" (a fresh OS thread per spawn)`)
+	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Reuse),
+		`how a wasm thread gets an OS thread: "reuse" (finished OS threads wait for the next spawn) or "fresh" (a new OS thread per spawn)`)
 	f.StringVar(&wasmtimeFlags.instantiate, "instantiate", string(wasmhost.Child),
 		`where a new thread's instance is made: "child" (on the new thread) or "parent" (inside thread-spawn)`)
+	f.StringVar(&wasmtimeFlags.allocation, "allocation", string(wasmhost.OnDemand),
+		`Wasmtime's instance allocator: "on-demand" or "pooling"`)
 	f.IntVar(&wasmtimeFlags.maxThreads, "max-threads", 0,
 		"threads alive at once besides the main one; thread-spawn fails beyond it (0: no bound)")
+	f.IntVar(&wasmtimeFlags.prestart, "prestart-threads", 0,
+		"OS threads started before _start to wait for spawns (with --threads reuse)")
+	f.DurationVar(&wasmtimeFlags.spin, "spin", 0,
+		"how long an idle OS thread polls for the next spawn before it sleeps (with --threads reuse)")
+	f.BoolVar(&wasmtimeFlags.trace, "trace", false,
+		"report each spawn's phases (hand-off, OS thread running, instance ready, first clock read) on stderr")
 	f.StringArrayVar(&wasmtimeFlags.env, "env", nil, "KEY=value for the module's environment (repeatable)")
 	rootCmd.AddCommand(wasmtimeCmd)
 }
@@ -50,11 +64,15 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 		return usageError{fmt.Errorf("wasmtime: %w", err)}
 	}
 	prog, err := wasmhost.Load(wasm, wasmhost.Options{
-		Args:        append([]string{filepath.Base(args[0])}, args[1:]...),
-		Env:         wasmtimeFlags.env,
-		Threads:     wasmhost.ThreadMode(wasmtimeFlags.threads),
-		Instantiate: wasmhost.InstantiateOn(wasmtimeFlags.instantiate),
-		MaxThreads:  wasmtimeFlags.maxThreads,
+		Args:            append([]string{filepath.Base(args[0])}, args[1:]...),
+		Env:             wasmtimeFlags.env,
+		Threads:         wasmhost.ThreadMode(wasmtimeFlags.threads),
+		Instantiate:     wasmhost.InstantiateOn(wasmtimeFlags.instantiate),
+		Allocation:      wasmhost.Allocation(wasmtimeFlags.allocation),
+		MaxThreads:      wasmtimeFlags.maxThreads,
+		Trace:           wasmtimeFlags.trace,
+		PrestartThreads: wasmtimeFlags.prestart,
+		Spin:            wasmtimeFlags.spin,
 	})
 	if err != nil {
 		return fmt.Errorf("wasmtime %s: %w", args[0], err)

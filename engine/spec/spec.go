@@ -228,7 +228,10 @@ func Parse(path string, src []byte) (*Spec, error) {
 		return nil, err
 	}
 	seen := map[string]string{}
-	envs := v.LookupPath(cue.ParsePath("environments"))
+	// Environments are checked from the user's own value: after
+	// unification with #Spec their nested structs are closed, and a kind's
+	// defaults for the fields a user left out would be refused.
+	envs := user.LookupPath(cue.ParsePath("environments"))
 	it, err := envs.List()
 	if err != nil {
 		return nil, cueInputError(path, "environments must be a list", err)

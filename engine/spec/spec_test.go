@@ -149,3 +149,17 @@ pinning: cpus: [0]`))
 		t.Errorf("cpus = %v", s.CPUs)
 	}
 }
+
+// TestNestedSettingsKeepTheirDefaults: a kind whose settings nest a struct
+// takes a spec that sets only part of it (calibration is such a struct).
+func TestNestedSettingsKeepTheirDefaults(t *testing.T) {
+	s, err := Parse("n.cue", []byte(`environments: [{name: "a", kind: "native"}]
+n: [1]
+calibration: tolerance: relative: 0.25`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Calibration.RelativeTolerance != 0.25 || s.Calibration.AbsoluteTolerance != 5*time.Millisecond || s.Calibration.Repeats != 3 {
+		t.Errorf("calibration = %+v", s.Calibration)
+	}
+}

@@ -1,0 +1,82 @@
+/*
+ * sbrt.h: spawnbench's freestanding runtime for wasm32-wasi-threads.
+ *
+ * No threaded libc can be installed on this machine for this target, so the
+ * benchmarks get exactly what they use and nothing else: pthread_create and
+ * pthread_join over the wasi-threads ABI, and the sb_* helpers of c/sb.h over
+ * raw WASI preview1 calls. Less runtime means less between the benchmark and
+ * the spawn it measures.
+ *
+ * The ABI, as the host sees it:
+ *   - memory is imported (env.memory) and shared;
+ *   - pthread_create calls the import wasi.thread-spawn(arg), which returns a
+ *     positive thread id or a negative number when the host cannot spawn;
+ *   - the host runs the exported wasi_thread_start(tid, arg) on a new thread
+ *     (c/wasi/thread_start.s), which installs the thread's own stack pointer
+ *     before any C runs there;
+ *   - _start (sbrt.c) reads argv, calls main and ends with proc_exit.
+ *
+ * Build (see engine/env/wasithreads.go): clang-16 --target=wasm32-wasi-threads
+ * -matomics -mbulk-memory -ffreestanding -nostdlib, linked by wasm-ld with
+ * --import-memory --export-memory --shared-memory --max-memory=N. Thread
+ * stacks are SBRT_STACK_SIZE bytes (override with -DSBRT_STACK_SIZE=...).
+ *
+ * There is no TLS: nothing here uses thread-locals, so a thread's setup is
+ * one global.set. Output helpers buffer in one shared buffer and are meant
+ * for the main thread, as the benchmarks use them.
+ */
+#ifndef SBRT_H
+#define SBRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef SBRT_STACK_SIZE
+#define SBRT_STACK_SIZE 65536
+#endif
+
+/* sbrt_thread is one thread's control block; it sits at the top of the
+ * thread's stack region. thread_start.s knows the first two fields'
+ * offsets: keep them first. */
+struct sbrt_thread {
+  uint32_t stack_top;      /* offset 0: the new thread's __stack_pointer */
+  int32_t done;            /* offset 4: 1 once the start routine returned */
+  void *(*start)(void *);
+  void *arg;
+  void *result;
+  struct sbrt_thread *next_free; /* blocks of joined threads are reused */
+};
+
+typedef struct sbrt_thread *pthread_t;
+/* Attributes are not supported: pass 0. */
+typedef struct sbrt_pthread_attr pthread_attr_t;
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                   void *(*start)(void *), void *arg);
+int pthread_join(pthread_t thread, void **result);
+
+int32_t sbrt_clock_time_get(uint32_t clock, uint64_t precision, uint64_t *time)
+    __attribute__((import_module("wasi_snapshot_preview1"),
+                   import_name("clock_time_get")));
+
+/* sb_now_ns reads WASI's monotonic clock. The host must give every thread
+ * the same origin (engine/wasmhost does). Inline: it is on the measured
+ * path in the parent and in the child. */
+static inline int64_t sb_now_ns(void) {
+  uint64_t t = 0;
+  sbrt_clock_time_get(1 /* CLOCK_MONOTONIC */, 1, &t);
+  return (int64_t)t;
+}
+
+void sb_sleep_us(int64_t us);
+/* sb_alloc returns zeroed, 16-byte aligned memory that is never freed, or
+ * 0 when memory cannot grow. */
+void *sb_alloc(size_t bytes);
+void sb_print3(int64_t a, int64_t b, int64_t c);
+void sb_print1(int64_t a);
+void sb_flush(void);
+/* sb_error writes one line to stderr: "spawnbench: what: code". */
+void sb_error(const char *what, int code);
+int64_t sb_atoi(const char *s);
+
+#endif

@@ -1,0 +1,159 @@
+package env_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"spawnbench"
+	"spawnbench/engine/env"
+)
+
+// TestSpawnRatioFigures prints native and wasi-threads spawn times side
+// by side from one run. It measures rather than asserts, so it only runs
+// when asked:
+//
+//	SPAWNBENCH_FIGURES=1 go test -run TestSpawnRatioFigures -v ./engine/env/
+//
+// SPAWNBENCH_FIGURES_PROCESSES sets the processes per cell (default 10);
+// SPAWNBENCH_FIGURES_KNOBS=1 adds host knob combinations;
+// SPAWNBENCH_FIGURES_WASMTIME_CLI=/path/to/wasmtime adds that Wasmtime CLI
+// (one that still has -S threads, e.g. 46.0.1) running the same modules.
+// Processes of all environments are interleaved so drifting machine load
+// hits them alike.
+func TestSpawnRatioFigures(t *testing.T) {
+	if os.Getenv("SPAWNBENCH_FIGURES") == "" {
+		t.Skip("set SPAWNBENCH_FIGURES=1 to measure")
+	}
+	processes := 10
+	if s := os.Getenv("SPAWNBENCH_FIGURES_PROCESSES"); s != "" {
+		fmt.Sscan(s, &processes)
+	}
+	f := setUpWasiThreads(t)
+
+	type subject struct {
+		name     string
+		env      env.Environment
+		buildDir string
+	}
+	native := newNative(t)
+	nativeDir := filepath.Join(t.TempDir(), "native")
+	srcDir := filepath.Join(t.TempDir(), "src")
+	if err := spawnbench.Sources.WriteTo(srcDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(nativeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := native.Build(context.Background(), srcDir, nativeDir); err != nil {
+		t.Fatal(err)
+	}
+	subjects := []subject{{"native", native, nativeDir}, {"wasi-threads", f.env, f.buildDir}}
+	if os.Getenv("SPAWNBENCH_FIGURES_KNOBS") != "" {
+		for _, knobs := range []string{
+			`host_threads: "reuse", instantiate_on: "parent"`,
+			`host_threads: "fresh", instantiate_on: "child"`,
+			`host_threads: "fresh", instantiate_on: "parent"`,
+			`allocation: "pooling"`,
+			`prestart_threads: 1`,
+			`idle_spin: "50us"`,
+		} {
+			subjects = append(subjects, subject{"wasi-threads " + knobs, newWasiThreads(t, ", "+knobs), f.buildDir})
+		}
+	}
+
+	if cli := os.Getenv("SPAWNBENCH_FIGURES_WASMTIME_CLI"); cli != "" {
+		settings, err := json.Marshal(map[string]any{
+			"run": []string{cli, "run", "-W", "threads=y,shared-memory=y", "-S", "threads=y",
+				filepath.Join(f.buildDir, "{bench}.wasm"), "{arg}"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := env.New("command", "wasmtime-cli", settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subjects = append(subjects, subject{"wasmtime CLI " + filepath.Base(cli), e, f.buildDir})
+	}
+
+	type cell struct {
+		label string
+		b     env.Benchmark
+		n     int
+		// pick selects the samples that count from one process's spawns.
+		pick func([][3]int64) []int64
+	}
+	spawnNs := func(rows [][3]int64) []int64 {
+		out := make([]int64, len(rows))
+		for i, r := range rows {
+			out[i] = r[0]
+		}
+		return out
+	}
+	cells := []cell{
+		{"sequential n=1000, last 10", env.Sequential, 1000, func(r [][3]int64) []int64 { return spawnNs(r[len(r)-10:]) }},
+		{"parallel n=1000, all", env.Parallel, 1000, spawnNs},
+		{"sequential n=1, first thread", env.Sequential, 1, spawnNs},
+	}
+	for _, c := range cells {
+		reps := processes
+		if c.n == 1 {
+			reps = 3 * processes
+		}
+		samples := make([][]int64, len(subjects))
+		for rep := 0; rep < reps; rep++ {
+			for i, s := range subjects {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				out, err := s.env.Run(ctx, env.Repetition{Benchmark: c.b, Arg: c.n, BuildDir: s.buildDir})
+				cancel()
+				if err != nil || out.ExitCode != 0 {
+					t.Fatalf("%s %s: %v exit %d stderr %q", s.name, c.label, err, out.ExitCode, out.Stderr)
+				}
+				samples[i] = append(samples[i], c.pick(parseSpawns(t, out.Stdout))...)
+			}
+		}
+		base, embedded := median(samples[0]), median(samples[1])
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s (%d processes each)\n", c.label, reps)
+		for i, s := range subjects {
+			m := median(samples[i])
+			fmt.Fprintf(&b, "  %-58s median spawn_ns %9.0f  p25 %9.0f  p75 %9.0f  this÷native %6.2f  wasi-threads÷this %6.2f\n",
+				s.name, m, quantile(samples[i], 0.25), quantile(samples[i], 0.75), m/base, embedded/m)
+		}
+		t.Log("\n" + b.String())
+	}
+}
+
+func newNative(t testing.TB) env.Environment {
+	t.Helper()
+	e, err := env.New("native", "native", []byte(`{"name":"native","kind":"native","cc":"gcc","cflags":["-O2"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func median(v []int64) float64 { return quantile(v, 0.5) }
+
+// quantile interpolates linearly between the closest ranks.
+func quantile(v []int64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), v...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	pos := q * float64(len(s)-1)
+	lo := int(pos)
+	if lo+1 >= len(s) {
+		return float64(s[lo])
+	}
+	frac := pos - float64(lo)
+	return float64(s[lo])*(1-frac) + float64(s[lo+1])*frac
+}

@@ -1,0 +1,282 @@
+package wasmhost_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"spawnbench/engine/wasmhost"
+)
+
+// The exit semantics are about whole processes (other threads keep
+// running or blocking in wasm), so those tests run `spawnbench wasmtime`,
+// built once per test binary.
+var (
+	buildOnce sync.Once
+	spawnbin  string
+	buildErr  error
+	binDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func spawnbench(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "wasmhost-test-")
+		if buildErr != nil {
+			return
+		}
+		spawnbin = filepath.Join(binDir, "spawnbench")
+		out, err := exec.Command("go", "build", "-o", spawnbin, "spawnbench/cmd/spawnbench").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build spawnbench: %v", buildErr)
+	}
+	return spawnbin
+}
+
+// guest wraps module fields in a wasi-threads module: an imported shared
+// memory, thread-spawn and proc_exit. Address 0 is never written, so a
+// wait on it blocks forever.
+func guest(t *testing.T, fields string) string {
+	t.Helper()
+	wat := `(module
+  (import "env" "memory" (memory 1 1 shared))
+  (export "memory" (memory 0))
+  (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (func $block_forever (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))))
+  (func $spin_forever (loop $l (br $l)))
+` + fields + `)`
+	wasm, err := wasmtime.Wat2Wasm(wat)
+	if err != nil {
+		t.Fatalf("guest WAT: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "guest.wasm")
+	if err := os.WriteFile(path, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	bin := spawnbench(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"wasmtime"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	if ctx.Err() != nil {
+		t.Fatalf("spawnbench wasmtime %v did not end: stderr %q", args, r.stderr)
+	}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		r.code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestProcExitOnAChildEndsTheProcessWhileMainBlocks(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
+  (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 7)))`)
+	if r := run(t, wasm); r.code != 7 {
+		t.Errorf("exit code %d, want 7 (the child's proc_exit); stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestProcExitOnMainEndsTheProcessWhileAChildSpins(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start") (drop (call $spawn (i32.const 0))) (call $exit (i32.const 5)))
+  (func (export "wasi_thread_start") (param i32 i32) (call $spin_forever))`)
+	if r := run(t, wasm); r.code != 5 {
+		t.Errorf("exit code %d, want 5; stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestReturnFromStartExitsZeroWhileAChildSpins(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start") (drop (call $spawn (i32.const 0))))
+  (func (export "wasi_thread_start") (param i32 i32) (call $spin_forever))`)
+	if r := run(t, wasm); r.code != 0 {
+		t.Errorf("exit code %d, want 0; stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestTrapOnAChildEndsTheProcessWithTheMessage(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
+  (func (export "wasi_thread_start") (param i32 i32) unreachable)`)
+	r := run(t, wasm)
+	if r.code != wasmhost.TrapExitCode {
+		t.Errorf("exit code %d, want %d", r.code, wasmhost.TrapExitCode)
+	}
+	if !strings.Contains(r.stderr, "thread 1") || !strings.Contains(r.stderr, "unreachable") {
+		t.Errorf("stderr %q does not name the thread and the trap", r.stderr)
+	}
+}
+
+// A child sees the process's argv and writes to its stdout, and the write
+// survives the exit that follows at once.
+func TestWASIWorksOnAChild(t *testing.T) {
+	wasm := guest(t, `
+  (data (i32.const 16) "\20\00\00\00\06\00\00\00") ;; iovec: 6 bytes at 32
+  (data (i32.const 32) "child\n")
+  (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
+  (func (export "wasi_thread_start") (param i32 i32)
+    (drop (call $fd_write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 8)))
+    (drop (call $args_sizes (i32.const 48) (i32.const 52)))
+    (call $exit (i32.load (i32.const 48))))`)
+	r := run(t, wasm, "a", "b", "c")
+	if r.code != 4 {
+		t.Errorf("exit code %d, want 4 (argc of guest.wasm a b c, read on the child); stderr %q", r.code, r.stderr)
+	}
+	if r.stdout != "child\n" {
+		t.Errorf("stdout %q, want %q", r.stdout, "child\n")
+	}
+}
+
+// Thread ids are unique and positive; past --max-threads, thread-spawn
+// returns a negative number instead of a thread.
+func TestSpawnIDsAndFailure(t *testing.T) {
+	// Exit code: 10*ok(first id > 0) + 10*ok(second id > first) + 1*ok(third id < 0).
+	wasm := guest(t, `
+  (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
+    (local.set $a (call $spawn (i32.const 0)))
+    (local.set $b (call $spawn (i32.const 0)))
+    (local.set $c (call $spawn (i32.const 0)))
+    (call $exit (i32.add (i32.add
+      (i32.mul (i32.gt_s (local.get $a) (i32.const 0)) (i32.const 10))
+      (i32.mul (i32.gt_s (local.get $b) (local.get $a)) (i32.const 10)))
+      (i32.lt_s (local.get $c) (i32.const 0)))))
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
+	for _, mode := range [][]string{
+		{"--threads", "reuse"},
+		{"--threads", "fresh"},
+		{"--threads", "reuse", "--prestart-threads", "2", "--instantiate", "parent"},
+		{"--allocation", "pooling"},
+		{"--spin", "50us"},
+	} {
+		args := append(append(mode, "--max-threads", "2"), wasm)
+		if r := run(t, args...); r.code != 21 {
+			t.Errorf("%v: exit code %d, want 21 (ids 1 and 2 ascending, third spawn refused); stderr %q", mode, r.code, r.stderr)
+		}
+	}
+}
+
+func TestTheCommandNamesAnInvalidModule(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.wasm")
+	if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, path)
+	if r.code == 0 || !strings.Contains(r.stderr, "bad.wasm") || !strings.Contains(r.stderr, "not a valid WebAssembly module") {
+		t.Errorf("exit %d, stderr %q: want failure naming the file and the problem", r.code, r.stderr)
+	}
+}
+
+// --trace reports each thread's phases as comment lines, which the output
+// protocol ignores.
+func TestTraceReportsEachThread(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
+  (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 0)))`)
+	r := run(t, "--trace", wasm)
+	if r.code != 0 || !strings.Contains(r.stderr, "# trace thread 1 ") {
+		t.Errorf("exit %d, stderr %q: want a trace line for thread 1", r.code, r.stderr)
+	}
+}
+
+func TestLoadRejectsWhatIsNotAWasiThreadsModule(t *testing.T) {
+	cases := []struct {
+		name, wat string
+		bytes     []byte
+		want      string
+	}{
+		{name: "not wasm", bytes: []byte("\x7fELF not wasm"), want: "not a valid WebAssembly module"},
+		{name: "own memory", wat: `(module (memory (export "memory") 1) (func (export "_start")))`,
+			want: "imports no shared memory"},
+		{name: "unshared import", wat: `(module (import "env" "memory" (memory 1 1)) (func (export "_start")))`,
+			want: "is not shared"},
+		{name: "no _start", wat: `(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0)))`,
+			want: "exports no _start"},
+		{name: "no memory export", wat: `(module (import "env" "memory" (memory 1 1 shared)) (func (export "_start")))`,
+			want: `export its memory as "memory"`},
+		{name: "no wasi_thread_start", wat: `(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0))
+			(import "wasi" "thread-spawn" (func (param i32) (result i32))) (func (export "_start")))`,
+			want: "exports no wasi_thread_start"},
+		{name: "foreign import", wat: `(module (import "env" "memory" (memory 1 1 shared))
+			(import "env" "printf" (func)) (func (export "_start")))`,
+			want: "env.printf"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wasm := c.bytes
+			if c.wat != "" {
+				var err error
+				if wasm, err = wasmtime.Wat2Wasm(c.wat); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := wasmhost.Load(wasm, wasmhost.Options{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Load error %v, want one mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+// Any import name works for the shared memory, and a module may run
+// in-process: _start returning gives 0.
+func TestSharedMemoryUnderAnyImportName(t *testing.T) {
+	wasm, err := wasmtime.Wat2Wasm(`(module
+  (import "mem" "shared0" (memory 2 4 shared))
+  (export "memory" (memory 0))
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
+  (func (export "_start")
+    (if (call $clock (i32.const 1) (i64.const 1) (i32.const 65536)) (then unreachable))
+    (if (i64.eqz (i64.load (i32.const 65536))) (then unreachable))))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := wasmhost.Load(wasm, wasmhost.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := p.Run(); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+}
