@@ -15,11 +15,7 @@ func init() {
 		Short: "Print the expanded plan (environment, mode, n, processes) without running anything",
 		Args:  exactArgs(1, "give one spec file, e.g. spawnbench plan specs/sequential.cue"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := spec.Load(args[0])
-			if err != nil {
-				return err
-			}
-			plan, err := spec.Expand(s, only)
+			plan, err := spec.LoadPlan(args[0], only)
 			if err != nil {
 				return err
 			}

@@ -30,16 +30,12 @@ report into the output directory. Ctrl-C stops cleanly and keeps every
 sample measured so far.`,
 		Args: exactArgs(1, "give one spec file, e.g. spawnbench run specs/sequential.cue"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := spec.Load(args[0])
-			if err != nil {
-				return err
-			}
-			plan, err := spec.Expand(s, only)
+			plan, err := spec.LoadPlan(args[0], only)
 			if err != nil {
 				return err
 			}
 			if out == "" {
-				out = defaultOutDir(s.Name)
+				out = defaultOutDir(plan.Spec.Name)
 			}
 			return runPlan(cmd.Context(), plan, out)
 		},

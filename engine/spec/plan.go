@@ -48,6 +48,16 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 	return p, nil
 }
 
+// LoadPlan loads the spec at path and expands it, keeping only the named
+// environments when only is non-empty.
+func LoadPlan(path string, only []string) (*RunPlan, error) {
+	s, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return Expand(s, only)
+}
+
 // Select returns the spec's environments named in only (all when empty),
 // in spec order.
 func Select(s *Spec, only []string) ([]EnvironmentSpec, error) {
