@@ -36,12 +36,13 @@
 /*
  * Emscripten's CLOCK_MONOTONIC is not that clock in a browser: up to 3.1.6
  * at least, a pthread's clock is its worker's performance.now() shifted by
- * an offset guessed from a message's send and arrival times, so child and
- * parent readings disagree by milliseconds (seen in Chromium: spawn_ns
- * 4.5 ms above joined_ns). The HR-Time clock, timeOrigin + now(), has one
- * origin for the page and all its workers (and for Node.js's worker
- * threads): checked here to within 0.5 us, below the double's 0.24 us step
- * at today's epoch milliseconds.
+ * an offset guessed from one message's send and arrival times, so child
+ * and parent disagree by milliseconds (seen in Chromium: spawn_ns 4.5 ms
+ * above joined_ns). HR-Time's timeOrigin + now() has one origin for a page
+ * and all its workers, and for Node.js's worker threads: here a worker's
+ * and its parent's readings agreed to within the sum's own step (a double
+ * of epoch milliseconds steps by 0.24 us; Chromium coarsens now() to
+ * 5 us). Node.js gets the same clock so the two hosts' figures compare.
  */
 EM_JS(double, sb_em_shared_now_ms, (void), {
   return performance.timeOrigin + performance.now();

@@ -181,7 +181,7 @@ func WriteVerdicts(w io.Writer, checks []results.CalibrationCheck, cal *spec.Cal
 			verdict = "FAIL"
 			failures = append(failures, fmt.Sprintf("%s %s: %s", k.env, k.check, bad[0]))
 		}
-		detail := strings.Join(dedupeStrings(parts), "; ")
+		detail := strings.Join(parts, "; ")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.env, k.check, verdict, detail)
 	}
 	tw.Flush()
@@ -192,16 +192,4 @@ func WriteVerdicts(w io.Writer, checks []results.CalibrationCheck, cal *spec.Cal
 
 func fmtNS(ns int64) string {
 	return time.Duration(ns).String()
-}
-
-func dedupeStrings(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -1,0 +1,358 @@
+// Package browser runs one benchmark page in a fresh headless Chromium and
+// reports it the way engine/proc reports a process: its standard output
+// lines, standard error, exit status and wall time.
+//
+// This package is opinionated: every page gets a browser of its own (a
+// fresh process tree and a fresh --user-data-dir), started pinned and in
+// its own process group by engine/proc, and that whole group is killed
+// when the page ends, fails, passes its timeout or is interrupted. The
+// page is served from one directory only, on loopback, cross-origin
+// isolated. The page talks to spawnbench through a small object,
+// spawnbench.{argv,out,err,exit} (see reporter.js), so a page needs no
+// knowledge of DevTools, and a crash keeps every line printed before it.
+package browser
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"spawnbench/engine/proc"
+)
+
+// Page is one run of one page.
+type Page struct {
+	// Dir is served as the site's root, and nothing else is.
+	Dir string
+	// Path is the page to open, relative to Dir, e.g. "emscripten.html".
+	Path string
+	// Argv is given to the page as spawnbench.argv.
+	Argv []string
+	// CPUs pins the browser and every process it starts; empty means no
+	// pinning.
+	CPUs []int
+	// Chromium is the browser command; empty means "chromium".
+	Chromium string
+	// Flags are added to the browser's command line after Flags().
+	Flags []string
+}
+
+// bindingName is the DevTools binding reporter.js hands to the page.
+const bindingName = "__spawnbenchReport"
+
+//go:embed reporter.js
+var reporterTemplate string
+
+// Run opens the page in a new browser, waits until the page calls
+// spawnbench.exit, crashes, or ctx ends, and then ends the browser.
+//
+// As with proc.Run, a page that ran but failed is an Outcome and not an
+// error: a page that passes ctx's deadline has TimedOut set; a crashed
+// page has a nonzero ExitCode and says why on Stderr ("out of memory"
+// when Chromium reports it). An error means the page could not be run at
+// all, or ctx was cancelled (the Outcome then holds what came so far).
+// Wall runs from the browser's start to its end, as a process's would.
+func Run(ctx context.Context, p Page) (proc.Outcome, error) {
+	begun := time.Now()
+	// A missing page would only show as a timeout.
+	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
+		return proc.Outcome{}, fmt.Errorf("the page to open: %w", err)
+	}
+	srv, err := serve(p.Dir)
+	if err != nil {
+		return proc.Outcome{}, err
+	}
+	profile, err := os.MkdirTemp("", "spawnbench-chromium-*")
+	if err != nil {
+		srv.close()
+		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)
+	}
+	chrome, err := startChromium(ctx, p, profile)
+	if err != nil {
+		srv.close()
+		os.RemoveAll(profile)
+		return proc.Outcome{}, err
+	}
+
+	var rec recorder
+	runErr := drive(ctx, chrome, srv.url, p, &rec)
+	if testHookBeforeStop != nil {
+		testHookBeforeStop(chrome.proc.Pid, profile)
+	}
+
+	// The browser goes first: it holds the server's connections and the
+	// profile directory's files.
+	browserOut, stopErr := chrome.stop()
+	if errors.Is(stopErr, context.Canceled) || errors.Is(stopErr, context.DeadlineExceeded) {
+		stopErr = nil // ctx's end is reported below
+	}
+	cleanupErr := errors.Join(stopErr, srv.close())
+	if err := os.RemoveAll(profile); err != nil {
+		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("remove the browser profile directory: %w", err))
+	}
+
+	out := rec.outcome()
+	out.Wall = time.Since(begun)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		out.TimedOut = true
+	case ctx.Err() != nil:
+		return out, errors.Join(ctx.Err(), cleanupErr)
+	case rec.ended():
+	case errors.Is(runErr, errBrowserExited):
+		out.ExitCode, out.Signal = browserOut.ExitCode, browserOut.Signal
+		if out.ExitCode == 0 {
+			out.ExitCode = 1
+		}
+		out.Stderr = appendLine(out.Stderr, "spawnbench: chromium exited before the page did")
+	case runErr != nil && !rec.started():
+		// The page never ran: the repetition could not start.
+		return out, errors.Join(fmt.Errorf("run %s in chromium: %w", p.Path, runErr), cleanupErr)
+	case runErr != nil:
+		out.ExitCode = 1
+		out.Stderr = appendLine(out.Stderr, "spawnbench: lost the page: "+runErr.Error())
+	}
+	if status, code, crashed := rec.crash(); crashed {
+		out.ExitCode = 1
+		if code > 0 {
+			out.ExitCode = int(code)
+		}
+		if status == "crashed" && code > 0 && code < 65 {
+			// Chromium's code for a crashed renderer is the signal.
+			out.Signal = syscall.Signal(code).String()
+		}
+		why := fmt.Sprintf("the page crashed: its renderer process ended (Chromium: status %q, code %d)", status, code)
+		if oom := oomLine(browserOut.Stderr); oom != "" || status == "oom" {
+			why = "the page ran out of memory: its renderer process ended (Chromium: " + strings.TrimSpace(oom+" status "+status) + ")"
+		}
+		out.Stderr = appendLine(out.Stderr, "spawnbench: "+why)
+	}
+	if out.TimedOut || out.ExitCode != 0 || out.Signal != "" {
+		// Workers write to the browser's log, not to the page: what a
+		// dying worker said is only there.
+		out.Stderr = appendLine(out.Stderr, "--- chromium's log ---")
+		out.Stderr = append(out.Stderr, consoleLines(browserOut.Stderr)...)
+	}
+	return out, cleanupErr
+}
+
+// testHookBeforeStop lets tests look at a browser's processes (its
+// process group id and profile directory) just before it is stopped.
+var testHookBeforeStop func(pgid int, profile string)
+
+// errBrowserExited is drive's error when the browser ended by itself.
+var errBrowserExited = errors.New("chromium exited")
+
+// drive runs the page in the started browser and returns when it has
+// exited, crashed, or ctx has ended.
+func drive(ctx context.Context, chrome *chromium, base string, p Page, rec *recorder) error {
+	allocCtx, cancelAlloc := chromedp.NewAllocatorContext(ctx, chrome)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+
+	argv, err := json.Marshal(p.Argv)
+	if err != nil {
+		return fmt.Errorf("encode the page's arguments: %w", err)
+	}
+	ended := make(chan struct{})
+	var endOnce sync.Once
+	end := func() { endOnce.Do(func() { close(ended) }) }
+	if err := chromedp.Listen(tab, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventBindingCalled:
+			if ev.Name == bindingName && rec.take(ev.Payload) {
+				end()
+			}
+		case *inspector.EventTargetCrashed:
+			// The browser's Target.targetCrashed below says more; this
+			// one ends the wait if that one does not come.
+			rec.crashed("", 0)
+			end()
+		}
+	}); err != nil {
+		return fmt.Errorf("open a tab: %w", err)
+	}
+	if err := chromedp.ListenBrowser(tab, func(ev any) {
+		if ev, ok := ev.(*target.EventTargetCrashed); ok {
+			rec.crashed(ev.Status, ev.ErrorCode)
+			end()
+		}
+	}); err != nil {
+		return fmt.Errorf("listen to the browser: %w", err)
+	}
+	// Target.targetCrashed, which says how a renderer ended, only comes
+	// to a browser session that discovers targets.
+	if _, err := chromedp.CallBrowser(tab, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		return fmt.Errorf("discover targets: %w", err)
+	}
+	// chromedp attaches to every worker the page starts; a DevTools
+	// session per worker would add to the very cost being measured.
+	if _, err := chromedp.Call(tab, target.SetAutoAttach, target.SetAutoAttachParams{AutoAttach: false}); err != nil {
+		return fmt.Errorf("stop attaching to workers: %w", err)
+	}
+	if _, err := chromedp.Call(tab, runtime.AddBinding, runtime.AddBindingParams{Name: bindingName}); err != nil {
+		return fmt.Errorf("add the report binding: %w", err)
+	}
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: fmt.Sprintf(reporterTemplate, bindingName, argv),
+	}); err != nil {
+		return fmt.Errorf("install reporter.js: %w", err)
+	}
+	pageURL := base + (&url.URL{Path: p.Path}).EscapedPath()
+	rec.markStarted()
+	res, err := chromedp.Call(tab, page.Navigate, page.NavigateParams{URL: pageURL})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", pageURL, err)
+	}
+	if res.ErrorText != "" {
+		return fmt.Errorf("open %s: %s", pageURL, res.ErrorText)
+	}
+	select {
+	case <-ended:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-chrome.proc.Done():
+		return errBrowserExited
+	}
+}
+
+// recorder collects what the page reports, from the DevTools reading
+// goroutine, for the Outcome.
+type recorder struct {
+	mu       sync.Mutex
+	stdout   []byte
+	stderr   []byte
+	exitCode int
+	exited   bool
+	begun    bool
+	// died is set when the renderer died before the page exited.
+	died        bool
+	deathStatus string
+	deathCode   int64
+}
+
+// take records one message of reporter.js and says whether it ended the
+// run.
+func (r *recorder) take(msg string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exited || msg == "" {
+		return r.exited
+	}
+	switch kind, text := msg[0], msg[1:]; kind {
+	case 'o':
+		r.stdout = appendLine(r.stdout, text)
+	case 'e':
+		r.stderr = appendLine(r.stderr, text)
+	case 'x':
+		code, err := strconv.Atoi(text)
+		if err != nil {
+			r.stderr = appendLine(r.stderr, fmt.Sprintf("spawnbench: the page exited with status %q, not a number", text))
+			code = 1
+		}
+		r.exitCode, r.exited = code, true
+	}
+	return r.exited
+}
+
+// crashed records that the page's renderer died. status is Chromium's
+// termination status ("crashed", "oom", "killed", ...) when known.
+func (r *recorder) crashed(status string, code int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exited && !r.died {
+		return // the page had exited: its renderer's end is no news
+	}
+	r.exited, r.died = true, true
+	if status != "" {
+		r.deathStatus, r.deathCode = status, code
+	}
+}
+
+// crash says whether and how the renderer died.
+func (r *recorder) crash() (status string, code int64, crashed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deathStatus, r.deathCode, r.died
+}
+
+func (r *recorder) markStarted() {
+	r.mu.Lock()
+	r.begun = true
+	r.mu.Unlock()
+}
+
+func (r *recorder) started() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.begun
+}
+
+func (r *recorder) ended() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.exited
+}
+
+func (r *recorder) outcome() proc.Outcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return proc.Outcome{
+		Stdout:   append([]byte(nil), r.stdout...),
+		Stderr:   append([]byte(nil), r.stderr...),
+		ExitCode: r.exitCode,
+	}
+}
+
+func appendLine(b []byte, line string) []byte {
+	b = append(b, line...)
+	return append(b, '\n')
+}
+
+// oomLine returns the first line of Chromium's log that says a process
+// ran out of memory ("V8 javascript OOM", "Out of memory"), or "".
+func oomLine(log []byte) string {
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.Contains(line, " OOM") || strings.Contains(strings.ToLower(line), "out of memory") {
+			if i := strings.Index(line, "] "); i >= 0 && strings.HasPrefix(line, "[") {
+				line = line[i+2:] // drop Chromium's [pid:tid:time:LEVEL:file] prefix
+			}
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+// consoleLines keeps, from Chromium's log, the console messages and the
+// fatal errors: the rest is start-up noise about D-Bus and fonts.
+func consoleLines(log []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(log, []byte("\n")) {
+		s := string(line)
+		if strings.Contains(s, ":CONSOLE") || strings.Contains(s, ":FATAL") || strings.Contains(s, "Check failed") ||
+			strings.Contains(s, " OOM") || strings.Contains(strings.ToLower(s), "out of memory") {
+			out = append(out, line...)
+			out = append(out, '\n')
+		}
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package env
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"spawnbench/engine/browser"
+)
+
+// emscriptenChromium: the emscripten kind's build, run in headless
+// Chromium. Each repetition gets a fresh browser (engine/browser): the
+// Environment interface has no notion of a cell to keep a browser for, and
+// a fresh browser is what a fresh `node` process is, a cold runtime, so
+// the two kinds compare like for like; it costs about a second a
+// repetition.
+type emscriptenChromium struct {
+	name string
+	cfg  emscriptenChromiumSettings
+}
+
+type emscriptenChromiumSettings struct {
+	emccSettings
+	chromiumSettings
+}
+
+// chromiumSettings are #ChromiumRun's fields.
+type chromiumSettings struct {
+	Chromium      string   `json:"chromium"`
+	ChromiumFlags []string `json:"chromium_flags"`
+}
+
+func init() {
+	Register(Kind{
+		Name: "emscripten-chromium",
+		Doc:  "C with pthreads built by Emscripten's emcc, run in headless Chromium",
+		New: func(name string, raw json.RawMessage) (Environment, error) {
+			e := &emscriptenChromium{name: name}
+			if err := json.Unmarshal(raw, &e.cfg); err != nil {
+				return nil, fmt.Errorf("decode settings: %w", err)
+			}
+			if err := e.cfg.check(); err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
+	})
+}
+
+func (e *emscriptenChromium) Name() string { return e.name }
+func (e *emscriptenChromium) Kind() string { return "emscripten-chromium" }
+
+func (e *emscriptenChromium) Toolchain(ctx context.Context) Toolchain {
+	tc := e.cfg.emccSettings.toolchain(ctx)
+	if !tc.Present {
+		return tc
+	}
+	chromium, problem := e.cfg.chromiumSettings.toolchain(ctx)
+	if problem != "" {
+		return Toolchain{Install: chromiumInstall, Problem: problem}
+	}
+	tc.Version += "; " + chromium
+	tc.Install += " chromium"
+	return tc
+}
+
+func (e *emscriptenChromium) BuildKey(ctx context.Context) string {
+	// The page is part of the build, and it lives in this file, not in
+	// the sources the runner hashes.
+	return fmt.Sprintf("emscripten-chromium|%s|page %x", e.cfg.key(ctx), sha256.Sum256([]byte(emscriptenHarness)))
+}
+
+func (e *emscriptenChromium) Build(ctx context.Context, srcDir, outDir string) error {
+	if err := e.cfg.build(ctx, srcDir, outDir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, emscriptenPage), []byte(emscriptenHarness), 0o644); err != nil {
+		return fmt.Errorf("write the page: %w", err)
+	}
+	return nil
+}
+
+func (e *emscriptenChromium) Run(ctx context.Context, r Repetition) (Outcome, error) {
+	return e.cfg.chromiumSettings.run(ctx, r, emscriptenPage)
+}
+
+// emscriptenPage runs one Emscripten build in the page: argv[0] names the
+// benchmark's .js, the rest are main's arguments. Standard output and
+// error, the exit status and aborts go to spawnbench.* (see
+// engine/browser/reporter.js).
+const emscriptenPage = "emscripten.html"
+
+const emscriptenHarness = `<!doctype html>
+<meta charset="utf-8">
+<title>spawnbench emscripten</title>
+<body>
+<script>
+  const [bench, ...args] = spawnbench.argv;
+  // The glue reads the global Module when its script runs.
+  var Module = {
+    arguments: args,
+    print: (line) => spawnbench.out(line),
+    printErr: (line) => spawnbench.err(line),
+    onExit: (code) => spawnbench.exit(code),
+    onAbort: (what) => {
+      spawnbench.err("Aborted(" + what + ")");
+      spawnbench.exit(134);
+    },
+  };
+  const script = document.createElement("script");
+  script.src = bench + ".js";
+  script.onerror = () => {
+    spawnbench.err("spawnbench: cannot load " + script.src);
+    spawnbench.exit(127);
+  };
+  document.body.appendChild(script);
+</script>
+`
+
+// chromiumInstall is the install hint of the Chromium kinds.
+const chromiumInstall = "apt-get install -y chromium"
+
+// toolchain returns the browser's version, or what is wrong.
+func (s chromiumSettings) toolchain(ctx context.Context) (version, problem string) {
+	if _, err := exec.LookPath(s.Chromium); err != nil {
+		return "", fmt.Sprintf("browser %q not found on PATH", s.Chromium)
+	}
+	v, err := browser.Version(ctx, s.Chromium)
+	if err != nil {
+		return "", err.Error()
+	}
+	return v, ""
+}
+
+// run opens page from the build directory in a fresh browser.
+func (s chromiumSettings) run(ctx context.Context, r Repetition, page string) (Outcome, error) {
+	return browser.Run(ctx, browser.Page{
+		Dir:      r.BuildDir,
+		Path:     page,
+		Argv:     []string{string(r.Benchmark), fmt.Sprint(r.Arg)},
+		CPUs:     r.CPUs,
+		Chromium: s.Chromium,
+		Flags:    s.ChromiumFlags,
+	})
+}

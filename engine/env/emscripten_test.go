@@ -1,0 +1,488 @@
+package env_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"spawnbench"
+	"spawnbench/engine/env"
+	"spawnbench/engine/spec"
+)
+
+// The tests of the web kinds (emscripten, emscripten-chromium, manual,
+// manual-node) build once per environment and run real Node.js and real
+// headless Chromium with small n.
+
+// webEnv makes an environment from a one-environment spec, so the kind's
+// CUE definition and defaults are what is under test.
+func webEnv(t testing.TB, kind, fields string) env.Environment {
+	t.Helper()
+	src := `environments: [{name: "web", kind: "` + kind + `"` + fields + `}]
+n: [1]
+`
+	s, err := spec.Parse("web_test.cue", []byte(src))
+	if err != nil {
+		t.Fatalf("spec: %v", err)
+	}
+	es := s.Environments[0]
+	e, err := env.New(es.Kind, es.Name, es.Settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// webBuilds holds one build directory per environment key, shared by the
+// tests of this package.
+var webBuilds = struct {
+	sync.Mutex
+	dirs map[string]string
+	root string
+}{dirs: map[string]string{}}
+
+// webBuild builds e once per test binary; key names the build.
+func webBuild(t testing.TB, key string, e env.Environment) string {
+	t.Helper()
+	if tc := e.Toolchain(context.Background()); !tc.Present {
+		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
+	}
+	webBuilds.Lock()
+	defer webBuilds.Unlock()
+	if dir, ok := webBuilds.dirs[key]; ok {
+		return dir
+	}
+	if webBuilds.root == "" {
+		removeDeadWebBuilds()
+		root, err := os.MkdirTemp("", webBuildPrefix+strconv.Itoa(os.Getpid())+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		webBuilds.root = root
+		// Every build after this one, and this one, emcc's cache
+		// included, starts from nothing, as on a fresh machine.
+		if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache")); err != nil {
+			t.Fatal(err)
+		}
+		if err := spawnbench.Sources.WriteTo(filepath.Join(root, "src")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(webBuilds.root, key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := e.Build(ctx, filepath.Join(webBuilds.root, "src"), dir); err != nil {
+		t.Fatalf("build %s: %v", key, err)
+	}
+	t.Logf("built %s in %v", key, time.Since(start).Round(time.Millisecond))
+	webBuilds.dirs[key] = dir
+	return dir
+}
+
+// webBuildPrefix names the build directories of the web kinds' tests. They
+// are shared by all the tests of a test binary, so they outlive each
+// test; the next test binary removes those whose process is gone.
+const webBuildPrefix = "spawnbench-web-test-"
+
+func removeDeadWebBuilds() {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), webBuildPrefix+"*"))
+	for _, dir := range old {
+		pid := strings.SplitN(strings.TrimPrefix(filepath.Base(dir), webBuildPrefix), "-", 2)[0]
+		if _, err := os.Stat(filepath.Join("/proc", pid)); err != nil {
+			os.RemoveAll(dir)
+		}
+	}
+}
+
+// webRun runs one repetition and fails the test unless it exited 0.
+func webRun(t testing.TB, e env.Environment, dir string, b env.Benchmark, arg int) env.Outcome {
+	t.Helper()
+	out, err := webRunWithin(t, e, dir, b, arg, 90*time.Second)
+	if err != nil {
+		t.Fatalf("run %s %d: %v", b, arg, err)
+	}
+	if out.ExitCode != 0 || out.TimedOut || out.Signal != "" {
+		t.Fatalf("run %s %d: exit %d, signal %q, timed out %v, stderr:\n%s", b, arg, out.ExitCode, out.Signal, out.TimedOut, out.Stderr)
+	}
+	return out
+}
+
+func webRunWithin(t testing.TB, e env.Environment, dir string, b env.Benchmark, arg int, timeout time.Duration) (env.Outcome, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return e.Run(ctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: dir, Timeout: timeout})
+}
+
+// webSpawns reads c/sb.h's protocol: three integers a line, comments
+// skipped.
+func webSpawns(t testing.TB, stdout []byte) [][3]int64 {
+	t.Helper()
+	var rows [][3]int64
+	for _, line := range strings.Split(string(stdout), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("line %q: want 3 fields", line)
+		}
+		var row [3]int64
+		for i := range f {
+			v, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			row[i] = v
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// checkSpawns checks n lines of plausible, coherent times: the child's
+// first reading lies between the parent's start and its join (so the
+// child's and the parent's clocks agree), nothing is negative, and no
+// spawn of a small n takes longer than the whole process did.
+func checkSpawns(t testing.TB, out env.Outcome, n int) [][3]int64 {
+	t.Helper()
+	rows := webSpawns(t, out.Stdout)
+	if len(rows) != n {
+		t.Fatalf("%d spawn lines, want %d:\n%s", len(rows), n, out.Stdout)
+	}
+	for i, r := range rows {
+		spawn, create, joined := r[0], r[1], r[2]
+		if spawn < 0 || spawn > joined || create < 0 || create > joined || joined <= 0 {
+			t.Errorf("spawn %d: spawn_ns %d, create_ns %d, joined_ns %d: want 0 <= spawn, create <= joined, joined > 0", i, spawn, create, joined)
+		}
+		if time.Duration(joined) > out.Wall {
+			t.Errorf("spawn %d: joined_ns %d is longer than the whole run (%v)", i, joined, out.Wall)
+		}
+	}
+	return rows
+}
+
+// checkCalibration checks one calibration run of a sleep of us.
+func checkCalibration(t testing.TB, out env.Outcome, us int) {
+	t.Helper()
+	var measured int64 = -1
+	for _, line := range strings.Split(strings.TrimSpace(string(out.Stdout)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+		if err != nil {
+			t.Fatalf("calibration line %q: %v", line, err)
+		}
+		measured = v
+	}
+	if measured < int64(us)*1000 || time.Duration(measured) > out.Wall {
+		t.Errorf("a %d us sleep measured %d ns, run wall time %v: want between the two", us, measured, out.Wall)
+	}
+}
+
+func newEmscripten(t testing.TB) (env.Environment, string) {
+	t.Helper()
+	e := webEnv(t, "emscripten", "")
+	return e, webBuild(t, "emscripten", e)
+}
+
+func newEmscriptenChromium(t testing.TB) (env.Environment, string) {
+	t.Helper()
+	e := webEnv(t, "emscripten-chromium", "")
+	return e, webBuild(t, "emscripten-chromium", e)
+}
+
+func TestEmscriptenSettingsComeFromTheSchema(t *testing.T) {
+	e := webEnv(t, "emscripten", "")
+	key := e.BuildKey(context.Background())
+	for _, want := range []string{`"optimization":"3"`, `"pthread_pool_size":0`, `"proxy_to_pthread":true`,
+		`"initial_memory":268435456`, `"default_pthread_stack_size":65536`} {
+		if !strings.Contains(key, want) {
+			t.Errorf("build key %s lacks %s", key, want)
+		}
+	}
+	pool := webEnv(t, "emscripten", `, pthread_pool_size: 8`)
+	if pool.BuildKey(context.Background()) == key {
+		t.Error("a different pool size has the same build key")
+	}
+	page := webEnv(t, "emscripten-chromium", "")
+	if page.BuildKey(context.Background()) == key {
+		t.Error("emscripten-chromium's build (which adds a page) has emscripten's build key")
+	}
+	for _, bad := range []string{`, initial_memory: 100000`, `, default_pthread_stack_size: 1030`} {
+		s, err := spec.Parse("bad.cue", []byte(`environments: [{name: "b", kind: "emscripten"`+bad+`}]
+n: [1]
+`))
+		if err != nil {
+			continue // refused by the schema already
+		}
+		es := s.Environments[0]
+		if _, err := env.New(es.Kind, es.Name, es.Settings); err == nil {
+			t.Errorf("settings %s were accepted", bad)
+		}
+	}
+}
+
+func TestEmscriptenBuildUsesAWritableSeededCache(t *testing.T) {
+	e, dir := newEmscripten(t)
+	for _, b := range env.Benchmarks {
+		for _, suffix := range []string{".js", ".wasm", ".worker.js"} {
+			if _, err := os.Stat(filepath.Join(dir, string(b)+suffix)); err != nil {
+				t.Errorf("build lacks %s%s: %v", b, suffix, err)
+			}
+		}
+	}
+	if e.Kind() != "emscripten" {
+		t.Fatalf("kind %s", e.Kind())
+	}
+	cacheDirs, _ := filepath.Glob(filepath.Join(webBuilds.root, "cache", "spawnbench", "emscripten-*"))
+	if len(cacheDirs) != 1 {
+		t.Fatalf("Emscripten caches %v, want one under the fresh XDG_CACHE_HOME", cacheDirs)
+	}
+	// emcc writes sanity.txt only into a cache it may write to.
+	if _, err := os.Stat(filepath.Join(cacheDirs[0], "sanity.txt")); err != nil {
+		t.Errorf("emcc did not use the cache as a writable one: %v", err)
+	}
+	libc := filepath.Join(cacheDirs[0], "sysroot", "lib", "wasm32-emscripten", "libc-mt.a")
+	if fi, err := os.Lstat(libc); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is not a link to the installation's prebuilt library (%v): the cache was not seeded", libc, err)
+	}
+}
+
+func TestEmscriptenNodeSpawnsCoherently(t *testing.T) {
+	e, dir := newEmscripten(t)
+	checkSpawns(t, webRun(t, e, dir, env.Sequential, 10), 10)
+	checkSpawns(t, webRun(t, e, dir, env.Parallel, 10), 10)
+}
+
+// TestEmscriptenChromiumSpawnsCoherently holds c/sb.h's clock for
+// Emscripten to its promise: with Emscripten 3.1.6's own CLOCK_MONOTONIC
+// a child's reading in Chromium comes milliseconds after the parent's
+// join.
+func TestEmscriptenChromiumSpawnsCoherently(t *testing.T) {
+	e, dir := newEmscriptenChromium(t)
+	checkSpawns(t, webRun(t, e, dir, env.Sequential, 10), 10)
+	checkSpawns(t, webRun(t, e, dir, env.Parallel, 10), 10)
+}
+
+func TestEmscriptenCalibrationSeesTheSleep(t *testing.T) {
+	for _, mk := range []func(testing.TB) (env.Environment, string){newEmscripten, newEmscriptenChromium} {
+		e, dir := mk(t)
+		checkCalibration(t, webRun(t, e, dir, env.Calibration, 1000), 1000)
+	}
+}
+
+func TestEmscriptenTimeoutIsAnOutcome(t *testing.T) {
+	before := livingChromium(t)
+	for _, c := range []struct {
+		mk      func(testing.TB) (env.Environment, string)
+		timeout time.Duration
+	}{
+		// 100 parallel threads take seconds in either host.
+		{newEmscripten, 300 * time.Millisecond},
+		{newEmscriptenChromium, 2 * time.Second},
+	} {
+		e, dir := c.mk(t)
+		out, err := webRunWithin(t, e, dir, env.Parallel, 100, c.timeout)
+		if err != nil {
+			t.Errorf("%s: a timeout must be an Outcome, not an error: %v", e.Kind(), err)
+			continue
+		}
+		if !out.TimedOut {
+			t.Errorf("%s: TimedOut is false (exit %d, %d bytes of stdout)", e.Kind(), out.ExitCode, len(out.Stdout))
+		}
+	}
+	if after := livingChromium(t); after > before {
+		t.Errorf("%d chromium processes run after the timeouts, %d before", after, before)
+	}
+}
+
+// livingChromium counts this machine's running (not zombie) Chromium
+// processes, crash handlers included. (engine/browser's tests check each
+// browser's own processes precisely.)
+func livingChromium(t testing.TB) int {
+	t.Helper()
+	time.Sleep(100 * time.Millisecond)
+	out, err := exec.Command("ps", "-eo", "stat=,comm=").Output()
+	if err != nil {
+		t.Fatalf("ps: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && !strings.HasPrefix(f[0], "Z") && strings.HasPrefix(f[1], "chrom") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWebFigures measures the web kinds side by side, Node.js against
+// Chromium, for Emscripten pthreads and for raw workers, and prints median
+// spawn_ns and joined_ns per cell with the Chromium/Node.js ratios. It
+// measures rather than asserts, so it runs only when asked:
+//
+//	SPAWNBENCH_WEB_FIGURES=1 go test -run TestWebFigures -v -timeout 60m ./engine/env/
+//
+// SPAWNBENCH_WEB_FIGURES_SAMPLES (default 10) is the spawns wanted per
+// cell: ceil(samples/n) processes, at least one. SPAWNBENCH_WEB_FIGURES_N
+// (default "1 10 100 1000") lists the n. Repetitions of all environments
+// are interleaved, so drifting machine load hits them alike.
+func TestWebFigures(t *testing.T) {
+	if os.Getenv("SPAWNBENCH_WEB_FIGURES") == "" {
+		t.Skip("set SPAWNBENCH_WEB_FIGURES=1 to measure")
+	}
+	samples := 10
+	if s := os.Getenv("SPAWNBENCH_WEB_FIGURES_SAMPLES"); s != "" {
+		samples, _ = strconv.Atoi(s)
+	}
+	ns := []int{1, 10, 100, 1000}
+	if s := os.Getenv("SPAWNBENCH_WEB_FIGURES_N"); s != "" {
+		ns = nil
+		for _, f := range strings.Fields(s) {
+			n, _ := strconv.Atoi(f)
+			ns = append(ns, n)
+		}
+	}
+	type subject struct {
+		name, host string
+		env        env.Environment
+		dir        string
+	}
+	const pool = `, pthread_pool_size: 16`
+	var subjects []subject
+	for _, s := range []struct{ name, host, kind, fields string }{
+		{"emscripten", "node", "emscripten", ""},
+		{"emscripten", "chromium", "emscripten-chromium", ""},
+		{"emscripten-pool16", "node", "emscripten", pool},
+		{"emscripten-pool16", "chromium", "emscripten-chromium", pool},
+		{"manual", "node", "manual-node", ""},
+		{"manual", "chromium", "manual", ""},
+	} {
+		e := webEnv(t, s.kind, s.fields)
+		subjects = append(subjects, subject{s.name, s.host, e, webBuild(t, s.name+"-"+s.host, e)})
+	}
+
+	type cell struct {
+		spawn, joined []int64
+		ok, failed    int
+		why           string
+	}
+	cells := map[string]*cell{}
+	key := func(s subject, b env.Benchmark, n int) string { return fmt.Sprint(s.name, s.host, b, n) }
+	for _, b := range []env.Benchmark{env.Sequential, env.Parallel} {
+		for _, n := range ns {
+			processes := max(1, (samples+n-1)/n)
+			for i := 0; i < processes; i++ {
+				for _, s := range subjects {
+					c := cells[key(s, b, n)]
+					if c == nil {
+						c = &cell{}
+						cells[key(s, b, n)] = c
+					}
+					out, err := webRunWithin(t, s.env, s.dir, b, n, 10*time.Minute)
+					rows := webSpawnsLoose(out.Stdout)
+					if err != nil || out.ExitCode != 0 || out.TimedOut || len(rows) != n {
+						c.failed++
+						c.why = fmt.Sprintf("err %v, exit %d, timed out %v, %d lines; %s", err, out.ExitCode, out.TimedOut, len(rows), lastLine(out.Stderr))
+					} else {
+						c.ok++
+					}
+					for _, r := range rows {
+						c.spawn = append(c.spawn, r[0])
+						c.joined = append(c.joined, r[2])
+					}
+				}
+			}
+		}
+	}
+
+	us := func(v []int64) string {
+		if len(v) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", webMedian(v)/1e3)
+	}
+	ratio := func(a, b []int64) string {
+		if len(a) == 0 || len(b) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", webMedian(a)/webMedian(b))
+	}
+	var report strings.Builder
+	fmt.Fprintf(&report, "median µs per cell; chromium/node = ratio of the medians\n")
+	fmt.Fprintf(&report, "%-18s %-10s %5s | %-13s %-13s | %-13s %-13s | %-8s %-8s\n",
+		"environment", "mode", "n", "node spawn", "chrom spawn", "node joined", "chrom joined", "spawn", "joined")
+	for _, name := range []string{"emscripten", "emscripten-pool16", "manual"} {
+		for _, b := range []env.Benchmark{env.Sequential, env.Parallel} {
+			for _, n := range ns {
+				node := cells[fmt.Sprint(name, "node", b, n)]
+				chrom := cells[fmt.Sprint(name, "chromium", b, n)]
+				fmt.Fprintf(&report, "%-18s %-10s %5d | %-13s %-13s | %-13s %-13s | %-8s %-8s\n", name, b, n,
+					us(node.spawn)+okFailed(node.ok, node.failed), us(chrom.spawn)+okFailed(chrom.ok, chrom.failed),
+					us(node.joined), us(chrom.joined), ratio(chrom.spawn, node.spawn), ratio(chrom.joined, node.joined))
+			}
+		}
+	}
+	for k, c := range cells {
+		if c.failed > 0 {
+			fmt.Fprintf(&report, "failures in %s: %d (last: %s)\n", k, c.failed, c.why)
+		}
+	}
+	t.Log("\n" + report.String())
+}
+
+func okFailed(ok, failed int) string {
+	if failed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d/%d ok)", ok, ok+failed)
+}
+
+// webSpawnsLoose reads what lines a failed run printed, without failing.
+func webSpawnsLoose(stdout []byte) [][3]int64 {
+	var rows [][3]int64
+	for _, line := range strings.Split(string(stdout), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		var row [3]int64
+		ok := true
+		for i := range f {
+			v, err := strconv.ParseInt(f[i], 10, 64)
+			row[i], ok = v, ok && err == nil
+		}
+		if ok {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func webMedian(v []int64) float64 {
+	s := append([]int64(nil), v...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s)%2 == 1 {
+		return float64(s[len(s)/2])
+	}
+	return float64(s[len(s)/2-1]+s[len(s)/2]) / 2
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,64 @@
+package env
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// manual: raw Web Workers in headless Chromium, no C and no Emscripten
+// (manual/index.html over manual/spawn.mjs), a fresh browser per
+// repetition like emscripten-chromium. manual-node (manual_node.go) runs
+// the same measurement with Node.js's worker_threads.
+type manual struct {
+	name string
+	cfg  chromiumSettings
+}
+
+func init() {
+	Register(Kind{
+		Name: "manual",
+		Doc:  "raw Web Workers, no C, in headless Chromium",
+		New: func(name string, raw json.RawMessage) (Environment, error) {
+			e := &manual{name: name}
+			if err := json.Unmarshal(raw, &e.cfg); err != nil {
+				return nil, fmt.Errorf("decode settings: %w", err)
+			}
+			return e, nil
+		},
+	})
+}
+
+func (e *manual) Name() string { return e.name }
+func (e *manual) Kind() string { return "manual" }
+
+func (e *manual) Toolchain(ctx context.Context) Toolchain {
+	version, problem := e.cfg.toolchain(ctx)
+	if problem != "" {
+		return Toolchain{Install: chromiumInstall, Problem: problem}
+	}
+	return Toolchain{Present: true, Version: version, Install: chromiumInstall}
+}
+
+// BuildKey is constant: the build is a copy of manual/, which the runner
+// hashes with the other sources.
+func (e *manual) BuildKey(ctx context.Context) string { return "manual" }
+
+func (e *manual) Build(ctx context.Context, srcDir, outDir string) error {
+	return copyManual(srcDir, outDir)
+}
+
+func (e *manual) Run(ctx context.Context, r Repetition) (Outcome, error) {
+	return e.cfg.run(ctx, r, "index.html")
+}
+
+// copyManual copies manual/ into the build directory, which is all the
+// page server may serve.
+func copyManual(srcDir, outDir string) error {
+	if err := os.CopyFS(outDir, os.DirFS(filepath.Join(srcDir, "manual"))); err != nil {
+		return fmt.Errorf("copy manual/ to the build directory: %w", err)
+	}
+	return nil
+}
