@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench"
+	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
@@ -66,6 +67,9 @@ their samples of a failed environment are marked clock_trusted = false.`,
 				return nil
 			}
 			run.WriteVerdicts(os.Stdout, r.Set().Calibration, s.Calibration)
+			if err := report.WriteDir(out, r.Set()); err != nil {
+				fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", err)
+			}
 			fmt.Fprintf(os.Stderr, "spawnbench: calibration in %s\n", out)
 			for _, c := range r.Set().Calibration {
 				if !c.Pass {

@@ -289,3 +289,23 @@ n: [1]`))
 		}
 	}
 }
+
+func TestOneOversleepIsNotAClockFailure(t *testing.T) {
+	check := func(measured ...int64) []results.CalibrationCheck {
+		var rs []results.CalibrationCheck
+		for _, m := range measured {
+			rs = append(rs, results.CalibrationCheck{RequestedNS: 1e6, LowNS: 1e6, HighNS: 6.5e6, MeasuredNS: m, WallNS: 1e9, Pass: true})
+		}
+		return judgeOversleep(rs)
+	}
+	for i, c := range check(1.1e6, 8.6e6, 1.2e6) {
+		if !c.Pass {
+			t.Errorf("repeat %d (%d ns) failed: %s", i, c.MeasuredNS, c.Detail)
+		}
+	}
+	for i, c := range check(7e6, 8.6e6, 1.2e6) {
+		if c.Pass || !strings.Contains(c.Detail, "median") {
+			t.Errorf("repeat %d passed with a median above tolerance: %+v", i, c)
+		}
+	}
+}
