@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/plot"
@@ -111,12 +112,12 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 		if len(logs) == 0 {
 			// Keep an empty slot that says why, as the tables do.
 			if c := r.Cell(env, mode, Column{N: n}); c != nil && len(c.Failures) > 0 {
-				names = append(names, fmt.Sprintf("%s\n(%s)", env, failureLabel(c.Failures)))
+				names = append(names, fmt.Sprintf("%s\n(%s)", axisName(env), failureLabel(c.Failures)))
 			}
 			continue
 		}
 		x := float64(len(names))
-		names = append(names, fmt.Sprintf("%s\n(%d)%s", env, len(logs), untrustedNote(g, "\n")))
+		names = append(names, fmt.Sprintf("%s\n(%d)%s", axisName(env), len(logs), untrustedNote(g, "\n")))
 		c, shape, _ := r.envStyle(env)
 		pts := make(plotter.XYs, len(logs))
 		for i, v := range logs {
@@ -251,6 +252,15 @@ func untrustedNote(g *group, sep string) string {
 }
 
 // fade makes c translucent so thousands of overlapping points show density.
+// axisName breaks a long environment name after its last hyphen, so
+// neighbouring labels on the category axis do not run into each other.
+func axisName(env string) string {
+	if i := strings.LastIndexByte(env, '-'); len(env) > 14 && i > 0 {
+		return env[:i+1] + "\n" + env[i+1:]
+	}
+	return env
+}
+
 func fade(c color.Color, alpha uint8) color.Color {
 	r, g, b, _ := c.RGBA()
 	a := uint32(alpha)
