@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -50,16 +48,11 @@ their samples of a failed environment are marked clock_trusted = false.`,
 			if out == "" {
 				out = defaultOutDir(s.Name)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop, r, err := newRunner(cmd.Context(), out)
+			if err != nil {
+				return err
+			}
 			defer stop()
-			cache, err := run.DefaultBuildCache(spawnbench.Sources)
-			if err != nil {
-				return err
-			}
-			r, err := run.New(run.Options{OutDir: out, Cache: cache, Log: os.Stderr, Version: version})
-			if err != nil {
-				return err
-			}
 			if err := r.Calibrate(ctx, s, envs); err != nil {
 				return err
 			}

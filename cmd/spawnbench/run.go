@@ -45,18 +45,28 @@ sample measured so far.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// runPlan runs a plan into dir, stopping cleanly on Ctrl-C or SIGTERM.
-func runPlan(parent context.Context, plan *spec.RunPlan, dir string) error {
+// newRunner prepares a runner into dir and a context that Ctrl-C or
+// SIGTERM cancels, so a run stops cleanly and keeps what it measured.
+func newRunner(parent context.Context, dir string) (context.Context, context.CancelFunc, *run.Runner, error) {
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	cache, err := run.DefaultBuildCache(spawnbench.Sources)
+	if err == nil {
+		var r *run.Runner
+		if r, err = run.New(run.Options{OutDir: dir, Cache: cache, Log: os.Stderr, Version: version}); err == nil {
+			return ctx, stop, r, nil
+		}
+	}
+	stop()
+	return nil, nil, nil, err
+}
+
+// runPlan runs a plan into dir.
+func runPlan(parent context.Context, plan *spec.RunPlan, dir string) error {
+	ctx, stop, r, err := newRunner(parent, dir)
 	if err != nil {
 		return err
 	}
-	r, err := run.New(run.Options{OutDir: dir, Cache: cache, Log: os.Stderr, Version: version})
-	if err != nil {
-		return err
-	}
+	defer stop()
 	fmt.Fprintf(os.Stderr, "spawnbench: %d cells from %s into %s\n", len(plan.Cells), plan.Spec.Path, dir)
 	runErr := r.Run(ctx, plan)
 	if runErr != nil && !run.IsInterrupt(runErr) {

@@ -126,39 +126,13 @@ func webRunWithin(t testing.TB, e env.Environment, dir string, b env.Benchmark, 
 	return e.Run(ctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: dir, Timeout: timeout})
 }
 
-// webSpawns reads c/sb.h's protocol: three integers a line, comments
-// skipped.
-func webSpawns(t testing.TB, stdout []byte) [][3]int64 {
-	t.Helper()
-	var rows [][3]int64
-	for _, line := range strings.Split(string(stdout), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			t.Fatalf("line %q: want 3 fields", line)
-		}
-		var row [3]int64
-		for i := range f {
-			v, err := strconv.ParseInt(f[i], 10, 64)
-			if err != nil {
-				t.Fatalf("line %q: %v", line, err)
-			}
-			row[i] = v
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
 // checkSpawns checks n lines of plausible, coherent times: the child's
 // first reading lies between the parent's start and its join (so the
 // child's and the parent's clocks agree), nothing is negative, and no
 // spawn of a small n takes longer than the whole process did.
 func checkSpawns(t testing.TB, out env.Outcome, n int) [][3]int64 {
 	t.Helper()
-	rows := webSpawns(t, out.Stdout)
+	rows := parseSpawns(t, out.Stdout)
 	if len(rows) != n {
 		t.Fatalf("%d spawn lines, want %d:\n%s", len(rows), n, out.Stdout)
 	}

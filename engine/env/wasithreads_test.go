@@ -110,31 +110,6 @@ func (f *wasiThreadsFixture) run(t testing.TB, b env.Benchmark, arg int) env.Out
 	return out
 }
 
-// parseSpawns reads the output protocol of c/sb.h.
-func parseSpawns(t testing.TB, stdout []byte) [][3]int64 {
-	t.Helper()
-	var rows [][3]int64
-	for _, line := range strings.Split(strings.TrimSpace(string(stdout)), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			t.Fatalf("line %q: want 3 fields", line)
-		}
-		var row [3]int64
-		for i := range f {
-			v, err := strconv.ParseInt(f[i], 10, 64)
-			if err != nil {
-				t.Fatalf("line %q: %v", line, err)
-			}
-			row[i] = v
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
 func TestWasiThreadsBuildsEveryBenchmark(t *testing.T) {
 	f := setUpWasiThreads(t)
 	for _, b := range env.Benchmarks {

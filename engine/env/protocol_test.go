@@ -1,0 +1,33 @@
+package env_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// parseSpawns reads c/sb.h's output protocol, as every environment prints
+// it: three integers a line, blank and '#' lines skipped.
+func parseSpawns(t testing.TB, stdout []byte) [][3]int64 {
+	t.Helper()
+	var rows [][3]int64
+	for _, line := range strings.Split(string(stdout), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("line %q: want 3 fields", line)
+		}
+		var row [3]int64
+		for i := range f {
+			v, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			row[i] = v
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
