@@ -22,23 +22,10 @@ import (
 // manual-node) build once per environment and run real Node.js and real
 // headless Chromium with small n.
 
-// webEnv makes an environment from a one-environment spec, so the kind's
-// CUE definition and defaults are what is under test.
+// webEnv makes a web environment the way a spec declares it.
 func webEnv(t testing.TB, kind, fields string) env.Environment {
 	t.Helper()
-	src := `environments: [{name: "web", kind: "` + kind + `"` + fields + `}]
-n: [1]
-`
-	s, err := spec.Parse("web_test.cue", []byte(src))
-	if err != nil {
-		t.Fatalf("spec: %v", err)
-	}
-	es := s.Environments[0]
-	e, err := env.New(es.Kind, es.Name, es.Settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return envFromSpec(t, "web", kind, fields)
 }
 
 // webBuilds holds one build directory per environment key, shared by the

@@ -40,23 +40,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newWasiThreads makes an environment from a spec, so the CUE defaults are
-// the ones under test.
+// newWasiThreads makes a wasi-threads environment the way a spec declares it.
 func newWasiThreads(t testing.TB, fields string) env.Environment {
 	t.Helper()
-	src := `environments: [{name: "wt", kind: "wasi-threads"` + fields + `}]
-n: [1]
-`
-	s, err := spec.Parse("wasithreads_test.cue", []byte(src))
-	if err != nil {
-		t.Fatalf("spec: %v", err)
-	}
-	es := s.Environments[0]
-	e, err := env.New(es.Kind, es.Name, es.Settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return envFromSpec(t, "wt", "wasi-threads", fields)
 }
 
 func setUpWasiThreads(t testing.TB) *wasiThreadsFixture {

@@ -234,13 +234,7 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 	if len(c.OnlyNew) > 0 {
 		fmt.Fprintf(&b, "Only in new: %s.\n\n", strings.Join(c.OnlyNew, ", "))
 	}
-	if len(c.Warnings) > 0 {
-		b.WriteString("## Statistical notes\n\n")
-		for _, w := range c.Warnings {
-			fmt.Fprintf(&b, "- %s\n", w)
-		}
-		b.WriteString("\n")
-	}
+	writeNotes(&b, c.Warnings)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

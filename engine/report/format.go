@@ -334,15 +334,21 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", p.Title, p.Path)
 		}
 	}
-	if len(r.Warnings) > 0 {
-		b.WriteString("## Statistical notes\n\n")
-		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "- %s\n", w)
-		}
-		b.WriteString("\n")
-	}
+	writeNotes(&b, r.Warnings)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeNotes renders benchmath's caveats, shared by report and compare.
+func writeNotes(b *strings.Builder, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	b.WriteString("## Statistical notes\n\n")
+	for _, w := range warnings {
+		fmt.Fprintf(b, "- %s\n", w)
+	}
+	b.WriteString("\n")
 }
 
 // writeClockWarnings puts clock problems first, where nobody can miss them.
