@@ -10,9 +10,9 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/spf13/cobra"
+	"spawnbench/engine/inputerr"
 
-	"spawnbench/engine/spec"
+	"github.com/spf13/cobra"
 )
 
 // version is the module version, or the VCS revision of a build from a
@@ -72,13 +72,13 @@ func main() {
 	}
 }
 
-// usageError marks bad command-line use; like spec.InputError it exits 2.
+// usageError marks bad command-line use; like inputerr.Error it exits 2.
 type usageError struct{ error }
 
 // exitCode is 2 for bad input (nothing was written), 130 for an
 // interrupt (what was measured is kept), and 1 for anything else.
 func exitCode(err error) int {
-	var in *spec.InputError
+	var in *inputerr.Error
 	var use usageError
 	switch {
 	case errors.As(err, &in) || errors.As(err, &use):

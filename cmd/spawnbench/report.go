@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
-	"spawnbench/engine/spec"
 )
 
 func init() {
@@ -53,7 +53,7 @@ run per environment. --plots DIR also draws SVG and PNG plots there.`,
 				return err
 			}
 			if cmd.Flags().Changed("baseline") && !slices.Contains(r.Environments, baseline) {
-				return &spec.InputError{Msg: fmt.Sprintf("baseline %q is not an environment of these results (they have %s)",
+				return &inputerr.Error{Msg: fmt.Sprintf("baseline %q is not an environment of these results (they have %s)",
 					baseline, strings.Join(r.Environments, ", "))}
 			}
 			var links []report.Plot
@@ -102,23 +102,23 @@ func formatFor(flag, out string, changed bool) string {
 func readResultDir(dir string) (report.Input, error) {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return report.Input{}, &spec.InputError{Msg: fmt.Sprintf("result directory %s does not exist", dir)}
+		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("result directory %s does not exist", dir)}
 	} else if err != nil {
 		return report.Input{}, fmt.Errorf("read results: %w", err)
 	}
 	if !st.IsDir() {
-		return report.Input{}, &spec.InputError{Msg: fmt.Sprintf("%s is a file; give the result directory that holds %s", dir, results.SamplesFile)}
+		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s is a file; give the result directory that holds %s", dir, results.SamplesFile)}
 	}
 	for _, name := range []string{results.SamplesFile, results.RunsFile} {
 		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
-			return report.Input{}, &spec.InputError{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
+			return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
 				dir, name, dir)}
 		}
 	}
 	set, err := results.Read(dir)
 	var bad *results.FormatError
 	if errors.As(err, &bad) {
-		return report.Input{}, &spec.InputError{Msg: bad.Error()}
+		return report.Input{}, &inputerr.Error{Msg: bad.Error()}
 	} else if err != nil {
 		return report.Input{}, fmt.Errorf("read results in %s: %w", dir, err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
-	"spawnbench/engine/spec"
 )
 
 // Confidence is the confidence level of every interval in a report.
@@ -205,7 +205,7 @@ type group struct {
 // since that is what Compare is for.
 func Build(inputs []Input, opt Options) (*Report, error) {
 	if len(inputs) == 0 {
-		return nil, &spec.InputError{Msg: "no result directories given"}
+		return nil, &inputerr.Error{Msg: "no result directories given"}
 	}
 	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}}
 	if r.Baseline == "" {
@@ -220,12 +220,12 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		s := in.Set
 		last, minN, err := views(s.Provenance)
 		if err != nil {
-			return nil, &spec.InputError{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
 		}
 		if i == 0 {
 			r.ViewLast, r.ViewMinN = last, minN
 		} else if last != r.ViewLast || minN != r.ViewMinN {
-			return nil, &spec.InputError{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
 				in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
 		}
 		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance})
@@ -233,7 +233,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		// measuring one of them would mix two runs' processes.
 		add := func(k cellKey) (*group, error) {
 			if prev, ok := owner[k]; ok && prev != i {
-				return nil, &spec.InputError{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
+				return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
 					inputs[prev].Dir, in.Dir, k.env, k.mode, k.n)}
 			}
 			owner[k] = i
@@ -267,10 +267,10 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 		skipped, err := jsonMap(s.Provenance, "skipped")
 		if err != nil {
-			return nil, &spec.InputError{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
 		}
 		if len(s.Samples) == 0 && len(s.Runs) == 0 && len(s.Calibration) == 0 && len(skipped) == 0 {
-			return nil, &spec.InputError{Msg: fmt.Sprintf("%s holds no results: no runs, samples, calibration checks or skipped environments", in.Dir)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s holds no results: no runs, samples, calibration checks or skipped environments", in.Dir)}
 		}
 		for env, why := range skipped {
 			r.Skipped[env] = why

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
+	"spawnbench/engine/inputerr"
 
-	"spawnbench/engine/spec"
+	"golang.org/x/perf/benchmath"
 )
 
 // provenanceKeys are the provenance entries whose differences can explain
@@ -113,7 +113,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 		}
 	}
 	if len(cmp.Changes) == 0 {
-		return nil, &spec.InputError{Msg: fmt.Sprintf("%s and %s share no measured (environment, mode, n) cell; nothing to compare",
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s share no measured (environment, mode, n) cell; nothing to compare",
 			oldIn.Dir, newIn.Dir)}
 	}
 	for _, r := range []*Report{oldR, newR} {

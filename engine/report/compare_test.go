@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
-	"spawnbench/engine/spec"
 )
 
 // scaledSet is one environment's sequential n=100 cell with spawn times
@@ -103,7 +103,7 @@ func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 
 func TestCompareWithoutSharedCellIsInputError(t *testing.T) {
 	_, err := Compare(Input{Dir: "a", Set: scaledSet("native", 1, "x")}, Input{Dir: "b", Set: scaledSet("wasm", 1, "x")})
-	var in *spec.InputError
+	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "a and b share no measured (environment, mode, n) cell") {
 		t.Errorf("Compare = %v, want an InputError about no shared cell", err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
-	"spawnbench/engine/spec"
 )
 
 // Formats a report or comparison can be written in.
@@ -27,7 +27,7 @@ func CheckFormat(format string) error {
 	case FormatMarkdown, FormatCSV, FormatJSON:
 		return nil
 	}
-	return &spec.InputError{Msg: fmt.Sprintf("unknown format %q: use md, csv or json", format)}
+	return &inputerr.Error{Msg: fmt.Sprintf("unknown format %q: use md, csv or json", format)}
 }
 
 // untrustedMark follows every number that includes samples whose clock

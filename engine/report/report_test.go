@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
-	"spawnbench/engine/spec"
 )
 
 // build is Build of one set, failing the test on error.
@@ -357,7 +357,7 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 
 func TestUnknownFormatIsInputError(t *testing.T) {
 	err := build(t, statusSet()).Write(&bytes.Buffer{}, "xml", nil)
-	var in *spec.InputError
+	var in *inputerr.Error
 	if !errors.As(err, &in) {
 		t.Fatalf("Write(xml) = %v, want an InputError", err)
 	}
@@ -378,7 +378,7 @@ func TestMergeDisjointSets(t *testing.T) {
 	// The same directory twice would count every spawn twice.
 	for _, dirs := range [][2]string{{"a", "a2"}, {"a", "a"}} {
 		_, err = Build([]Input{{Dir: dirs[0], Set: a}, {Dir: dirs[1], Set: a}}, Options{})
-		var in *spec.InputError
+		var in *inputerr.Error
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), "both measured native sequential n=1") {
 			t.Errorf("merging %v: %v, want an InputError naming the cell", dirs, err)
 		}
@@ -387,7 +387,7 @@ func TestMergeDisjointSets(t *testing.T) {
 
 func TestEmptySetIsInputError(t *testing.T) {
 	_, err := Build([]Input{{Dir: "empty", Set: &results.Set{Provenance: fixtureProvenance("", "")}}}, Options{})
-	var in *spec.InputError
+	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "empty holds no results") {
 		t.Errorf("Build(empty) = %v, want an InputError saying it holds no results", err)
 	}
@@ -401,7 +401,7 @@ func TestBadViewsProvenanceIsInputError(t *testing.T) {
 	s := statusSet()
 	s.Provenance["views_last"] = "ten"
 	_, err := Build([]Input{{Dir: "d", Set: s}}, Options{})
-	var in *spec.InputError
+	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), `views_last "ten"`) {
 		t.Errorf("Build = %v, want an InputError about views_last", err)
 	}

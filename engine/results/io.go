@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"spawnbench/engine/atomicfile"
+
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -65,7 +67,7 @@ func (s *Set) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomically(filepath.Join(dir, ProvenanceFile), func(f *os.File) error {
+	return atomicfile.Write(filepath.Join(dir, ProvenanceFile), func(f io.Writer) error {
 		_, err := f.Write(append(js, '\n'))
 		return err
 	})
@@ -84,9 +86,9 @@ func writeTable[T any](path string, cols []column[T], rows []T, prov Provenance)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	return writeAtomically(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
 		// Hide Close from the Parquet writer: the file is synced and closed
-		// by writeAtomically.
+		// by atomicfile.Write.
 		w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {
 			return err
@@ -106,36 +108,6 @@ func writeTable[T any](path string, cols []column[T], rows []T, prov Provenance)
 		}
 		return w.Close()
 	})
-}
-
-// writeAtomically writes through fill to a temporary file beside path and
-// renames it over path, so readers see the old file or the new one whole.
-func writeAtomically(path string, fill func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = fill(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // Read loads the result set in dir. A directory without samples.parquet

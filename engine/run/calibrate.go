@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -30,7 +31,7 @@ import (
 func (r *Runner) Calibrate(ctx context.Context, s *spec.Spec, envs []spec.EnvironmentSpec) error {
 	cal := s.Calibration
 	if cal == nil {
-		return &spec.InputError{Msg: fmt.Sprintf("spec %s has no calibration section; use specs/calibrate.cue or add one (see `spawnbench schema`)", s.Path)}
+		return &inputerr.Error{Msg: fmt.Sprintf("spec %s has no calibration section; use specs/calibrate.cue or add one (see `spawnbench schema`)", s.Path)}
 	}
 	r.startProvenance(s)
 	for _, es := range envs {

@@ -5,15 +5,15 @@ import (
 	"strconv"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"spawnbench/engine/inputerr"
 
-	"spawnbench/engine/spec"
+	"golang.org/x/sys/unix"
 )
 
 func itoa(n int32) string   { return strconv.Itoa(int(n)) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
-func asInput(err error, in **spec.InputError) bool { return errors.As(err, in) }
+func asInput(err error, in **inputerr.Error) bool { return errors.As(err, in) }
 
 func availableCPUs(t *testing.T) []int {
 	var set unix.CPUSet

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"spawnbench"
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -265,7 +266,7 @@ calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}}
 	}
 	r3, _ := New(Options{OutDir: out, Cache: cache})
 	err = r3.Run(context.Background(), plan)
-	var in *spec.InputError
+	var in *inputerr.Error
 	if err == nil || !asInput(err, &in) || !strings.Contains(err.Error(), "already holds results for native/sequential/2") {
 		t.Errorf("second run into the same cells: err = %v", err)
 	}

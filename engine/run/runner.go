@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -49,7 +50,7 @@ func New(opts Options) (*Runner, error) {
 	if results.Exists(opts.OutDir) {
 		old, err := results.Read(opts.OutDir)
 		if err != nil {
-			return nil, &spec.InputError{Msg: fmt.Sprintf("-o %s holds files that cannot be appended to: %v; choose a new directory", opts.OutDir, err)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("-o %s holds files that cannot be appended to: %v; choose a new directory", opts.OutDir, err)}
 		}
 		r.set = old
 	}
@@ -239,7 +240,7 @@ func (r *Runner) checkNoOverlap(plan *spec.RunPlan) error {
 	}
 	for _, c := range plan.Cells {
 		if k := fmt.Sprintf("%s/%s/%d", c.Env.Name, c.Mode, c.N); have[k] {
-			return &spec.InputError{Msg: fmt.Sprintf("-o %s already holds results for %s (environment/mode/n); choose a new directory or drop -o", r.opts.OutDir, k)}
+			return &inputerr.Error{Msg: fmt.Sprintf("-o %s already holds results for %s (environment/mode/n); choose a new directory or drop -o", r.opts.OutDir, k)}
 		}
 	}
 	return nil

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"spawnbench/engine/inputerr"
+
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
@@ -29,15 +31,7 @@ import (
 //go:embed schema/*.cue
 var schemaFS embed.FS
 
-// InputError is bad input from the user: a spec, a flag, a file. The CLI
-// exits with status 2 for it, having written nothing.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-func inputErrorf(format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...)}
-}
+func inputErrorf(format string, args ...any) error { return inputerr.New(format, args...) }
 
 // Spec is a validated spec with every default filled in.
 type Spec struct {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"spawnbench/engine/inputerr"
 )
 
 func TestShippedSpecsReproduceTheStudyMatrix(t *testing.T) {
@@ -98,9 +100,9 @@ func TestBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("bad.cue", []byte(c.src))
-			var in *InputError
+			var in *inputerr.Error
 			if !errors.As(err, &in) {
-				t.Fatalf("err = %v (%T), want *InputError", err, err)
+				t.Fatalf("err = %v (%T), want *inputerr.Error", err, err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
@@ -113,7 +115,7 @@ func TestBadInput(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "nope.cue"))
-	var in *InputError
+	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "nope.cue: no such file") {
 		t.Fatalf("err = %v", err)
 	}
@@ -128,7 +130,7 @@ n: [1]`), 0o644)
 		t.Fatal(err)
 	}
 	_, err = Expand(s, []string{"c"})
-	var in *InputError
+	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "--env c") || !strings.Contains(err.Error(), "a, b") {
 		t.Fatalf("err = %v", err)
 	}
