@@ -5,9 +5,16 @@
 // files with flat, typed columns (strings, int32, int64, bool), one row per
 // spawn or per process, so pandas, polars and DuckDB open it with no
 // conversion. Nothing is ever trimmed or aggregated here; views such as
-// "last 10 spawns" are computed by readers. Files are written whole to a
-// temporary name and renamed, so a crash never leaves a corrupt file, and
-// provenance travels inside every file's key-value metadata.
+// "last 10 spawns" are computed by readers.
+//
+// Nothing measured is lost and nothing is half-written: one writer at a
+// time holds the directory's lock; each finished process is appended to a
+// fsynced journal before the next starts; the journal is compacted into
+// the Parquet files, each written whole under a temporary name and
+// renamed, stamped with a shared generation that the reader checks, so a
+// kill at any moment leaves a set that reads back whole. Provenance is the
+// history of every invocation that wrote into the set, and travels inside
+// every file's key-value metadata.
 package results
 
 import "time"
@@ -18,6 +25,10 @@ const (
 	RunsFile        = "runs.parquet"
 	CalibrationFile = "calibration.parquet"
 	ProvenanceFile  = "provenance.json"
+	// JournalFile holds the processes finished since the last compaction.
+	JournalFile = "journal.jsonl"
+	// LockFile is held (flock) by the one process writing the set.
+	LockFile = ".spawnbench.lock"
 )
 
 // Process statuses in runs.parquet.
@@ -54,6 +65,8 @@ type SpawnSample struct {
 	// ClockTrusted is false when this sample breaks 0 <= spawn <= joined or
 	// its environment failed calibration in this result set.
 	ClockTrusted bool
+	// Invocation is the ID of the invocation that measured it.
+	Invocation int32
 }
 
 // ProcessRun is one benchmark process (or page): one row of runs.parquet.
@@ -75,6 +88,20 @@ type ProcessRun struct {
 	StartedAt time.Time
 	// CPUs is the pinning applied, e.g. "0,1"; empty for none.
 	CPUs string
+	// Seq is the process's position in its invocation's run order.
+	Seq int32
+	// Invocation is the ID of the invocation that ran it.
+	Invocation int32
+	// The machine's noise over the process's span; nil where the platform
+	// cannot tell. UserNS, SysNS, MaxRSSBytes and CtxSwitchesInvoluntary are
+	// the benchmark's whole process tree; OthersCPUNS is the CPU time
+	// everything else used meanwhile, StealNS the hypervisor's steal.
+	UserNS                 *int64
+	SysNS                  *int64
+	MaxRSSBytes            *int64
+	CtxSwitchesInvoluntary *int64
+	OthersCPUNS            *int64
+	StealNS                *int64
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -99,6 +126,8 @@ type CalibrationCheck struct {
 	Violations int32
 	Pass       bool
 	Detail     string
+	// Invocation is the ID of the calibrate invocation that made the check.
+	Invocation int32
 }
 
 var sampleColumns = []column[SpawnSample]{
@@ -113,6 +142,7 @@ var sampleColumns = []column[SpawnSample]{
 	optInt64Col("joined_ns", func(r *SpawnSample) **int64 { return &r.JoinedNS }),
 	boolCol("warmup", func(r *SpawnSample) *bool { return &r.Warmup }),
 	boolCol("clock_trusted", func(r *SpawnSample) *bool { return &r.ClockTrusted }),
+	int32Col("invocation", func(r *SpawnSample) *int32 { return &r.Invocation }),
 }
 
 var runColumns = []column[ProcessRun]{
@@ -130,6 +160,14 @@ var runColumns = []column[ProcessRun]{
 	stringCol("error", func(r *ProcessRun) *string { return &r.Error }),
 	timeCol("started_at", func(r *ProcessRun) *time.Time { return &r.StartedAt }),
 	stringCol("cpus", func(r *ProcessRun) *string { return &r.CPUs }),
+	int32Col("seq", func(r *ProcessRun) *int32 { return &r.Seq }),
+	int32Col("invocation", func(r *ProcessRun) *int32 { return &r.Invocation }),
+	optInt64Col("user_ns", func(r *ProcessRun) **int64 { return &r.UserNS }),
+	optInt64Col("sys_ns", func(r *ProcessRun) **int64 { return &r.SysNS }),
+	optInt64Col("max_rss_bytes", func(r *ProcessRun) **int64 { return &r.MaxRSSBytes }),
+	optInt64Col("ctx_switches_involuntary", func(r *ProcessRun) **int64 { return &r.CtxSwitchesInvoluntary }),
+	optInt64Col("others_cpu_ns", func(r *ProcessRun) **int64 { return &r.OthersCPUNS }),
+	optInt64Col("steal_ns", func(r *ProcessRun) **int64 { return &r.StealNS }),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{
@@ -145,4 +183,5 @@ var calibrationColumns = []column[CalibrationCheck]{
 	int32Col("violations", func(r *CalibrationCheck) *int32 { return &r.Violations }),
 	boolCol("pass", func(r *CalibrationCheck) *bool { return &r.Pass }),
 	stringCol("detail", func(r *CalibrationCheck) *string { return &r.Detail }),
+	int32Col("invocation", func(r *CalibrationCheck) *int32 { return &r.Invocation }),
 }

@@ -23,7 +23,7 @@ func sampleSet() *Set {
 			{Environment: "emscripten", Kind: "emscripten", Mode: "parallel", N: 1000, Status: StatusOOM, ExitCode: 7, Error: "Aborted(OOM)"},
 		},
 		Calibration: []CalibrationCheck{{Environment: "native", Check: "sleep", RequestedNS: 1000, MeasuredNS: 1100, Pass: true}},
-		Provenance:  Provenance{"spec_hash": "abc", "spec_text": "n: [1]\n"},
+		Provenance:  Provenance{Invocations: []Invocation{{ID: 1, Command: "run", SpecHash: "abc", SpecText: "n: [1]\n"}}},
 	}
 }
 
@@ -51,7 +51,7 @@ func TestRoundTrip(t *testing.T) {
 	if !r.StartedAt.Equal(want.Runs[0].StartedAt) || r.CPUs != "0,1" || got.Runs[1].Status != StatusOOM || got.Runs[1].Error != "Aborted(OOM)" {
 		t.Errorf("runs = %+v", got.Runs)
 	}
-	if got.Provenance["spec_hash"] != "abc" || got.Provenance["spec_text"] != "n: [1]\n" {
+	if inv := got.Provenance.Last(); inv == nil || inv.SpecHash != "abc" || inv.SpecText != "n: [1]\n" || got.Provenance.Format != FormatVersion {
 		t.Errorf("provenance = %v", got.Provenance)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ProvenanceFile)); err != nil {
@@ -107,8 +107,10 @@ p = pl.read_parquet(d + "/samples.parquet")
 assert p["thread"].dtype == pl.Int32 and p.height == 3
 q = duckdb.sql(f"select environment, count(*) c, sum(spawn_ns) s from '{d}/samples.parquet' group by 1 order by 1").fetchall()
 assert q == [("native", 2, 900), ("wasi-threads", 1, -7)], q
-m = duckdb.sql(f"select value from parquet_kv_metadata('{d}/samples.parquet') where key = 'spawnbench.spec_hash'").fetchall()
-assert m and m[0][0] == b"abc", m
+import json
+m = duckdb.sql(f"select value from parquet_kv_metadata('{d}/samples.parquet') where key = 'spawnbench.provenance'").fetchall()
+assert m and json.loads(m[0][0])["invocations"][0]["spec_hash"] == "abc", m
+assert str(r["user_ns"].dtype) in ("Int64", "float64", "int64"), r.dtypes
 print("ok")
 `
 	out, err := exec.Command(py, "-c", script, dir).CombinedOutput()
