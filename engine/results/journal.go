@@ -333,4 +333,3 @@ func MarkClockTrust(set *Set) {
 func coherent(s SpawnSample) bool {
 	return s.SpawnNS >= 0 && (s.JoinedNS == nil || s.SpawnNS <= *s.JoinedNS)
 }
-

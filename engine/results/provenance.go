@@ -159,8 +159,8 @@ func legacyProvenance(flat map[string]string) Provenance {
 	inv := Invocation{
 		ID: 0, Command: "run",
 		SpecPath: flat["spec_path"], SpecName: flat["spec_name"], SpecHash: flat["spec_hash"], SpecText: flat["spec_text"],
-		Version: flat["spawnbench_version"],
-		Machine: Machine{CPUModel: flat["cpu_model"], Kernel: flat["kernel"], GoVersion: flat["go_version"]},
+		Version:     flat["spawnbench_version"],
+		Machine:     Machine{CPUModel: flat["cpu_model"], Kernel: flat["kernel"], GoVersion: flat["go_version"]},
 		Interrupted: flat["interrupted"] == "true",
 	}
 	if inv.SpecName == "calibrate" {
