@@ -1,0 +1,265 @@
+// Package protocol reads the line protocol every benchmark speaks to
+// spawnbench (see c/sb.h): one line per spawn, "spawn_ns create_ns
+// joined_ns" (one to three decimal integers), blank lines and lines starting
+// with '#' skipped.
+//
+// This package is opinionated: output is parsed as it streams, and what a
+// benchmark prints never decides how much memory spawnbench uses. A
+// Collector keeps at most max parsed lines and only counts the rest, holds
+// at most MaxLineBytes of a line it has not finished, and turns an
+// overlong or malformed line into an error naming its line number: a
+// misbehaving benchmark becomes a failed process, never a crash.
+package protocol
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+)
+
+// Line is one spawn as the benchmark reported it, in nanoseconds from the
+// parent's reading just before pthread_create. CreateNS and JoinedNS are
+// nil when the line does not carry them.
+type Line struct {
+	SpawnNS  int64
+	CreateNS *int64
+	JoinedNS *int64
+}
+
+// MaxLineBytes bounds one line, its line end excluded. A protocol line is
+// under 64 bytes; the bound leaves room for long comments.
+const MaxLineBytes = 64 << 10
+
+// quoted bounds how much of a bad line an error message repeats.
+const quoted = 80
+
+// Collector parses the protocol from what is written to it. It is an
+// io.Writer, so a process's stdout can stream into it; it is safe for
+// concurrent use. The first malformed line ends parsing (later lines are
+// neither kept nor counted), as the benchmark's output can no longer be
+// trusted to line up with its spawns.
+type Collector struct {
+	mu      sync.Mutex
+	max     int
+	lines   []Line
+	extra   int
+	lineNo  int    // lines completed so far
+	partial []byte // the unfinished line, at most MaxLineBytes
+	skip    bool   // the unfinished line is overlong and is being dropped
+	err     error
+	closed  bool
+}
+
+// NewCollector returns a Collector that keeps at most max spawn lines; a
+// negative max keeps every line (for small outputs only, see Parse).
+func NewCollector(max int) *Collector {
+	return &Collector{max: max}
+}
+
+// Write parses every complete line in p and keeps the rest for the next
+// Write. It never fails, so the process writing never sees an error: a
+// problem with the output is reported by Err.
+func (c *Collector) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(p)
+	if c.err != nil || c.closed {
+		return n, nil
+	}
+	for len(p) > 0 && c.err == nil {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.hold(p)
+			break
+		}
+		if c.skip {
+			c.lineNo++
+			c.skip = false
+			c.fail(fmt.Errorf("stdout line %d is longer than %d bytes: not the spawn protocol (c/sb.h)", c.lineNo, MaxLineBytes))
+			break
+		}
+		if len(c.partial) > 0 {
+			if len(c.partial)+i > MaxLineBytes {
+				c.lineNo++
+				c.fail(fmt.Errorf("stdout line %d is longer than %d bytes: not the spawn protocol (c/sb.h)", c.lineNo, MaxLineBytes))
+				break
+			}
+			c.partial = append(c.partial, p[:i]...)
+			c.line(c.partial)
+			c.partial = c.partial[:0]
+		} else {
+			if i > MaxLineBytes {
+				c.lineNo++
+				c.fail(fmt.Errorf("stdout line %d is longer than %d bytes: not the spawn protocol (c/sb.h)", c.lineNo, MaxLineBytes))
+				break
+			}
+			c.line(p[:i])
+		}
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// hold keeps the start of an unfinished line, or notes that it is overlong.
+func (c *Collector) hold(p []byte) {
+	if c.skip {
+		return
+	}
+	if len(c.partial)+len(p) > MaxLineBytes {
+		c.skip = true
+		c.partial = nil
+		return
+	}
+	c.partial = append(c.partial, p...)
+}
+
+func (c *Collector) fail(err error) {
+	c.err = err
+	c.partial = nil
+}
+
+// line parses one complete line (without its '\n').
+func (c *Collector) line(b []byte) {
+	c.lineNo++
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] == '#' {
+		return
+	}
+	var vals [3]int64
+	nf := 0
+	for i := 0; i < len(b); {
+		if isSpace(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && !isSpace(b[j]) {
+			j++
+		}
+		if nf == len(vals) {
+			c.fail(fmt.Errorf("stdout line %d has %d fields, want at most 3 (spawn_ns create_ns joined_ns): %s", c.lineNo, len(bytes.Fields(b)), quote(b)))
+			return
+		}
+		v, ok := parseInt(b[i:j])
+		if !ok {
+			c.fail(fmt.Errorf("stdout line %d is not integers (spawn_ns create_ns joined_ns): %s", c.lineNo, quote(b)))
+			return
+		}
+		vals[nf] = v
+		nf++
+		i = j
+	}
+	if c.max >= 0 && len(c.lines) >= c.max {
+		c.extra++
+		return
+	}
+	// kept, not vals, is what escapes: lines beyond max allocate nothing.
+	kept := vals
+	l := Line{SpawnNS: kept[0]}
+	if nf > 1 {
+		l.CreateNS = &kept[1]
+	}
+	if nf > 2 {
+		l.JoinedNS = &kept[2]
+	}
+	c.lines = append(c.lines, l)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+// parseInt parses a decimal int64 without the allocation of
+// strconv.ParseInt(string(b)): the Collector sees every line a benchmark
+// prints, however many.
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	switch {
+	case len(b) > 0 && b[0] == '-':
+		neg, b = true, b[1:]
+	case len(b) > 0 && b[0] == '+':
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(d-'0')
+	}
+	switch {
+	case !neg && u > math.MaxInt64:
+		return 0, false
+	case neg && u > math.MaxInt64+1:
+		return 0, false
+	case neg:
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// quote repeats the start of a bad line in an error message.
+func quote(b []byte) string {
+	if len(b) > quoted {
+		return strconv.Quote(string(b[:quoted])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
+
+// Close ends the stream: a last line without a line end is parsed. Writes
+// after Close are ignored.
+func (c *Collector) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	if c.err != nil {
+		return
+	}
+	if c.skip {
+		c.lineNo++
+		c.fail(fmt.Errorf("stdout line %d is longer than %d bytes: not the spawn protocol (c/sb.h)", c.lineNo, MaxLineBytes))
+		return
+	}
+	if len(c.partial) > 0 {
+		c.line(c.partial)
+		c.partial = nil
+	}
+}
+
+// Lines returns the spawn lines kept, at most max, in the order printed.
+func (c *Collector) Lines() []Line {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Line(nil), c.lines...)
+}
+
+// Extra is the number of well-formed spawn lines printed beyond max: a
+// benchmark that prints more spawns than it was asked for.
+func (c *Collector) Extra() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.extra
+}
+
+// Err is the first malformed or overlong line, with its line number, or
+// nil.
+func (c *Collector) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Parse reads a whole output at once: every spawn line, up to the first
+// malformed one, and that line's error.
+func Parse(b []byte) ([]Line, error) {
+	c := NewCollector(-1)
+	_, _ = c.Write(b)
+	c.Close()
+	return c.Lines(), c.Err()
+}
