@@ -1,23 +1,15 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
-	"io"
+	"slices"
 	"strconv"
-	"strings"
 
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/results"
 
 	"golang.org/x/perf/benchmath"
 )
-
-// provenanceKeys are the provenance entries whose differences can explain
-// a change between two result sets, in the order they are listed.
-var provenanceKeys = []string{
-	"spec_name", "spec_hash", "spawnbench_version", "go_version",
-	"cpu_model", "cores", "kernel", "pinning", "views_last", "views_min_n",
-}
 
 // Change is one cell measured by both result sets of a comparison.
 type Change struct {
@@ -37,6 +29,53 @@ type Change struct {
 	Significant bool    `json:"significant"`
 	// Untrusted is true when either side includes flagged clock samples.
 	Untrusted bool `json:"untrusted"`
+	// OldNoise and NewNoise are each side's busy and unstable verdicts.
+	OldNoise Noise `json:"old_noise"`
+	NewNoise Noise `json:"new_noise"`
+}
+
+// BusyLevel is how busy the machine was while one set was measured: the
+// share of its judged cells (all-spawns view) flagged busy.
+type BusyLevel struct {
+	Judged int `json:"judged_cells"`
+	Busy   int `json:"busy_cells"`
+}
+
+// Share is Busy ÷ Judged, or 0 when no cell could be judged.
+func (l BusyLevel) Share() float64 {
+	if l.Judged == 0 {
+		return 0
+	}
+	return float64(l.Busy) / float64(l.Judged)
+}
+
+// busyLevel counts the judged and busy cells of a report.
+func busyLevel(r *Report) BusyLevel {
+	var l BusyLevel
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Last == 0 && c.Noise.BusyKnown {
+			l.Judged++
+			if c.Noise.Busy {
+				l.Busy++
+			}
+		}
+	}
+	return l
+}
+
+// busyLevelsDiffer is true when one set was measured on a busier machine
+// than the other: one has busy cells and the other none, or their busy
+// shares are more than ten percentage points apart.
+func busyLevelsDiffer(a, b BusyLevel) bool {
+	if a.Judged == 0 || b.Judged == 0 {
+		return false
+	}
+	if (a.Busy == 0) != (b.Busy == 0) {
+		return true
+	}
+	d := a.Share() - b.Share()
+	return d > 0.1 || d < -0.1
 }
 
 // ProvenanceDiff is one provenance entry that differs between two sets.
@@ -57,7 +96,15 @@ type Comparison struct {
 	OnlyNew []string `json:"only_new,omitempty"`
 	// Untrusted names environments whose clock is not trusted in either set.
 	Untrusted []string `json:"untrusted_clocks,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
+	// OldBusy and NewBusy are the two sets' busy levels; BusyDiffers is
+	// true when they differ enough to explain a change.
+	OldBusy     BusyLevel `json:"old_busy"`
+	NewBusy     BusyLevel `json:"new_busy"`
+	BusyDiffers bool      `json:"busy_differs"`
+	// Incomplete says, per set, what its invocations planned but did not
+	// measure.
+	Incomplete []string `json:"incomplete,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // Compare compares every (environment, mode, n, view) cell that both sets
@@ -75,7 +122,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 		return nil, err
 	}
 	cmp := &Comparison{Old: oldR.Sources[0], New: newR.Sources[0]}
-	cmp.Differences = provenanceDiffs(oldIn.Set.Provenance, newIn.Set.Provenance)
+	cmp.Differences = provenanceDiffs(&oldIn.Set.Provenance, &newIn.Set.Provenance)
 	warnings := map[string]bool{}
 	for i := range oldR.Cells {
 		o := &oldR.Cells[i]
@@ -104,6 +151,8 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			Alpha:       res.Alpha,
 			Significant: res.P < res.Alpha,
 			Untrusted:   o.Untrusted > 0 || n.Untrusted > 0,
+			OldNoise:    o.Noise,
+			NewNoise:    n.Noise,
 		})
 	}
 	for i := range newR.Cells {
@@ -123,6 +172,9 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			}
 		}
 	}
+	cmp.OldBusy, cmp.NewBusy = busyLevel(oldR), busyLevel(newR)
+	cmp.BusyDiffers = busyLevelsDiffer(cmp.OldBusy, cmp.NewBusy)
+	cmp.Incomplete = append(slices.Clone(oldR.Incomplete), newR.Incomplete...)
 	cmp.Warnings = sortedKeys(warnings)
 	return cmp, nil
 }
@@ -131,24 +183,19 @@ func cellName(c *Cell) string {
 	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, viewLabel(c.Last))
 }
 
-// provenanceDiffs lists the differing entries of provenanceKeys and of
-// each environment's toolchain version.
-func provenanceDiffs(a, b map[string]string) []ProvenanceDiff {
+// provenanceDiffs lists what differs between the two sets' latest
+// measuring invocations (their latest invocation when none measured):
+// spec, spawnbench, machine, pinning, views, schedule and each
+// environment's toolchain.
+func provenanceDiffs(a, b *results.Provenance) []ProvenanceDiff {
+	ia, ib := describe(a), describe(b)
 	var out []ProvenanceDiff
-	for _, k := range provenanceKeys {
-		if a[k] != b[k] {
-			out = append(out, ProvenanceDiff{Key: k, Old: a[k], New: b[k]})
+	for _, k := range describedKeys {
+		if ia[k] != ib[k] {
+			out = append(out, ProvenanceDiff{Key: k, Old: ia[k], New: ib[k]})
 		}
 	}
-	ta, errA := jsonMap(a, "toolchains")
-	tb, errB := jsonMap(b, "toolchains")
-	if errA != nil || errB != nil {
-		// Unparseable toolchain lists can still be told apart as text.
-		if a["toolchains"] != b["toolchains"] {
-			out = append(out, ProvenanceDiff{Key: "toolchains", Old: a["toolchains"], New: b["toolchains"]})
-		}
-		return out
-	}
+	ta, tb := toolchains(a), toolchains(b)
 	envs := map[string]bool{}
 	for env := range ta {
 		envs[env] = true
@@ -164,100 +211,24 @@ func provenanceDiffs(a, b map[string]string) []ProvenanceDiff {
 	return out
 }
 
-// Write renders c in format (md, csv or json).
-func (c *Comparison) Write(w io.Writer, format string) error {
-	switch format {
-	case FormatMarkdown:
-		return c.writeMarkdown(w)
-	case FormatCSV:
-		return c.writeCSV(w)
-	case FormatJSON:
-		return writeJSON(w, c)
-	}
-	return CheckFormat(format)
-}
+// describedKeys are the entries of describe, in the order they are listed.
+var describedKeys = []string{"spec_name", "spec_hash", "spawnbench_version", "go_version",
+	"cpu_model", "cores", "kernel", "arch", "pinning", "views", "order"}
 
-func formatP(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
+// describe spells the provenance entries that can explain a change.
+func describe(p *results.Provenance) map[string]string {
+	inv := p.LastMeasuring()
+	if inv == nil {
+		inv = p.Last()
 	}
-	return fmt.Sprintf("p=%.3f", p)
-}
-
-func formatChange(ch *Change) string {
-	return fmt.Sprintf("%+.1f%%", float64(ch.ChangePct))
-}
-
-func (c *Comparison) writeMarkdown(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("# spawnbench compare\n\n")
-	writeSources(&b, "old", []Source{c.Old})
-	writeSources(&b, "new", []Source{c.New})
-	for _, env := range c.Untrusted {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **CLOCK NOT TRUSTED: %s** in at least one set. Its rows are marked %s; do not draw conclusions from them.\n\n",
-			env, untrustedMark)
+	if inv == nil {
+		return map[string]string{}
 	}
-	if len(c.Differences) == 0 {
-		b.WriteString("Same spec, spawnbench, toolchains and machine.\n\n")
-	} else {
-		b.WriteString("## Provenance differences\n\nThese differ between the sets and may explain any change:\n\n")
-		var rows [][]string
-		for _, d := range c.Differences {
-			rows = append(rows, []string{d.Key, orDash(d.Old), orDash(d.New)})
-		}
-		mdTable(&b, []string{"", "old", "new"}, "lll", rows)
+	m := inv.Machine
+	return map[string]string{
+		"spec_name": inv.SpecName, "spec_hash": inv.SpecHash, "spawnbench_version": inv.Version, "go_version": m.GoVersion,
+		"cpu_model": m.CPUModel, "cores": strconv.Itoa(m.Cores), "kernel": m.Kernel, "arch": m.Arch,
+		"pinning": cpusText(inv.CPUs), "views": fmt.Sprintf("last %d for n >= %d", inv.Views.Last, inv.Views.MinN),
+		"order": inv.Order,
 	}
-	b.WriteString("## Median spawn time (µs)\n\n")
-	var rows [][]string
-	for i := range c.Changes {
-		ch := &c.Changes[i]
-		mark := ""
-		if ch.Untrusted {
-			mark = untrustedMark
-		}
-		sig := "no"
-		if ch.Significant {
-			sig = "yes"
-		}
-		rows = append(rows, []string{ch.Environment + mark, ch.Mode, strconv.Itoa(int(ch.N)), viewLabel(ch.Last),
-			formatUS(float64(ch.Old.MedianUS)) + " " + formatInterval(float64(ch.Old.CILowUS), float64(ch.Old.CIHighUS), formatUS),
-			formatUS(float64(ch.New.MedianUS)) + " " + formatInterval(float64(ch.New.CILowUS), float64(ch.New.CIHighUS), formatUS),
-			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" n=%d+%d", ch.OldSamples, ch.NewSamples), sig})
-	}
-	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old median [95% CI]", "New median [95% CI]", "Change", "U test", "Significant"}, "llrlrrrll", rows)
-	fmt.Fprintf(&b, "Significant: the Mann-Whitney U test rejects \"same distribution\" at α = %.2f. A change that is not significant is noise until more samples show otherwise. "+
-		"The test takes spawns as independent; spawns of one process are not quite, so with few processes (large n) p is optimistic.\n\n",
-		benchmath.DefaultThresholds.CompareAlpha)
-	if len(c.OnlyOld) > 0 {
-		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
-	}
-	if len(c.OnlyNew) > 0 {
-		fmt.Fprintf(&b, "Only in new: %s.\n\n", strings.Join(c.OnlyNew, ", "))
-	}
-	writeNotes(&b, c.Warnings)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func (c *Comparison) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"environment", "mode", "n", "view_last", "old_median_us", "old_ci_low_us", "old_ci_high_us",
-		"new_median_us", "new_ci_low_us", "new_ci_high_us", "change_pct", "p", "old_samples", "new_samples", "significant", "untrusted"}); err != nil {
-		return fmt.Errorf("write CSV: %w", err)
-	}
-	for _, ch := range c.Changes {
-		row := []string{ch.Environment, ch.Mode, strconv.Itoa(int(ch.N)), strconv.Itoa(ch.Last),
-			csvFloat(ch.Old.MedianUS), csvFloat(ch.Old.CILowUS), csvFloat(ch.Old.CIHighUS),
-			csvFloat(ch.New.MedianUS), csvFloat(ch.New.CILowUS), csvFloat(ch.New.CIHighUS),
-			csvFloat(ch.ChangePct), csvFloat(ch.P), strconv.Itoa(ch.OldSamples), strconv.Itoa(ch.NewSamples),
-			strconv.FormatBool(ch.Significant), strconv.FormatBool(ch.Untrusted)}
-		if err := cw.Write(row); err != nil {
-			return fmt.Errorf("write CSV: %w", err)
-		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write CSV: %w", err)
-	}
-	return nil
 }

@@ -24,7 +24,7 @@ func scaledSet(env string, factor float64, toolchain string) *results.Set {
 func TestCompareFindsRealChangeSignificant(t *testing.T) {
 	old := scaledSet("native", 1, "gcc 12")
 	slower := scaledSet("native", 2, "gcc 13")
-	slower.Provenance["spec_hash"] = "fedcba"
+	slower.Provenance.Invocations[0].SpecHash = "fedcba"
 	cmp, err := Compare(Input{Dir: "old", Set: old}, Input{Dir: "new", Set: slower})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -12,25 +13,29 @@ import (
 // fixtureStart is when every fixture run started.
 var fixtureStart = time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
 
-// fixtureProvenance is what a runner records, with the given skipped
-// environments and toolchains.
+// fixtureProvenance is what a runner records: one run invocation, with
+// the skipped environments and toolchains given as JSON objects ("" for
+// none).
 func fixtureProvenance(skipped, toolchains string) results.Provenance {
-	return results.Provenance{
-		"spawnbench_version": "test",
-		"spec_path":          "specs/sequential.cue",
-		"spec_name":          "sequential",
-		"spec_hash":          "0123456789abcdef0123456789abcdef",
-		"views_last":         "10",
-		"views_min_n":        "100",
-		"toolchains":         toolchains,
-		"cpu_model":          "Test CPU",
-		"cores":              "2",
-		"kernel":             "6.1.0-test",
-		"pinning":            "none",
-		"started_at":         "2026-11-30T03:00:00Z",
-		"ended_at":           "2026-11-30T03:20:00Z",
-		"go_version":         "go1.26.8",
-		"skipped":            skipped,
+	ended := fixtureStart.Add(20 * time.Minute)
+	inv := results.Invocation{
+		ID: 1, Command: "run", Args: []string{"run", "specs/sequential.cue"},
+		SpecPath: "specs/sequential.cue", SpecName: "sequential", SpecHash: "0123456789abcdef0123456789abcdef",
+		Views: results.Views{Last: 10, MinN: 100}, Version: "test", Order: "interleave", Seed: 1,
+		Machine:   results.Machine{CPUModel: "Test CPU", Cores: 2, Kernel: "6.1.0-test", Arch: "amd64", GoVersion: "go1.26.8"},
+		StartedAt: fixtureStart, EndedAt: &ended,
+	}
+	mustJSON(skipped, &inv.Skipped)
+	mustJSON(toolchains, &inv.Toolchains)
+	return results.Provenance{Format: results.FormatVersion, Invocations: []results.Invocation{inv}}
+}
+
+func mustJSON(s string, v any) {
+	if s == "" {
+		return
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		panic(err)
 	}
 }
 

@@ -8,10 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/aclements/go-moremath/stats"
-	"golang.org/x/perf/benchmath"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
@@ -22,13 +20,6 @@ const Confidence = 0.95
 
 // DefaultBaseline is the environment other environments are divided by.
 const DefaultBaseline = "native"
-
-// The views used when a result set's provenance does not say: the spec
-// schema's defaults.
-const (
-	defaultViewLast = 10
-	defaultViewMinN = 100
-)
 
 // Input is one result set and the directory it was read from.
 type Input struct {
@@ -76,9 +67,13 @@ type Stats struct {
 // Cell is everything known about one (environment, mode, column).
 type Cell struct {
 	Environment string `json:"environment"`
-	Mode        string `json:"mode"`
+	// Kind is the environment's kind and Family its host family.
+	Kind   string `json:"kind,omitempty"`
+	Family string `json:"family"`
+	Mode   string `json:"mode"`
 	Column
-	// Samples counts the measured (non-warm-up) spawns in the view.
+	// Samples counts the spawns in the view of the cell's ok processes:
+	// warm-ups and failed processes never enter a statistic.
 	Samples int `json:"samples"`
 	// Processes counts measured processes; Failures counts those whose
 	// status was not ok, by status.
@@ -89,6 +84,8 @@ type Cell struct {
 	// Skipped is the reason the runner skipped the environment.
 	Skipped string `json:"skipped,omitempty"`
 	Stats   *Stats `json:"stats,omitempty"`
+	// Noise is the cell's busy and unstable verdicts.
+	Noise Noise `json:"noise"`
 }
 
 // Ratio is an environment's median spawn time divided by the baseline's in
@@ -144,6 +141,9 @@ type Failure struct {
 type Source struct {
 	Dir        string             `json:"dir"`
 	Provenance results.Provenance `json:"provenance"`
+	// Incomplete says why the set is less than its invocations planned
+	// (results.Set.Incomplete); empty for a complete set.
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // Report is everything spawnbench report prints, computed once and then
@@ -162,12 +162,17 @@ type Report struct {
 	Clocks       []ClockVerdict    `json:"clocks"`
 	Failures     []Failure         `json:"failures"`
 	Skipped      map[string]string `json:"skipped,omitempty"`
+	// Incomplete names, per result set, what its invocations planned but
+	// did not measure, and invocations that were interrupted.
+	Incomplete []string `json:"incomplete,omitempty"`
 	// Warnings are benchmath's caveats about individual cells and notes
 	// about missing data, deduplicated.
 	Warnings []string `json:"warnings,omitempty"`
 
 	// groups keeps the measured samples for plots.
 	groups map[cellKey]*group
+	// kinds maps each measured environment to its kind.
+	kinds map[string]string
 }
 
 // Cell returns the cell for (environment, mode, column), or nil.
@@ -195,8 +200,9 @@ type cellKey struct {
 
 // group is the measured data of one cellKey.
 type group struct {
-	samples []results.SpawnSample
-	runs    []results.ProcessRun
+	kind    string
+	samples []results.SpawnSample // of ok processes only
+	runs    []results.ProcessRun  // every measured process, whatever its status
 }
 
 // Build computes a report from one or more result sets. Sets are merged
@@ -218,17 +224,20 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	var calibration []results.CalibrationCheck
 	for i, in := range inputs {
 		s := in.Set
-		last, minN, err := views(s.Provenance)
+		last, minN, err := views(&s.Provenance)
 		if err != nil {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
 		}
-		if i == 0 {
+		if r.ViewLast == 0 {
 			r.ViewLast, r.ViewMinN = last, minN
-		} else if last != r.ViewLast || minN != r.ViewMinN {
+		} else if last != 0 && (last != r.ViewLast || minN != r.ViewMinN) {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
 				in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
 		}
-		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance})
+		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete()})
+		for _, why := range s.Incomplete() {
+			r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
+		}
 		// A set holds many rows of each of its cells; a second set
 		// measuring one of them would mix two runs' processes.
 		add := func(k cellKey) (*group, error) {
@@ -247,28 +256,45 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			}
 			return g, nil
 		}
+		if err := checkUnique(in.Dir, s); err != nil {
+			return nil, err
+		}
+		// Samples count only when their process ended ok: a process that
+		// failed half-way printed spawns under conditions that killed it.
+		type procKey struct {
+			cellKey
+			process int32
+		}
+		okProcess := map[procKey]bool{}
 		for _, run := range s.Runs {
 			g, err := add(cellKey{run.Environment, run.Mode, run.N})
 			if err != nil {
 				return nil, err
 			}
+			if g.kind == "" {
+				g.kind = run.Kind
+			}
 			if !run.Warmup {
 				g.runs = append(g.runs, run)
+				if run.Status == results.StatusOK {
+					okProcess[procKey{cellKey{run.Environment, run.Mode, run.N}, run.Process}] = true
+				}
 			}
 		}
 		for _, smp := range s.Samples {
-			g, err := add(cellKey{smp.Environment, smp.Mode, smp.N})
+			k := cellKey{smp.Environment, smp.Mode, smp.N}
+			g, err := add(k)
 			if err != nil {
 				return nil, err
 			}
-			if !smp.Warmup {
+			if g.kind == "" {
+				g.kind = smp.Kind
+			}
+			if !smp.Warmup && okProcess[procKey{k, smp.Process}] {
 				g.samples = append(g.samples, smp)
 			}
 		}
-		skipped, err := jsonMap(s.Provenance, "skipped")
-		if err != nil {
-			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
-		}
+		skipped := skippedEnvironments(&s.Provenance)
 		if len(s.Samples) == 0 && len(s.Runs) == 0 && len(s.Calibration) == 0 && len(skipped) == 0 {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s holds no results: no runs, samples, calibration checks or skipped environments", in.Dir)}
 		}
@@ -295,12 +321,19 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	for n := range ns {
 		nList = append(nList, n)
 	}
+	r.kinds = map[string]string{}
+	for _, k := range keys {
+		if r.kinds[k.env] == "" {
+			r.kinds[k.env] = groups[k].kind
+		}
+	}
+	r.orderByFamily()
 	sort.Slice(nList, func(i, j int) bool { return nList[i] < nList[j] })
 	for _, n := range nList {
 		r.Columns = append(r.Columns, Column{N: n})
 	}
 	for _, n := range nList {
-		if n >= r.ViewMinN {
+		if r.ViewLast > 0 && n >= r.ViewMinN {
 			r.Columns = append(r.Columns, Column{N: n, Last: r.ViewLast})
 		}
 	}
@@ -320,7 +353,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 				continue
 			}
 			for _, col := range r.Columns {
-				c := Cell{Environment: env, Mode: mode, Column: col, Skipped: r.Skipped[env]}
+				c := Cell{Environment: env, Kind: r.kinds[env], Family: r.Family(env), Mode: mode, Column: col, Skipped: r.Skipped[env]}
 				if g := groups[cellKey{env, mode, col.N}]; g != nil {
 					fillCell(&c, g, warnings)
 				}
@@ -361,6 +394,7 @@ func fillCell(c *Cell, g *group, warnings map[string]bool) {
 		samples = lastSpawns(samples, c.Last)
 	}
 	c.Samples = len(samples)
+	c.Noise = noiseOf(g.runs, samples)
 	if len(samples) == 0 {
 		return
 	}
@@ -372,30 +406,29 @@ func fillCell(c *Cell, g *group, warnings map[string]bool) {
 		}
 	}
 	c.Stats = summarize(values)
-	for _, w := range benchmathSummary(c.Stats.values, Confidence).Warnings {
+	for _, w := range medianSummary(c.Stats.values, Confidence).Warnings {
 		warnings[fmt.Sprintf("%s %s %s: %v", c.Environment, c.Mode, c.Label(), w)] = true
 	}
 }
 
 // summarize computes a cell's statistics from spawn times in µs.
 func summarize(values []float64) *Stats {
-	smp := benchmath.NewSample(values, &benchmath.DefaultThresholds) // sorts values
-	sum := benchmath.AssumeNothing.Summary(smp, Confidence)
-	sorted := stats.Sample{Xs: smp.Values, Sorted: true}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	sum := medianSummary(sorted, Confidence)
 	return &Stats{
-		MeanUS:   Float(sorted.Mean()),
+		MeanUS:   Float(stats.Mean(sorted)),
 		MedianUS: Float(sum.Center),
 		CILowUS:  Float(sum.Lo),
 		CIHighUS: Float(sum.Hi),
-		P95US:    Float(sorted.Quantile(0.95)),
-		values:   smp.Values,
+		P95US:    Float(sortedQuantile(sorted, 0.95)),
+		values:   sorted,
 	}
 }
 
-func benchmathSummary(sortedValues []float64, confidence float64) benchmath.Summary {
-	smp := &benchmath.Sample{Values: sortedValues, Thresholds: &benchmath.DefaultThresholds}
-	return benchmath.AssumeNothing.Summary(smp, confidence)
-}
+// Values are the cell's spawn times in µs, in ascending order. The slice
+// is the report's own: do not modify it.
+func (s *Stats) Values() []float64 { return s.values }
 
 // lastSpawns keeps, of each process, the last k samples in spawn order:
 // the steady state after the slow first spawns.
@@ -445,8 +478,8 @@ func ratios(r *Report, warnings map[string]bool) []Ratio {
 				if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
 					continue
 				}
-				cs := benchmathSummary(c.Stats.values, level)
-				bs := benchmathSummary(b.Stats.values, level)
+				cs := medianSummary(c.Stats.values, level)
+				bs := medianSummary(b.Stats.values, level)
 				out = append(out, Ratio{
 					Environment: env, Baseline: r.Baseline, Mode: mode, Column: col,
 					Ratio: Float(divide(float64(c.Stats.MedianUS), float64(b.Stats.MedianUS))),
@@ -534,40 +567,6 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 		out = append(out, *byEnv[env])
 	}
 	return out
-}
-
-// views reads the last-K view settings from provenance, falling back to
-// the spec schema's defaults for sets that do not record them.
-func views(p results.Provenance) (last int, minN int32, err error) {
-	last, minN = defaultViewLast, defaultViewMinN
-	if s, ok := p["views_last"]; ok && s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v <= 0 {
-			return 0, 0, fmt.Errorf("provenance views_last %q is not a positive integer", s)
-		}
-		last = v
-	}
-	if s, ok := p["views_min_n"]; ok && s != "" {
-		v, err := strconv.ParseInt(s, 10, 32)
-		if err != nil || v <= 0 {
-			return 0, 0, fmt.Errorf("provenance views_min_n %q is not a positive integer", s)
-		}
-		minN = int32(v)
-	}
-	return last, minN, nil
-}
-
-// jsonMap decodes a provenance value holding a JSON object of strings.
-func jsonMap(p results.Provenance, key string) (map[string]string, error) {
-	s := strings.TrimSpace(p[key])
-	if s == "" {
-		return nil, nil
-	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, fmt.Errorf("provenance %s is not a JSON object of strings: %w", key, err)
-	}
-	return m, nil
 }
 
 func appendNew(list []string, s string) []string {

@@ -13,15 +13,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
 )
 
@@ -73,12 +72,6 @@ func (r *Report) WritePlots(dir string) ([]Plot, error) {
 	return out, nil
 }
 
-// envStyle gives each environment the same color and glyph in every plot.
-func (r *Report) envStyle(env string) (color.Color, draw.GlyphDrawer, []vg.Length) {
-	i := slices.Index(r.Environments, env)
-	return plotutil.Color(i), plotutil.Shape(i), plotutil.Dashes(i)
-}
-
 // positiveLog10 splits spawn times (ns) into log10 µs of the drawable
 // ones and a count of the rest.
 func positiveLog10(samples []results.SpawnSample) (logs []float64, dropped int) {
@@ -102,10 +95,19 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 	rng := rand.New(rand.NewPCG(uint64(n), 1))
 	var names []string
 	dropped := 0
+	// familyStarts holds the slot where each host family begins.
+	type familyStart struct {
+		family string
+		x      float64
+	}
+	var families []familyStart
 	for _, env := range r.Environments {
 		g := r.groups[cellKey{env, mode, n}]
 		if g == nil {
 			continue
+		}
+		if f := r.Family(env); len(families) == 0 || families[len(families)-1].family != f {
+			families = append(families, familyStart{f, float64(len(names))})
 		}
 		logs, d := positiveLog10(g.samples)
 		dropped += d
@@ -118,7 +120,7 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 		}
 		x := float64(len(names))
 		names = append(names, fmt.Sprintf("%s\n(%d)%s", axisName(env), len(logs), untrustedNote(g, "\n")))
-		c, shape, _ := r.envStyle(env)
+		c, shape := r.envStyle(env)
 		pts := make(plotter.XYs, len(logs))
 		for i, v := range logs {
 			pts[i] = plotter.XY{X: x + 0.3*(rng.Float64()-0.5), Y: v}
@@ -128,7 +130,7 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 			return nil, fmt.Errorf("plot %s %s n=%d: %w", env, mode, n, err)
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: fade(c, 0x60), Radius: vg.Points(1.6), Shape: shape}
-		box, err := plotter.NewBoxPlot(vg.Points(36), x, plotter.Values(logs))
+		box, err := plotter.NewBoxPlot(vg.Points(26), x, plotter.Values(logs))
 		if err != nil {
 			return nil, fmt.Errorf("plot %s %s n=%d: %w", env, mode, n, err)
 		}
@@ -151,7 +153,34 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 	p.Title.Text = title
 	logAxis(&p.Y, "spawn time (µs, log scale)")
 	p.Add(plotter.NewGrid())
-	width := vg.Length(max(6, 1.3*float64(len(names))+2)) * vg.Inch
+	if len(families) > 1 {
+		// Host families side by side, each named at the top, split by a
+		// dashed line, as the tables group them.
+		p.Y.Max += 0.06 * (p.Y.Max - p.Y.Min)
+		var labels plotter.XYLabels
+		for i, f := range families {
+			if i > 0 {
+				sep, err := plotter.NewLine(plotter.XYs{{X: f.x - 0.5, Y: p.Y.Min}, {X: f.x - 0.5, Y: p.Y.Max}})
+				if err != nil {
+					return nil, fmt.Errorf("plot %s n=%d: %w", mode, n, err)
+				}
+				sep.LineStyle = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+				p.Add(sep)
+			}
+			labels.XYs = append(labels.XYs, plotter.XY{X: f.x - 0.45, Y: p.Y.Max})
+			labels.Labels = append(labels.Labels, f.family)
+		}
+		fl, err := plotter.NewLabels(labels)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s n=%d: %w", mode, n, err)
+		}
+		for i := range fl.TextStyle {
+			fl.TextStyle[i].YAlign = draw.YTop
+			fl.TextStyle[i].Color = color.Gray{Y: 0x40}
+		}
+		p.Add(fl)
+	}
+	width := vg.Length(max(6, 0.85*float64(len(names))+1.5)) * vg.Inch
 	base := fmt.Sprintf("dist-%s-n%d", mode, n)
 	if err := savePlot(p, nil, width, 4.5*vg.Inch, filepath.Join(dir, base)); err != nil {
 		return nil, err
@@ -159,21 +188,29 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 	return &Plot{Title: fmt.Sprintf("Spawn time distribution, %s, n = %d", mode, n), Path: base + ".png"}, nil
 }
 
-// orderPlot draws, for one sequential n, spawn time against spawn number:
-// every sample faintly and, per environment, the median over processes at
-// each spawn number as a line. Slow first spawns stand out at the left of
-// the logarithmic x axis.
+// orderPlot draws, for one sequential n, spawn time against spawn number
+// as small multiples: one panel per environment, all on the same axes, so
+// sixteen environments stay as readable as two. Each panel shows every
+// spawn faintly and, where the cell has enough processes, a rolling median
+// over spawn numbers of the per-spawn-number median over processes. Slow
+// first spawns stand out at the left of the logarithmic x axis.
 func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
-	p := plot.New()
-	leg := plot.NewLegend()
-	dropped, drawn, lines := 0, 0, 0
+	type panel struct {
+		env       string
+		pts       plotter.XYs
+		line      plotter.XYs
+		processes int
+		untrusted bool
+	}
+	var panels []panel
+	dropped := 0
 	for _, env := range r.Environments {
 		g := r.groups[cellKey{env, mode, n}]
 		if g == nil || len(g.samples) == 0 {
 			continue
 		}
+		pn := panel{env: env, processes: okProcesses(g), untrusted: untrustedNote(g, "") != ""}
 		byThread := map[int32][]float64{}
-		var pts plotter.XYs
 		for _, s := range g.samples {
 			if s.SpawnNS <= 0 {
 				dropped++
@@ -181,63 +218,158 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			}
 			v := math.Log10(float64(s.SpawnNS) / 1e3)
 			byThread[s.Thread] = append(byThread[s.Thread], v)
-			pts = append(pts, plotter.XY{X: math.Log10(float64(s.Thread + 1)), Y: v})
+			pn.pts = append(pn.pts, plotter.XY{X: math.Log10(float64(s.Thread + 1)), Y: v})
 		}
-		if len(pts) == 0 {
+		if len(pn.pts) == 0 {
 			continue
 		}
-		drawn++
-		c, shape, dashes := r.envStyle(env)
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plot %s %s n=%d: %w", env, mode, n, err)
+		if pn.processes >= minProcessesForMedian {
+			threads := slices.Sorted(maps.Keys(byThread))
+			medians := make([]float64, len(threads))
+			for i, t := range threads {
+				medians[i] = Median(byThread[t])
+			}
+			smooth := rollingMedian(medians, rollingHalfWidth(len(threads)))
+			for i, t := range threads {
+				pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(t + 1)), Y: smooth[i]})
+			}
 		}
-		processes := len(g.samples) / int(n)
-		if processes < minProcessesForMedian {
-			// The median of one or two processes is their noise: show
-			// the points alone, stronger.
-			sc.GlyphStyle = draw.GlyphStyle{Color: fade(c, 0xa0), Radius: vg.Points(1.8), Shape: shape}
-			p.Add(sc)
-			leg.Add(env+untrustedNote(g, " "), sc)
-			continue
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: fade(c, 0x50), Radius: vg.Points(1.5), Shape: shape}
-		threads := slices.Sorted(maps.Keys(byThread))
-		medians := make(plotter.XYs, len(threads))
-		for i, t := range threads {
-			medians[i] = plotter.XY{X: math.Log10(float64(t + 1)), Y: stats.Sample{Xs: byThread[t]}.Quantile(0.5)}
-		}
-		line, err := plotter.NewLine(medians)
-		if err != nil {
-			return nil, fmt.Errorf("plot %s %s n=%d: %w", env, mode, n, err)
-		}
-		line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: dashes}
-		p.Add(sc, line)
-		lines++
-		leg.Add(env+untrustedNote(g, " "), line, sc)
+		panels = append(panels, pn)
 	}
-	if drawn == 0 {
+	if len(panels) == 0 {
 		return nil, nil
 	}
-	title := fmt.Sprintf("Spawn time by spawn number, %s, n = %d\n(points: every spawn", mode, n)
-	if lines > 0 {
-		title += fmt.Sprintf("; lines: median over processes, where there are %d or more", minProcessesForMedian)
+	// One range for every panel, so panels compare at a glance.
+	xMin, xMax, yMin, yMax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, pn := range panels {
+		for _, p := range pn.pts {
+			xMin, xMax = math.Min(xMin, p.X), math.Max(xMax, p.X)
+			yMin, yMax = math.Min(yMin, p.Y), math.Max(yMax, p.Y)
+		}
 	}
-	title += ")"
+	cols := min(4, len(panels))
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for i, pn := range panels {
+		p := plot.New()
+		c, shape := r.envStyle(pn.env)
+		sc, err := plotter.NewScatter(pn.pts)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s %s n=%d: %w", pn.env, mode, n, err)
+		}
+		alpha := uint8(0x50)
+		if pn.line == nil {
+			// Without a median line the points carry the panel.
+			alpha = 0xa0
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: fade(c, alpha), Radius: vg.Points(1.8), Shape: shape}
+		p.Add(plotter.NewGrid(), sc)
+		if pn.line != nil {
+			line, err := plotter.NewLine(pn.line)
+			if err != nil {
+				return nil, fmt.Errorf("plot %s %s n=%d: %w", pn.env, mode, n, err)
+			}
+			line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(2)}
+			p.Add(line)
+		}
+		p.Title.Text = fmt.Sprintf("%s (%d processes)", pn.env, pn.processes)
+		if pn.untrusted {
+			p.Title.Text += "\nclock NOT trusted"
+		}
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
+		logAxis(&p.X, "")
+		logAxis(&p.Y, "")
+		if i%cols == 0 {
+			p.Y.Label.Text = "spawn time (µs)"
+		}
+		if i/cols == rows-1 || i+cols >= len(panels) {
+			p.X.Label.Text = "spawn number"
+		}
+		grid[i/cols][i%cols] = p
+	}
+	title := fmt.Sprintf("Spawn time by spawn number, %s, n = %d (log scales; points: every spawn; "+
+		"line: rolling median over spawn numbers of the median over processes, where there are %d or more)", mode, n, minProcessesForMedian)
+	w := vg.Length(max(cols, 2)) * 3.4 * vg.Inch
+	h := max(4.5*vg.Inch, vg.Length(rows)*3*vg.Inch+0.7*vg.Inch)
+	title = wrapTitle(title, int(w/vg.Inch*13))
 	if dropped > 0 {
-		title += fmt.Sprintf("; %d samples ≤ 0 ns not shown", dropped)
+		title += fmt.Sprintf("\n%d samples ≤ 0 ns not shown", dropped)
 	}
-	p.Title.Text = title
-	// Log10 values on a linear axis rather than plot.LogScale, whose
-	// axis label placement reserves space as if the axis were linear.
-	logAxis(&p.X, "spawn number within the process (log scale)")
-	logAxis(&p.Y, "spawn time (µs, log scale)")
-	p.Add(plotter.NewGrid())
 	base := fmt.Sprintf("order-%s-n%d", mode, n)
-	if err := savePlot(p, &leg, 8*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, base)); err != nil {
+	drawGrid := func(c draw.Canvas) {
+		titleStyle := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler}
+		titleStyle.Font.Size = vg.Points(11)
+		titleStyle.XAlign, titleStyle.YAlign = draw.XCenter, draw.YTop
+		c.FillText(titleStyle, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(6)}, title)
+		body := draw.Crop(c, 0, 0, 0, -0.7*vg.Inch)
+		tiles := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}, body)
+		for i := range grid {
+			for j := range grid[i] {
+				if grid[i][j] != nil {
+					grid[i][j].Draw(tiles[i][j])
+				}
+			}
+		}
+	}
+	if err := saveCanvas(drawGrid, w, h, filepath.Join(dir, base)); err != nil {
 		return nil, err
 	}
 	return &Plot{Title: fmt.Sprintf("Spawn time by spawn number, %s, n = %d", mode, n), Path: base + ".png"}, nil
+}
+
+// okProcesses counts the cell's processes that ended ok: the processes
+// whose samples a plot shows, counted from runs (a short process prints
+// fewer than n spawns, so samples ÷ n would undercount).
+func okProcesses(g *group) int {
+	k := 0
+	for _, run := range g.runs {
+		if run.Status == results.StatusOK {
+			k++
+		}
+	}
+	return k
+}
+
+// rollingHalfWidth is how many neighbours on each side a rolling median
+// over m spawn numbers takes: none for short cells, about 1% of them for
+// long ones, which smooths scheduler noise but keeps the slow first
+// spawns (the window narrows at the left edge).
+func rollingHalfWidth(m int) int { return m / 200 }
+
+// rollingMedian replaces each value by the median of it and up to k
+// neighbours on each side.
+func rollingMedian(values []float64, k int) []float64 {
+	if k == 0 {
+		return values
+	}
+	out := make([]float64, len(values))
+	for i := range values {
+		lo, hi := max(0, i-k), min(len(values), i+k+1)
+		out[i] = Median(values[lo:hi])
+	}
+	return out
+}
+
+// wrapTitle breaks a long title into lines of about width characters.
+func wrapTitle(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // untrustedNote labels an environment whose samples include flagged
@@ -251,7 +383,6 @@ func untrustedNote(g *group, sep string) string {
 	return ""
 }
 
-// fade makes c translucent so thousands of overlapping points show density.
 // axisName breaks a long environment name after its last hyphen, so
 // neighbouring labels on the category axis do not run into each other.
 func axisName(env string) string {
@@ -261,6 +392,7 @@ func axisName(env string) string {
 	return env
 }
 
+// fade makes c translucent so thousands of overlapping points show density.
 func fade(c color.Color, alpha uint8) color.Color {
 	r, g, b, _ := c.RGBA()
 	a := uint32(alpha)
@@ -304,14 +436,23 @@ func powerOfTenLabel(k float64) string {
 // savePlot writes p as base.svg and base.png. A legend, when given, gets
 // its own strip at the right so it never hides data.
 func savePlot(p *plot.Plot, leg *plot.Legend, w, h vg.Length, base string) error {
+	return saveCanvas(func(c draw.Canvas) { drawWithLegend(c, p, leg) }, w, h, base)
+}
+
+// saveCanvas draws with paint onto an SVG and a PNG canvas of w × h and
+// writes them as base.svg and base.png, each atomically.
+func saveCanvas(paint func(draw.Canvas), w, h vg.Length, base string) error {
 	svg := vgsvg.New(w, h)
-	drawWithLegend(draw.New(svg), p, leg)
-	if err := writeFile(base+".svg", svg); err != nil {
-		return err
+	paint(draw.New(svg))
+	if err := atomicfile.Write(base+".svg", func(f io.Writer) error { _, err := svg.WriteTo(f); return err }); err != nil {
+		return fmt.Errorf("write plot: %w", err)
 	}
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI), vgimg.UseBackgroundColor(color.White))
-	drawWithLegend(draw.New(img), p, leg)
-	return writeFile(base+".png", vgimg.PngCanvas{Canvas: img})
+	paint(draw.New(img))
+	if err := atomicfile.Write(base+".png", func(f io.Writer) error { _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); return err }); err != nil {
+		return fmt.Errorf("write plot: %w", err)
+	}
+	return nil
 }
 
 func drawWithLegend(c draw.Canvas, p *plot.Plot, leg *plot.Legend) {
@@ -324,19 +465,4 @@ func drawWithLegend(c draw.Canvas, p *plot.Plot, leg *plot.Legend) {
 	lw := leg.Rectangle(c).Size().X + vg.Points(10)
 	p.Draw(draw.Crop(c, 0, -lw, 0, 0))
 	leg.Draw(draw.Crop(c, c.Size().X-lw, 0, 0, -vg.Points(40)))
-}
-
-func writeFile(path string, w io.WriterTo) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write plot: %w", err)
-	}
-	if _, err := w.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write plot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write plot %s: %w", path, err)
-	}
-	return nil
 }

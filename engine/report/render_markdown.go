@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
@@ -188,27 +188,60 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// writeSources describes where each result set came from.
+// writeSources describes where each result set came from: every
+// invocation that wrote into it, oldest first.
 func writeSources(b *strings.Builder, label string, sources []Source) {
 	for _, src := range sources {
-		p := src.Provenance
-		fmt.Fprintf(b, "- **%s** `%s`: spec %s", label, src.Dir, orDash(p["spec_name"]))
-		if h := p["spec_hash"]; h != "" {
-			fmt.Fprintf(b, " (sha256 %s)", h[:min(12, len(h))])
+		fmt.Fprintf(b, "- **%s** `%s`", label, src.Dir)
+		if len(src.Incomplete) > 0 {
+			b.WriteString(" (**incomplete**)")
 		}
-		fmt.Fprintf(b, ", spawnbench %s, %s; %s to %s\n", orDash(p["spawnbench_version"]), orDash(p["go_version"]),
-			orDash(p["started_at"]), orDash(p["ended_at"]))
-		fmt.Fprintf(b, "  - machine: %s, %s cores, kernel %s, pinning %s\n",
-			orDash(p["cpu_model"]), orDash(p["cores"]), orDash(p["kernel"]), orDash(p["pinning"]))
-		if tc, err := jsonMap(p, "toolchains"); err == nil && len(tc) > 0 {
-			var parts []string
-			for _, env := range sortedKeys(tc) {
-				parts = append(parts, env+": "+tc[env])
+		b.WriteString("\n")
+		for _, inv := range src.Provenance.Invocations {
+			fmt.Fprintf(b, "  - invocation %d: `%s`, spec %s", inv.ID, invocationCommand(inv), orDash(inv.SpecName))
+			if h := inv.SpecHash; h != "" {
+				fmt.Fprintf(b, " (sha256 %s)", h[:min(12, len(h))])
 			}
-			fmt.Fprintf(b, "  - toolchains: %s\n", strings.Join(parts, "; "))
+			fmt.Fprintf(b, ", spawnbench %s, %s; %s to %s", orDash(inv.Version), orDash(inv.Machine.GoVersion),
+				formatTime(&inv.StartedAt), formatTime(inv.EndedAt))
+			switch {
+			case inv.Interrupted:
+				b.WriteString(" (**interrupted**)")
+			case inv.EndedAt == nil:
+				b.WriteString(" (**never ended**)")
+			}
+			if inv.Order != "" {
+				fmt.Fprintf(b, "; order %s, seed %d", inv.Order, inv.Seed)
+			}
+			b.WriteString("\n")
+			m := inv.Machine
+			fmt.Fprintf(b, "    - machine: %s, %d cores, kernel %s, %s; pinning %s\n",
+				orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), cpusText(inv.CPUs))
+			if tc := inv.Toolchains; len(tc) > 0 {
+				var parts []string
+				for _, env := range sortedKeys(tc) {
+					parts = append(parts, env+": "+tc[env])
+				}
+				fmt.Fprintf(b, "    - toolchains: %s\n", strings.Join(parts, "; "))
+			}
 		}
 	}
 	b.WriteString("\n")
+}
+
+// invocationCommand is the command line an invocation ran, as typed.
+func invocationCommand(inv results.Invocation) string {
+	if len(inv.Args) == 0 {
+		return "spawnbench " + inv.Command
+	}
+	return "spawnbench " + strings.Join(inv.Args, " ")
+}
+
+func formatTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 func orDash(s string) string {
@@ -222,6 +255,8 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	var b strings.Builder
 	b.WriteString("# spawnbench report\n\n")
 	writeSources(&b, "Result set", r.Sources)
+	writeIncomplete(&b, r.Incomplete)
+	writeBusyWarning(&b, r.Cells)
 	r.writeClockWarnings(&b)
 
 	if len(r.Cells) == 0 {
@@ -235,14 +270,21 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		header = append(header, col.Label())
 	}
 	var rows [][]string
+	grouped := r.grouped()
+	family := ""
 	for _, env := range r.Environments {
 		for _, mode := range r.Modes {
 			if !r.Ran(env, mode) {
 				continue
 			}
+			if f := r.Family(env); grouped && f != family {
+				family = f
+				rows = append(rows, familyRow(f, len(header)))
+			}
 			row := []string{env, mode}
 			for _, col := range r.Columns {
-				row = append(row, r.Cell(env, mode, col).ClassicText())
+				c := r.Cell(env, mode, col)
+				row = append(row, c.ClassicText()+noiseText(c.Noise))
 			}
 			rows = append(rows, row)
 		}
@@ -251,13 +293,20 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	fmt.Fprintf(&b, "Warm-up spawns are excluded. \"(last %d)\" columns keep only the last %d spawns of each process, for n ≥ %d. "+
 		"n/a: nothing measured. A status such as OOM or timeout: every process of the cell ended so. "+
 		"\"(2 timeout)\" beside a number: that many processes failed and the mean is of the rest. "+
-		"%s: includes samples whose clock failed its check.\n\n", r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark)
+		"%s: includes samples whose clock failed its check. "+
+		"Means, medians and counts use samples of ok processes only; failed processes' samples stay in samples.parquet. %s\n\n",
+		r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark, noiseLegend)
 
 	fmt.Fprintf(&b, "## Median spawn time with %.0f%% confidence interval (µs)\n\n", 100*r.Confidence)
 	rows = nil
+	family = ""
 	for _, c := range r.Cells {
 		if c.Stats == nil {
 			continue
+		}
+		if grouped && c.Family != family {
+			family = c.Family
+			rows = append(rows, familyRow(family, 9))
 		}
 		mark := ""
 		if c.Untrusted > 0 {
@@ -266,12 +315,12 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
 			formatUS(float64(c.Stats.MedianUS)) + mark,
 			formatInterval(float64(c.Stats.CILowUS), float64(c.Stats.CIHighUS), formatUS),
-			formatUS(float64(c.Stats.P95US)) + mark, strconv.Itoa(c.Samples)})
+			formatUS(float64(c.Stats.P95US)) + mark, strconv.Itoa(c.Samples), c.Noise.Flags()})
 	}
 	if len(rows) == 0 {
 		b.WriteString("No spawns were measured.\n\n")
 	} else {
-		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Median", "95% CI", "p95", "Samples"}, "llrl", rows)
+		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Median", "95% CI", "p95", "Samples", "Noise"}, "llrlrrrrl", rows)
 	}
 
 	fmt.Fprintf(&b, "## Ratio to %s (median ÷ median)\n\n", r.Baseline)
@@ -411,46 +460,61 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 	return &r.Ratios[i]
 }
 
-// csvFloat leaves absent values empty and spells unbounded ones +Inf, which
-// pandas and spreadsheets both read.
-func csvFloat(v Float) string {
-	return strconv.FormatFloat(float64(v), 'g', -1, 64)
+// noiseLegend explains the noise flags wherever they appear.
+var noiseLegend = fmt.Sprintf("[busy]: the cell's median process (by wall time) ran while other work on the machine, or the hypervisor's steal, "+
+	"took more than %.0f%% of its wall time. [unstable]: the cell has at least %d processes and the interquartile range of their median spawn times "+
+	"exceeds %.0f%% of the median of those medians. A flagged cell's number depends on when it was measured.",
+	100*busyShareThreshold, UnstableMinProcesses, 100*UnstableSpread)
+
+// grouped is true when the environments span more than one host family,
+// so that tables put a heading row above each family.
+func (r *Report) grouped() bool {
+	seen := map[string]bool{}
+	for _, env := range r.Environments {
+		seen[r.Family(env)] = true
+	}
+	return len(seen) > 1
 }
 
-// writeCSV writes one row per cell: a tidy table to filter and pivot.
-func (r *Report) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	header := []string{"environment", "mode", "n", "view_last", "classic", "samples", "processes", "failures",
-		"untrusted_samples", "mean_us", "median_us", "ci_low_us", "ci_high_us", "p95_us",
-		"baseline", "ratio", "ratio_low", "ratio_high"}
-	if err := cw.Write(header); err != nil {
-		return fmt.Errorf("write CSV: %w", err)
+// familyRow is a table row naming a host family in bold.
+func familyRow(family string, width int) []string {
+	row := make([]string, width)
+	row[0] = "**" + family + "**"
+	return row
+}
+
+// writeIncomplete says plainly that a set is not everything it meant to be.
+func writeIncomplete(b *strings.Builder, notes []string) {
+	if len(notes) == 0 {
+		return
 	}
-	for i := range r.Cells {
-		c := &r.Cells[i]
-		var failures []string
-		for _, st := range sortedKeys(c.Failures) {
-			failures = append(failures, fmt.Sprintf("%s=%d", st, c.Failures[st]))
-		}
-		row := []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), strconv.Itoa(c.Last), c.ClassicText(),
-			strconv.Itoa(c.Samples), strconv.Itoa(c.Processes), strings.Join(failures, ";"), strconv.Itoa(c.Untrusted)}
-		if s := c.Stats; s != nil {
-			row = append(row, csvFloat(s.MeanUS), csvFloat(s.MedianUS), csvFloat(s.CILowUS), csvFloat(s.CIHighUS), csvFloat(s.P95US))
-		} else {
-			row = append(row, "", "", "", "", "")
-		}
-		if q := r.ratio(c.Environment, c.Mode, c.Column); q != nil {
-			row = append(row, q.Baseline, csvFloat(q.Ratio), csvFloat(q.Low), csvFloat(q.High))
-		} else {
-			row = append(row, "", "", "", "")
-		}
-		if err := cw.Write(row); err != nil {
-			return fmt.Errorf("write CSV: %w", err)
+	b.WriteString("> [!WARNING]\n> **INCOMPLETE RESULT SET.**\n")
+	for _, n := range notes {
+		fmt.Fprintf(b, "> - %s\n", mdEscape(n))
+	}
+	b.WriteString("\n")
+}
+
+// writeBusyWarning puts busy cells above the tables: their numbers carry
+// other work's cost.
+func writeBusyWarning(b *strings.Builder, cells []Cell) {
+	var busy []string
+	for i := range cells {
+		c := &cells[i]
+		if c.Noise.Busy && c.Last == 0 {
+			busy = append(busy, cellName(c))
 		}
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write CSV: %w", err)
+	if len(busy) == 0 {
+		return
 	}
-	return nil
+	fmt.Fprintf(b, "> [!WARNING]\n> **BUSY MACHINE: %d cells** measured while other work or steal took more than %.0f%% of the median process's wall time: %s. Marked [busy] below; re-measure them on an idle machine.\n\n",
+		len(busy), 100*busyShareThreshold, strings.Join(busy[:min(len(busy), 12)], ", ")+more(len(busy)-12))
+}
+
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
 }

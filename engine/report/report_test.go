@@ -134,8 +134,7 @@ func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
 
 func TestLastKViewOnlyFromMinN(t *testing.T) {
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	s.Provenance["views_last"] = "5"
-	s.Provenance["views_min_n"] = "50"
+	s.Provenance.Invocations[0].Views = results.Views{Last: 5, MinN: 50}
 	for _, n := range []int32{10, 50} {
 		addCell(s, cellSpec{env: "native", mode: "sequential", n: n, processes: 1, spawnNS: lognormalSpawns(40e3, 1)})
 	}
@@ -399,10 +398,10 @@ func TestEmptySetIsInputError(t *testing.T) {
 
 func TestBadViewsProvenanceIsInputError(t *testing.T) {
 	s := statusSet()
-	s.Provenance["views_last"] = "ten"
+	s.Provenance.Invocations[0].Views.Last = -10
 	_, err := Build([]Input{{Dir: "d", Set: s}}, Options{})
 	var in *inputerr.Error
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), `views_last "ten"`) {
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "views last -10") {
 		t.Errorf("Build = %v, want an InputError about views_last", err)
 	}
 }

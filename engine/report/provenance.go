@@ -1,0 +1,78 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+
+	"spawnbench/engine/results"
+)
+
+// views is the last-K view the set's measuring invocations recorded. The
+// spec schema fills the default, so a measuring invocation without one
+// is a damaged provenance; a set only calibrated has no view (and no
+// spawn cells to apply one to).
+func views(p *results.Provenance) (last int, minN int32, err error) {
+	set := false
+	for _, inv := range p.Invocations {
+		if inv.Command == "calibrate" {
+			continue
+		}
+		v := inv.Views
+		if v.Last < 0 || v.MinN < 0 {
+			return 0, 0, fmt.Errorf("provenance of invocation %d has views last %d, min_n %d; both must be positive", inv.ID, v.Last, v.MinN)
+		}
+		if set && (v.Last != last || int32(v.MinN) != minN) {
+			return 0, 0, fmt.Errorf("its invocations disagree on views (last %d for n >= %d, then last %d for n >= %d)", last, minN, v.Last, v.MinN)
+		}
+		last, minN, set = v.Last, int32(v.MinN), true
+	}
+	if !set {
+		// Sets written before typed provenance called every invocation
+		// that made them calibrate; their views are still theirs.
+		for _, inv := range p.Invocations {
+			if inv.Views.Last > 0 {
+				last, minN = inv.Views.Last, int32(inv.Views.MinN)
+			}
+		}
+	}
+	return last, minN, nil
+}
+
+// skippedEnvironments are the environments some invocation skipped, with
+// the latest reason.
+func skippedEnvironments(p *results.Provenance) map[string]string {
+	out := map[string]string{}
+	for _, inv := range p.Invocations {
+		for env, why := range inv.Skipped {
+			out[env] = why
+		}
+	}
+	return out
+}
+
+// toolchains are the toolchain versions of the set's latest invocation
+// that recorded each environment.
+func toolchains(p *results.Provenance) map[string]string {
+	out := map[string]string{}
+	for _, inv := range p.Invocations {
+		for env, v := range inv.Toolchains {
+			out[env] = v
+		}
+	}
+	return out
+}
+
+// cpusText spells a pinning the one way reports do.
+func cpusText(cpus []int) string {
+	if len(cpus) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, c := range slices.Sorted(slices.Values(cpus)) {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(c)
+	}
+	return s
+}

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// csvFloat leaves absent values empty and spells unbounded ones +Inf, which
+// pandas and spreadsheets both read.
+func csvFloat(v Float) string {
+	return strconv.FormatFloat(float64(v), 'g', -1, 64)
+}
+
+// writeCSV writes one row per cell: a tidy table to filter and pivot.
+func (r *Report) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	header := []string{"environment", "mode", "n", "view_last", "classic", "samples", "processes", "failures",
+		"untrusted_samples", "mean_us", "median_us", "ci_low_us", "ci_high_us", "p95_us",
+		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "unstable", "spread"}
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		var failures []string
+		for _, st := range sortedKeys(c.Failures) {
+			failures = append(failures, fmt.Sprintf("%s=%d", st, c.Failures[st]))
+		}
+		row := []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), strconv.Itoa(c.Last), c.ClassicText(),
+			strconv.Itoa(c.Samples), strconv.Itoa(c.Processes), strings.Join(failures, ";"), strconv.Itoa(c.Untrusted)}
+		if s := c.Stats; s != nil {
+			row = append(row, csvFloat(s.MeanUS), csvFloat(s.MedianUS), csvFloat(s.CILowUS), csvFloat(s.CIHighUS), csvFloat(s.P95US))
+		} else {
+			row = append(row, "", "", "", "", "")
+		}
+		if q := r.ratio(c.Environment, c.Mode, c.Column); q != nil {
+			row = append(row, q.Baseline, csvFloat(q.Ratio), csvFloat(q.Low), csvFloat(q.High))
+		} else {
+			row = append(row, "", "", "", "")
+		}
+		busy := ""
+		if c.Noise.BusyKnown {
+			busy = strconv.FormatBool(c.Noise.Busy)
+		}
+		row = append(row, c.Family, busy, strconv.FormatBool(c.Noise.Unstable), csvFloat(c.Noise.Spread))
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("write CSV: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	return nil
+}
