@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench"
-	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
@@ -23,7 +22,8 @@ func init() {
 default) and sequential coherence runs for every environment of the spec
 (default: the built-in specs/calibrate.cue), prints a verdict per check and
 writes calibration.parquet. Run later specs into the same directory (-o) and
-their samples of a failed environment are marked clock_trusted = false.`,
+their samples of a failed environment are marked clock_trusted = false.
+Ctrl-C keeps the checks made so far and exits 130.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageError{fmt.Errorf("calibrate takes at most one spec file, got %d", len(args))}
@@ -48,23 +48,25 @@ their samples of a failed environment are marked clock_trusted = false.`,
 			if out == "" {
 				out = defaultOutDir(s.Name)
 			}
-			ctx, stop, r, err := newRunner(cmd.Context(), out)
+			ses, err := openSession(cmd.Context(), out)
 			if err != nil {
 				return err
 			}
-			defer stop()
-			if err := r.Calibrate(ctx, s, envs); err != nil {
-				return err
+			defer ses.close()
+			calErr := ses.runner.Calibrate(ses.ctx, s, envs)
+			if calErr != nil && !run.IsInterrupt(calErr) {
+				return calErr
 			}
-			if s.Calibration == nil {
-				return nil
+			run.WriteVerdicts(os.Stdout, ses.runner.Set().Calibration, s.Calibration)
+			if calErr == nil {
+				calErr = ses.writeReport()
 			}
-			run.WriteVerdicts(os.Stdout, r.Set().Calibration, s.Calibration)
-			if err := report.WriteDir(out, r.Set()); err != nil {
-				fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", err)
+			if calErr != nil {
+				fmt.Fprintf(os.Stderr, "spawnbench: interrupted; the checks made so far are kept in %s\n", out)
+				return calErr
 			}
 			fmt.Fprintf(os.Stderr, "spawnbench: calibration in %s\n", out)
-			for _, c := range r.Set().Calibration {
+			for _, c := range ses.runner.Set().Calibration {
 				if !c.Pass {
 					return errClockFailed
 				}

@@ -11,16 +11,19 @@ import (
 	"runtime/debug"
 
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/results"
 
 	"github.com/spf13/cobra"
 )
 
 // version is the module version, or the VCS revision of a build from a
-// checkout ("dev" when neither is known, as under go run).
+// checkout ("+dirty" when it had uncommitted changes), as provenance
+// records it. A build without either (go run, -buildvcs=false) says so.
 var version = func() string {
+	const unknown = "unknown (built without VCS information)"
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "dev"
+		return unknown
 	}
 	if v := info.Main.Version; v != "" && v != "(devel)" {
 		return v
@@ -36,10 +39,10 @@ var version = func() string {
 			}
 		}
 	}
-	if len(rev) > 12 {
-		return "dev-" + rev[:12] + dirty
+	if rev == "" {
+		return unknown
 	}
-	return "dev"
+	return rev + dirty
 }()
 
 // rootCmd is the spawnbench command; each subcommand adds itself from its
@@ -75,13 +78,15 @@ func main() {
 // usageError marks bad command-line use; like inputerr.Error it exits 2.
 type usageError struct{ error }
 
-// exitCode is 2 for bad input (nothing was written), 130 for an
-// interrupt (what was measured is kept), and 1 for anything else.
+// exitCode is 2 for bad input (nothing was written) and for a result
+// directory another spawnbench holds, 130 for an interrupt (what was
+// measured is kept), and 1 for anything else.
 func exitCode(err error) int {
 	var in *inputerr.Error
 	var use usageError
+	var locked *results.LockedError
 	switch {
-	case errors.As(err, &in) || errors.As(err, &use):
+	case errors.As(err, &in) || errors.As(err, &use) || errors.As(err, &locked):
 		return 2
 	case errors.Is(err, context.Canceled):
 		return 130

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench"
+	"spawnbench/engine/buildcache"
 	"spawnbench/engine/report"
+	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
 )
@@ -20,66 +23,122 @@ import (
 func init() {
 	var out string
 	var only []string
+	var resume bool
+	var seed int64
 	cmd := &cobra.Command{
 		Use:   "run SPEC.cue",
 		Short: "Build the benchmarks, run the spec's plan and write a result set",
 		Long: `Run expands SPEC.cue into a plan, builds the C benchmarks for each
-environment (cached by content hash), runs every repetition as a fresh
-process, and writes samples.parquet, runs.parquet, provenance.json and a
-report into the output directory. Ctrl-C stops cleanly and keeps every
-sample measured so far.`,
+environment (cached by content hash), runs every process of the plan as a
+fresh process in the spec's schedule (interleaved by default), and writes
+samples.parquet, runs.parquet, provenance.json and a report into the output
+directory. Each process reaches disk as it finishes. Ctrl-C stops cleanly,
+keeps every process measured so far and exits 130; --resume continues an
+interrupted or killed run with the same schedule.`,
 		Args: exactArgs(1, "give one spec file, e.g. spawnbench run specs/sequential.cue"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			plan, err := spec.LoadPlan(args[0], only)
 			if err != nil {
 				return err
 			}
+			if resume && out == "" {
+				return usageError{errors.New("run --resume: give the result directory to continue with -o DIR")}
+			}
 			if out == "" {
 				out = defaultOutDir(plan.Spec.Name)
 			}
-			return runPlan(cmd.Context(), plan, out)
+			opts := run.RunOptions{Resume: resume}
+			if cmd.Flags().Changed("seed") {
+				if seed < 0 {
+					return usageError{fmt.Errorf("run --seed %d: the seed must be >= 0", seed)}
+				}
+				opts.Seed = &seed
+			}
+			return runPlan(cmd.Context(), plan, out, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "result directory (default results/<time>-<spec name>); an existing result set there is appended to")
 	cmd.Flags().StringArrayVar(&only, "env", nil, "run only this environment (repeatable)")
+	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted or killed run into -o DIR: keep its processes, run the missing ones in the same order")
+	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the interleaved order (default: the spec's; the seed used is recorded)")
 	rootCmd.AddCommand(cmd)
 }
 
-// newRunner prepares a runner into dir and a context that Ctrl-C or
-// SIGTERM cancels, so a run stops cleanly and keeps what it measured.
-func newRunner(parent context.Context, dir string) (context.Context, context.CancelFunc, *run.Runner, error) {
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	cache, err := run.DefaultBuildCache(spawnbench.Sources)
-	if err == nil {
-		var r *run.Runner
-		if r, err = run.New(run.Options{OutDir: dir, Cache: cache, Log: os.Stderr, Version: version}); err == nil {
-			return ctx, stop, r, nil
-		}
+// session is one invocation's hold on a result directory: its lock (via
+// the writer, held until close, report included), a runner, and a context
+// that Ctrl-C or SIGTERM cancels.
+type session struct {
+	ctx    context.Context
+	stop   context.CancelFunc
+	writer *results.Writer
+	runner *run.Runner
+}
+
+func openSession(parent context.Context, dir string) (*session, error) {
+	w, err := results.Open(dir)
+	if err != nil {
+		return nil, err
 	}
-	stop()
-	return nil, nil, nil, err
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	r := run.New(w, run.Options{Cache: buildcache.Default(spawnbench.Sources), Log: os.Stderr, Version: version, Args: os.Args})
+	return &session{ctx: ctx, stop: stop, writer: w, runner: r}, nil
+}
+
+// close compacts the journal and releases the directory.
+func (s *session) close() {
+	s.stop()
+	if err := s.writer.Close(); err != nil {
+		fmt.Fprintf(os.Stderr, "spawnbench: %v\n", err)
+	}
+}
+
+// writeReport writes the report into the directory unless interrupted
+// first; an interrupt amends the invocation as interrupted and returns
+// at once (the results are intact).
+func (s *session) writeReport() error {
+	done := make(chan error, 1)
+	set := s.runner.Set()
+	go func() { done <- report.WriteDir(s.writer.Dir(), set) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", err)
+		}
+		return nil
+	case <-s.ctx.Done():
+		if err := s.writer.End(s.runner.Invocation(), true); err != nil {
+			return err
+		}
+		return s.ctx.Err()
+	}
 }
 
 // runPlan runs a plan into dir.
-func runPlan(parent context.Context, plan *spec.RunPlan, dir string) error {
-	ctx, stop, r, err := newRunner(parent, dir)
+func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.RunOptions) error {
+	s, err := openSession(parent, dir)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer s.close()
 	fmt.Fprintf(os.Stderr, "spawnbench: %d cells from %s into %s\n", len(plan.Cells), plan.Spec.Path, dir)
-	runErr := r.Run(ctx, plan)
+	runErr := s.runner.Run(s.ctx, plan, opts)
 	if runErr != nil && !run.IsInterrupt(runErr) {
 		return runErr
 	}
-	set := r.Set()
-	if err := report.WriteDir(dir, set); err != nil {
-		fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", err)
+	set := s.runner.Set()
+	if runErr == nil {
+		if err := s.writeReport(); err != nil {
+			runErr = err
+		}
 	}
 	fmt.Print(run.Summary(set))
 	if runErr != nil {
-		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d samples kept in %s\n", len(set.Samples), dir)
+		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d processes kept in %s; continue with: spawnbench run %s -o %s --resume\n", len(set.Runs), dir, plan.Spec.Path, dir)
 		return runErr
+	}
+	if busy := run.BusyCells(set); len(busy) > 0 {
+		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) ran on a busy machine (others' CPU or steal above %.0f%% of the median process's wall time): %v; their figures may not hold up, re-measure on an idle machine\n",
+			len(busy), results.BusyThreshold*100, busy)
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
 	return nil
@@ -98,3 +157,4 @@ func exactArgs(n int, hint string) cobra.PositionalArgs {
 		return nil
 	}
 }
+

@@ -1,4 +1,11 @@
-package run
+// Package buildcache keeps each environment's benchmark build, so an
+// unchanged environment is never rebuilt.
+//
+// This package is opinionated: a build is named by the hash of the
+// benchmark sources and the environment's build key, and only a finished
+// build ever carries that name (builds happen in a temporary directory
+// renamed into place), so an interrupted build is never mistaken for one.
+package buildcache
 
 import (
 	"context"
@@ -11,27 +18,25 @@ import (
 	"spawnbench/engine/env"
 )
 
-// BuildCache keeps each environment's build output under a directory
-// named by the hash of the benchmark sources and the environment's build
-// key, so an unchanged environment is never rebuilt.
-type BuildCache struct {
+// Cache keeps builds under Dir.
+type Cache struct {
 	Dir     string
 	Sources env.Sources
 }
 
-// DefaultBuildCache is under the user's cache directory.
-func DefaultBuildCache(src env.Sources) (*BuildCache, error) {
+// Default is under the user's cache directory.
+func Default(src env.Sources) *Cache {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	return &BuildCache{Dir: filepath.Join(base, "spawnbench", "builds"), Sources: src}, nil
+	return &Cache{Dir: filepath.Join(base, "spawnbench", "builds"), Sources: src}
 }
 
 // Build returns the build directory for e, building it if needed. Builds
 // happen in a temporary directory renamed into place, so an interrupted
 // build is never mistaken for a finished one.
-func (c *BuildCache) Build(ctx context.Context, e env.Environment) (dir string, cached bool, err error) {
+func (c *Cache) Build(ctx context.Context, e env.Environment) (dir string, cached bool, err error) {
 	h := sha256.Sum256([]byte(c.Sources.Hash() + "\x00" + e.BuildKey(ctx)))
 	dir = filepath.Join(c.Dir, e.Kind()+"-"+hex.EncodeToString(h[:8]))
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {

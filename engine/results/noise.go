@@ -39,13 +39,15 @@ func CellNoise(runs []ProcessRun) Noise {
 			steal = append(steal, float64(*r.StealNS)/float64(r.WallNS))
 		}
 	}
-	n := Noise{OthersShare: median(others), StealShare: median(steal)}
+	n := Noise{OthersShare: Median(others), StealShare: Median(steal)}
 	n.Busy = n.OthersShare > BusyThreshold || n.StealShare > BusyThreshold
 	return n
 }
 
-// median is benchmath's median (NaN for none), as every spawnbench median.
-func median(v []float64) float64 {
+// Median is benchmath's median (NaN for no values): the one median of
+// spawnbench's run summaries, progress lines and noise rules. v is not
+// modified.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}

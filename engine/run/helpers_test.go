@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func itoa(n int32) string   { return strconv.Itoa(int(n)) }
+func itoa32(n int32) string { return strconv.Itoa(int(n)) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func asInput(err error, in **inputerr.Error) bool { return errors.As(err, in) }

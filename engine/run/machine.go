@@ -2,25 +2,25 @@ package run
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"runtime"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"spawnbench/engine/results"
 )
 
-// Machine describes this machine for provenance: CPU model, core count,
-// kernel, Go version.
-func Machine() map[string]string {
-	m := map[string]string{
-		"cores":      fmt.Sprint(runtime.NumCPU()),
-		"go_version": runtime.Version(),
-		"cpu_model":  cpuModel(),
+// Machine describes this machine for provenance.
+func Machine() results.Machine {
+	m := results.Machine{
+		CPUModel: cpuModel(), Cores: runtime.NumCPU(),
+		OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(),
 	}
+	m.Hostname, _ = os.Hostname()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
-		m["kernel"] = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Machine[:])
+		m.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Machine[:])
 	}
 	return m
 }

@@ -1,15 +1,16 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
 	"spawnbench"
+	"spawnbench/engine/buildcache"
+	"spawnbench/engine/protocol"
+	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
 
@@ -29,16 +30,18 @@ samples: min: 1`))
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := New(Options{OutDir: b.TempDir(), Cache: &BuildCache{Dir: b.TempDir(), Sources: spawnbench.Sources}})
+	w, err := results.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := r.prepare(context.Background(), s.Environments[0])
-	if p.skip != "" {
-		b.Fatal(p.skip)
+	defer w.Close()
+	r := New(w, Options{Cache: &buildcache.Cache{Dir: b.TempDir(), Sources: spawnbench.Sources}})
+	p, err := r.prepare(context.Background(), s.Environments[0])
+	if err != nil || p.skip != "" {
+		b.Fatal(err, p.skip)
 	}
 	plan, _ := spec.Expand(s, nil)
-	cell := plan.Cells[0]
+	cell := cellsOf(plan)[0]
 	exe := filepath.Join(p.buildDir, "sequential")
 	var directWall, runnerWall, directSpawn, runnerSpawn []float64
 	b.ResetTimer()
@@ -49,28 +52,24 @@ samples: min: 1`))
 		if err != nil {
 			b.Fatal(err)
 		}
-		lines, _ := parseLines(bytes.TrimSpace(out))
-		directSpawn = append(directSpawn, float64(lines[0].spawn))
+		lines, _ := protocol.Parse(out)
+		directSpawn = append(directSpawn, float64(lines[0].SpawnNS))
 
 		start = time.Now()
-		run, err := r.repetition(context.Background(), s, cell, p, "sequential", i, false)
+		err = r.process(context.Background(), cell, p, step{seq: i, process: i})
 		runnerWall = append(runnerWall, float64(time.Since(start)))
-		if err != nil || run.Status != "ok" {
-			b.Fatalf("runner: %v %+v", err, run)
+		last := r.Set().Runs[len(r.Set().Runs)-1]
+		if err != nil || last.Status != "ok" {
+			b.Fatalf("runner: %v %+v", err, last)
 		}
-		runnerSpawn = append(runnerSpawn, float64(r.set.Samples[len(r.set.Samples)-1].SpawnNS))
+		runnerSpawn = append(runnerSpawn, float64(r.Set().Samples[len(r.Set().Samples)-1].SpawnNS))
 	}
 	b.StopTimer()
-	dw, rw := median(directWall), median(runnerWall)
+	dw, rw := results.Median(directWall), results.Median(runnerWall)
 	b.ReportMetric(dw/1e3, "direct-wall-µs")
 	b.ReportMetric(rw/1e3, "runner-wall-µs")
 	b.ReportMetric(rw/dw, "runner/direct")
-	b.ReportMetric(median(directSpawn)/1e3, "direct-spawn-µs")
-	b.ReportMetric(median(runnerSpawn)/1e3, "runner-spawn-µs")
+	b.ReportMetric(results.Median(directSpawn)/1e3, "direct-spawn-µs")
+	b.ReportMetric(results.Median(runnerSpawn)/1e3, "runner-spawn-µs")
 	b.ReportMetric(0, "ns/op")
-}
-
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	return v[len(v)/2]
 }

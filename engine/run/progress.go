@@ -6,12 +6,11 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"spawnbench/engine/spec"
+	"spawnbench/engine/results"
 )
 
 // progress shows a bar on a terminal and plain lines elsewhere (CI logs,
@@ -59,21 +58,36 @@ func (p progress) finish() {
 	}
 }
 
-// cellDone prints one line per finished cell.
-func (p progress) cellDone(c spec.Cell, statuses map[string]int, median time.Duration) {
+// cellDone prints one line per finished cell: its processes by status
+// and the median spawn of its ok measured processes in this set.
+func (p progress) cellDone(set *results.Set, c cell) {
 	if p.w == nil {
 		return
 	}
 	p.pause()
+	statuses := map[string]int{}
+	ok := map[int32]bool{}
+	for _, r := range set.Runs {
+		if !r.Warmup && r.Environment == c.env.Name && r.Mode == c.mode && int(r.N) == c.n {
+			statuses[r.Status]++
+			ok[r.Process] = r.Status == results.StatusOK
+		}
+	}
+	var spawns []float64
+	for _, s := range set.Samples {
+		if !s.Warmup && ok[s.Process] && s.Environment == c.env.Name && s.Mode == c.mode && int(s.N) == c.n {
+			spawns = append(spawns, float64(s.SpawnNS))
+		}
+	}
 	var parts []string
 	for s, k := range statuses {
 		parts = append(parts, fmt.Sprintf("%d %s", k, s))
 	}
 	sort.Strings(parts)
 	med := "no samples"
-	if median >= 0 {
-		med = fmt.Sprintf("median spawn %.1f µs", float64(median)/1e3)
+	if len(spawns) > 0 {
+		med = fmt.Sprintf("median spawn %.1f µs", results.Median(spawns)/1e3)
 	}
-	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.Env.Name, c.Mode, c.N, strings.Join(parts, ", "), med)
+	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.env.Name, c.mode, c.n, strings.Join(parts, ", "), med)
 	p.resume()
 }

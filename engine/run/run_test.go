@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"spawnbench"
+	"spawnbench/engine/buildcache"
+	"spawnbench/engine/clockcheck"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
@@ -40,16 +41,28 @@ func runSpec(t *testing.T, ctx context.Context, src string, only ...string) (*re
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "results")
-	r, err := New(Options{OutDir: out, Cache: &BuildCache{Dir: cacheDir, Sources: spawnbench.Sources}, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runErr := r.Run(ctx, plan)
+	runErr := runPlanInto(t, ctx, out, plan, RunOptions{})
 	set, err := results.Read(out)
 	if err != nil {
 		t.Fatalf("read back %s: %v", out, err)
 	}
 	return set, out, runErr
+}
+
+// runPlanInto runs plan into dir through a writer of its own, as the CLI
+// does.
+func runPlanInto(t *testing.T, ctx context.Context, dir string, plan *spec.RunPlan, opts RunOptions) error {
+	t.Helper()
+	w, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	return New(w, testOptions()).Run(ctx, plan, opts)
+}
+
+func testOptions() Options {
+	return Options{Cache: &buildcache.Cache{Dir: cacheDir, Sources: spawnbench.Sources}, Version: "test"}
 }
 
 func TestNativeSmallPlan(t *testing.T) {
@@ -67,7 +80,7 @@ pinning: cpus: [0]
 	wantRuns := map[string]int{"sequential/1": 9, "sequential/4": 3, "parallel/1": 9, "parallel/4": 3}
 	gotRuns := map[string]int{}
 	for _, r := range set.Runs {
-		gotRuns[r.Mode+"/"+itoa(r.N)]++
+		gotRuns[r.Mode+"/"+itoa32(r.N)]++
 		if r.Status != results.StatusOK || r.ExitCode != 0 || r.WallNS <= 0 || r.CPUs != "0" {
 			t.Errorf("run %+v: want ok, exit 0, positive wall time, cpus 0", r)
 		}
@@ -83,7 +96,7 @@ pinning: cpus: [0]
 			warm++
 			continue
 		}
-		measured[s.Mode+"/"+itoa(s.N)]++
+		measured[s.Mode+"/"+itoa32(s.N)]++
 		// A spawn on this machine takes more than 100 ns and less than 1 s.
 		if s.SpawnNS < 100 || s.SpawnNS > 1e9 || s.JoinedNS == nil || *s.JoinedNS < s.SpawnNS || s.CreateNS == nil || *s.CreateNS <= 0 {
 			t.Errorf("implausible sample %+v", s)
@@ -103,14 +116,19 @@ pinning: cpus: [0]
 	if warm != 2*(1+4) {
 		t.Errorf("%d warm-up samples, want 10", warm)
 	}
-	p := set.Provenance
-	for _, k := range []string{"spec_text", "spec_hash", "cpu_model", "cores", "kernel", "started_at", "ended_at", "toolchains"} {
-		if p[k] == "" {
-			t.Errorf("provenance %q missing", k)
-		}
+	inv := set.Provenance.Last()
+	if len(set.Provenance.Invocations) != 1 || inv.Command != "run" || inv.SpecText == "" || inv.SpecHash == "" ||
+		inv.Machine.CPUModel == "" || inv.Machine.Cores == 0 || inv.Machine.Kernel == "" || inv.StartedAt.IsZero() ||
+		inv.EndedAt == nil || inv.Interrupted || len(inv.Planned) != 4 || inv.Version != "test" {
+		t.Errorf("provenance = %+v", set.Provenance)
 	}
-	if p["pinning"] != "0" || !strings.Contains(p["toolchains"], "gcc") {
-		t.Errorf("provenance pinning %q toolchains %q", p["pinning"], p["toolchains"])
+	if len(inv.CPUs) != 1 || inv.CPUs[0] != 0 || !strings.Contains(inv.Toolchains["native"], "gcc") {
+		t.Errorf("provenance cpus %v toolchains %v", inv.CPUs, inv.Toolchains)
+	}
+	for _, r := range set.Runs {
+		if r.Invocation != inv.ID {
+			t.Errorf("run %+v: invocation %d, want %d", r, r.Invocation, inv.ID)
+		}
 	}
 }
 
@@ -182,8 +200,7 @@ limits: timeout: "300ms"
 	if _, ok := byEnv["missing-cc"]; ok {
 		t.Errorf("missing-cc ran")
 	}
-	var skipped map[string]string
-	_ = json.Unmarshal([]byte(set.Provenance["skipped"]), &skipped)
+	skipped := set.Provenance.Last().Skipped
 	if !strings.Contains(skipped["missing-cc"], "no-such-compiler-xyz") || !strings.Contains(skipped["missing-cc"], "apt-get install") {
 		t.Errorf("skip reason = %q", skipped["missing-cc"])
 	}
@@ -212,8 +229,8 @@ samples: {min: 100000, pause: "5ms"}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("stopping took %s", time.Since(start))
 	}
-	if len(set.Samples) == 0 || len(set.Samples) != len(set.Runs) || set.Provenance["interrupted"] != "true" {
-		t.Errorf("%d samples, %d runs, interrupted=%q", len(set.Samples), len(set.Runs), set.Provenance["interrupted"])
+	if len(set.Samples) == 0 || len(set.Samples) != len(set.Runs) || !set.Provenance.Last().Interrupted {
+		t.Errorf("%d samples, %d runs, interrupted=%v", len(set.Samples), len(set.Runs), set.Provenance.Last().Interrupted)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
 	if len(leftovers) > 0 {
@@ -223,7 +240,6 @@ samples: {min: 100000, pause: "5ms"}
 
 func TestAppendRefusesOverlapAndCalibrationMarksSamples(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "set")
-	cache := &BuildCache{Dir: cacheDir, Sources: spawnbench.Sources}
 	s, err := spec.Parse("cal.cue", []byte(`
 environments: [{name: "native", kind: "native"}, {name: "liar", kind: "command", run: ["echo", "-5 1 9"]}]
 n: [2]
@@ -233,12 +249,17 @@ calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}}
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ := New(Options{OutDir: out, Cache: cache})
-	if err := r.Calibrate(context.Background(), s, s.Environments); err != nil {
+	w, err := results.Open(out)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := New(w, testOptions()).Calibrate(context.Background(), s, s.Environments); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	cal, _ := results.Read(out)
 	verdict := map[string]bool{}
-	for _, c := range r.Set().Calibration {
+	for _, c := range cal.Calibration {
 		verdict[c.Environment+"/"+c.Check] = c.Pass
 		if c.Environment == "native" && c.Check == "sleep" && (c.MeasuredNS < 1e6 || c.MeasuredNS > c.WallNS) {
 			t.Errorf("native 1 ms sleep recorded %d ns, wall %d ns", c.MeasuredNS, c.WallNS)
@@ -248,24 +269,24 @@ calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}}
 		t.Errorf("verdicts = %v; want native to pass and liar (negative times) to fail", verdict)
 	}
 	plan, _ := spec.Expand(s, nil)
-	r2, err := New(Options{OutDir: out, Cache: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r2.Run(context.Background(), plan); err != nil {
+	if err := runPlanInto(t, context.Background(), out, plan, RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	set, _ := results.Read(out)
 	if len(set.Calibration) == 0 {
 		t.Fatal("calibration lost when appending a run")
 	}
+	// Both invocations are in the history, each row traced to its own.
+	if p := set.Provenance; len(p.Invocations) != 2 || p.Invocations[0].Command != "calibrate" || p.Invocations[1].Command != "run" ||
+		p.Invocations[0].SpecHash != s.Hash || set.Calibration[0].Invocation != p.Invocations[0].ID || set.Runs[0].Invocation != p.Invocations[1].ID {
+		t.Errorf("provenance after calibrate then run: %+v", p)
+	}
 	for _, smp := range set.Samples {
 		if smp.ClockTrusted != (smp.Environment == "native") {
 			t.Errorf("sample %s spawn %d clock_trusted = %v", smp.Environment, smp.SpawnNS, smp.ClockTrusted)
 		}
 	}
-	r3, _ := New(Options{OutDir: out, Cache: cache})
-	err = r3.Run(context.Background(), plan)
+	err = runPlanInto(t, context.Background(), out, plan, RunOptions{})
 	var in *inputerr.Error
 	if err == nil || !asInput(err, &in) || !strings.Contains(err.Error(), "already holds results for native/sequential/2") {
 		t.Errorf("second run into the same cells: err = %v", err)
@@ -275,10 +296,15 @@ calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}}
 func TestBuildCacheReuses(t *testing.T) {
 	s, _ := spec.Parse("b.cue", []byte(`environments: [{name: "native", kind: "native", cflags: ["-O1"]}]
 n: [1]`))
-	r, _ := New(Options{OutDir: t.TempDir(), Cache: &BuildCache{Dir: t.TempDir(), Sources: spawnbench.Sources}})
-	first := r.prepare(context.Background(), s.Environments[0])
-	if first.skip != "" {
-		t.Fatal(first.skip)
+	w, err := results.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := New(w, Options{Cache: &buildcache.Cache{Dir: t.TempDir(), Sources: spawnbench.Sources}})
+	first, err := r.prepare(context.Background(), s.Environments[0])
+	if err != nil || first.skip != "" {
+		t.Fatal(err, first.skip)
 	}
 	_, cached, err := r.opts.Cache.Build(context.Background(), first.env)
 	if err != nil || !cached {
@@ -297,7 +323,7 @@ func TestOneOversleepIsNotAClockFailure(t *testing.T) {
 		for _, m := range measured {
 			rs = append(rs, results.CalibrationCheck{RequestedNS: 1e6, LowNS: 1e6, HighNS: 6.5e6, MeasuredNS: m, WallNS: 1e9, Pass: true})
 		}
-		return judgeOversleep(rs)
+		return clockcheck.JudgeOversleep(rs)
 	}
 	for i, c := range check(1.1e6, 8.6e6, 1.2e6) {
 		if !c.Pass {

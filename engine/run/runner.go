@@ -1,64 +1,61 @@
-// Package run turns a run plan into results: it builds each environment
-// (cached by content hash), runs every repetition as a fresh process,
-// records each process whatever its fate, and writes the result set after
-// every cell.
+// Package run turns a run plan into results: it builds every environment
+// first, then runs the plan's schedule one fresh process at a time,
+// recording each process, whatever its fate, the moment it ends.
 //
-// This package is opinionated: nothing measured is ever dropped. A
-// benchmark that crashes, hangs or runs out of memory becomes a row in
-// runs.parquet with its status and stderr, and the run goes on; an
-// environment whose toolchain is missing is skipped with the command that
-// installs it; an interrupt stops at once and keeps everything so far.
+// This package is opinionated: nothing measured is ever dropped or
+// recorded twice. A benchmark that crashes, hangs or runs out of memory
+// becomes a row in runs.parquet with its status and stderr, and the run
+// goes on; an environment whose toolchain is missing is skipped with the
+// command that installs it; an interrupt stops at once, keeps everything
+// so far and is recorded as such; a killed run is resumed, not repeated.
 package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"spawnbench/engine/buildcache"
 	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/protocol"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
 
 // Options configure a Runner.
 type Options struct {
-	// OutDir receives the result set; an existing set there is appended to.
-	OutDir string
-	Cache  *BuildCache
+	Cache *buildcache.Cache
 	// Log receives progress and messages (a terminal gets a progress bar).
 	Log io.Writer
 	// Version is spawnbench's version, for provenance.
 	Version string
+	// Args is the command line, for provenance.
+	Args []string
 }
 
-// Runner runs plans into one result set.
+// Runner runs plans into one result set, through its writer.
 type Runner struct {
 	opts     Options
-	set      *results.Set
+	w        *results.Writer
+	inv      int32
 	progress progress
 }
 
-// New prepares a runner, loading the result set already in opts.OutDir.
-func New(opts Options) (*Runner, error) {
-	r := &Runner{opts: opts, set: &results.Set{Provenance: results.Provenance{}}}
-	if results.Exists(opts.OutDir) {
-		old, err := results.Read(opts.OutDir)
-		if err != nil {
-			return nil, &inputerr.Error{Msg: fmt.Sprintf("-o %s holds files that cannot be appended to: %v; choose a new directory", opts.OutDir, err)}
-		}
-		r.set = old
-	}
-	return r, nil
+// New prepares a runner writing through w (which holds the directory).
+func New(w *results.Writer, opts Options) *Runner {
+	return &Runner{opts: opts, w: w}
 }
 
 // Set is the result set as measured so far.
-func (r *Runner) Set() *results.Set { return r.set }
+func (r *Runner) Set() *results.Set { return r.w.Set() }
+
+// Invocation is the ID of the runner's current (or last) invocation.
+func (r *Runner) Invocation() int32 { return r.inv }
 
 // prepared is an environment ready to run, or the reason it is not.
 type prepared struct {
@@ -67,209 +64,268 @@ type prepared struct {
 	skip     string
 }
 
-// prepare makes, checks and builds one environment.
-func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) prepared {
+// prepare makes, checks and builds one environment. Only an interrupt is
+// an error: anything else is a skip with its reason.
+func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared, error) {
 	e, err := env.New(es.Kind, es.Name, es.Settings)
 	if err != nil {
-		return prepared{skip: err.Error()}
+		return prepared{skip: err.Error()}, nil
 	}
 	tc := e.Toolchain(ctx)
-	r.recordToolchain(es.Name, tc)
+	if ctx.Err() != nil {
+		return prepared{}, ctx.Err()
+	}
+	if err := r.w.Toolchain(r.inv, es.Name, tc.Version); err != nil {
+		return prepared{}, err
+	}
 	if !tc.Present {
-		return prepared{env: e, skip: fmt.Sprintf("toolchain missing: %s; install it with: %s", tc.Problem, tc.Install)}
+		return prepared{env: e, skip: fmt.Sprintf("toolchain missing: %s; install it with: %s", tc.Problem, tc.Install)}, nil
 	}
 	r.logf("building %s (%s)...", es.Name, tc.Version)
 	dir, cached, err := r.opts.Cache.Build(ctx, e)
+	if ctx.Err() != nil {
+		r.logf(" interrupted\n")
+		return prepared{}, ctx.Err()
+	}
 	if err != nil {
-		return prepared{env: e, skip: fmt.Sprintf("build failed: %v", err)}
+		r.logf(" failed\n")
+		return prepared{env: e, skip: fmt.Sprintf("build failed: %v", err)}, nil
 	}
 	if cached {
 		r.logf(" cached\n")
 	} else {
 		r.logf(" done\n")
 	}
-	return prepared{env: e, buildDir: dir}
+	return prepared{env: e, buildDir: dir}, nil
 }
 
-// Run executes every cell of the plan. It returns ctx's error if
-// interrupted, after writing what was measured.
-func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan) error {
-	if err := r.checkNoOverlap(plan); err != nil {
-		return err
-	}
-	r.startProvenance(plan.Spec)
-	if err := r.write(); err != nil {
-		return err
-	}
-	envs := map[string]prepared{}
-	total := 0
-	for _, c := range plan.Cells {
-		total += c.Processes + c.Warmup
-	}
-	r.progress = newProgress(r.opts.Log, total)
-	defer r.progress.finish()
-	var runErr error
-	for _, c := range plan.Cells {
-		p, ok := envs[c.Env.Name]
-		if !ok {
-			r.progress.pause()
-			p = r.prepare(ctx, c.Env)
-			envs[c.Env.Name] = p
-			if p.skip != "" {
-				r.logf("SKIP %s: %s\n", c.Env.Name, p.skip)
-				r.recordSkip(c.Env.Name, p.skip)
-			}
-			r.progress.resume()
-		}
-		if p.skip != "" {
-			r.progress.add(c.Processes + c.Warmup)
+// prepareAll builds every environment named in names, in order, before
+// anything is measured, and records the skips.
+func (r *Runner) prepareAll(ctx context.Context, envs []spec.EnvironmentSpec) (map[string]prepared, error) {
+	out := map[string]prepared{}
+	for _, es := range envs {
+		if _, ok := out[es.Name]; ok {
 			continue
 		}
-		if runErr = r.runCell(ctx, plan.Spec, c, p); runErr != nil {
-			break
+		p, err := r.prepare(ctx, es)
+		if err != nil {
+			return out, err
 		}
-		if err := r.write(); err != nil {
-			return err
+		if p.skip != "" {
+			r.logf("SKIP %s: %s\n", es.Name, p.skip)
+			if err := r.w.Skip(r.inv, es.Name, p.skip); err != nil {
+				return out, err
+			}
+		}
+		out[es.Name] = p
+	}
+	return out, nil
+}
+
+// RunOptions say how Run treats the set already in the directory and
+// the order.
+type RunOptions struct {
+	// Resume keeps the processes the set holds and runs only the missing
+	// ones of each cell, in the order of the recorded seed.
+	Resume bool
+	// Seed, when set, replaces the spec's seed of the interleaved order.
+	Seed *int64
+}
+
+// Run executes the plan's schedule. With opts.Resume, processes the set
+// already holds are kept and only the missing ones run; without, a plan
+// that overlaps the set's cells is refused. It returns ctx's error if
+// interrupted, after recording what was measured.
+func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) error {
+	cells := cellsOf(plan)
+	if err := r.checkPlan(cells, opts.Resume); err != nil {
+		return err
+	}
+	command := "run"
+	if opts.Resume {
+		command = "resume"
+		if last := r.Set().Provenance.LastMeasuring(); last != nil {
+			if last.SpecHash != plan.Spec.Hash {
+				return inputerr.New("--resume: %s was made by spec %s (sha256 %.12s), not by %s (sha256 %.12s); resume with the same spec, or run into a new directory",
+					r.w.Dir(), last.SpecPath, last.SpecHash, plan.Spec.Path, plan.Spec.Hash)
+			}
+			if opts.Seed != nil && *opts.Seed != last.Seed {
+				return inputerr.New("--resume --seed %d: the run in %s used seed %d; drop --seed to resume in the same order", *opts.Seed, r.w.Dir(), last.Seed)
+			}
+			seed := last.Seed
+			opts.Seed = &seed
 		}
 	}
-	r.set.Provenance["ended_at"] = time.Now().UTC().Format(time.RFC3339)
-	if runErr != nil {
-		r.set.Provenance["interrupted"] = "true"
+	if opts.Seed != nil {
+		reschedule(plan, *opts.Seed)
 	}
-	if err := r.write(); err != nil {
+	order, seed, steps := scheduleOf(plan)
+	if err := r.begin(command, plan.Spec, cells, order, seed); err != nil {
+		return err
+	}
+	runErr := r.measure(ctx, cells, steps)
+	if err := r.w.End(r.inv, runErr != nil); err != nil {
 		return err
 	}
 	return runErr
 }
 
-// runCell runs a cell's warm-up and measured processes.
-func (r *Runner) runCell(ctx context.Context, s *spec.Spec, c spec.Cell, p prepared) error {
-	bench := env.Sequential
-	if c.Mode == "parallel" {
-		bench = env.Parallel
+func (r *Runner) measure(ctx context.Context, cells []cell, steps []step) error {
+	var envs []spec.EnvironmentSpec
+	for _, c := range cells {
+		envs = append(envs, c.env)
 	}
-	statuses := map[string]int{}
-	for i := 0; i < c.Warmup+c.Processes; i++ {
-		warm := i < c.Warmup
-		process := i
-		if !warm {
-			process = i - c.Warmup
+	prep, err := r.prepareAll(ctx, envs)
+	if err != nil {
+		return err
+	}
+	done := r.finished()
+	left := map[int]int{} // steps still to run per cell, for progress lines
+	var todo []step
+	for _, st := range steps {
+		c := cells[st.cell]
+		if done[processKey{c.key, st.process, st.warmup}] || prep[c.env.Name].skip != "" {
+			continue
 		}
-		if i > 0 && s.Samples.Pause > 0 {
+		todo = append(todo, st)
+		left[st.cell]++
+	}
+	if skipped := len(steps) - len(todo); skipped > 0 && len(done) > 0 {
+		r.logf("resuming: %d processes already measured, %d to run\n", len(done), len(todo))
+	}
+	r.progress = newProgress(r.opts.Log, len(todo))
+	defer r.progress.finish()
+	for _, st := range todo {
+		c := cells[st.cell]
+		if c.pause > 0 {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(s.Samples.Pause):
+			case <-time.After(c.pause):
 			}
 		}
-		run, err := r.repetition(ctx, s, c, p, bench, process, warm)
-		if err != nil {
+		if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
 			return err
 		}
-		statuses[run.Status]++
 		r.progress.add(1)
+		if left[st.cell]--; left[st.cell] == 0 {
+			r.progress.cellDone(r.Set(), c)
+		}
 	}
-	r.progress.cellDone(c, statuses, r.cellMedian(c))
 	return nil
 }
 
-// repetition runs one process and records its samples and its run row.
-func (r *Runner) repetition(ctx context.Context, s *spec.Spec, c spec.Cell, p prepared, bench env.Benchmark, process int, warm bool) (results.ProcessRun, error) {
-	row := results.ProcessRun{
-		Environment: c.Env.Name, Kind: c.Env.Kind, Mode: c.Mode, N: int32(c.N),
-		Process: int32(process), Warmup: warm, StartedAt: time.Now().UTC(), CPUs: cpuList(s.CPUs),
+// processKey identifies a process within a set.
+type processKey struct {
+	cell    string
+	process int
+	warmup  bool
+}
+
+func (r *Runner) finished() map[processKey]bool {
+	done := map[processKey]bool{}
+	for _, run := range r.Set().Runs {
+		done[processKey{results.CellKey(run.Environment, run.Mode, int64(run.N)), int(run.Process), run.Warmup}] = true
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.Timeout)
-	defer cancel()
-	out, err := p.env.Run(rctx, env.Repetition{
-		Benchmark: bench, Arg: c.N, BuildDir: p.buildDir, CPUs: s.CPUs, Timeout: s.Timeout,
-	})
+	return done
+}
+
+// checkPlan refuses a plan that measures a cell twice, and (unless
+// resuming) a plan whose cells the set already holds.
+func (r *Runner) checkPlan(cells []cell, resume bool) error {
+	if len(cells) == 0 {
+		return inputerr.New("the plan has no cells: give the spec at least one environment, mode and n")
+	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if seen[c.key] {
+			return inputerr.New("the plan measures cell %s twice; one cell is one measurement: remove the duplicate n or mode from the spec", c.key)
+		}
+		seen[c.key] = true
+	}
+	if resume {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, run := range r.Set().Runs {
+		have[results.CellKey(run.Environment, run.Mode, int64(run.N))] = true
+	}
+	for _, c := range cells {
+		if have[c.key] {
+			return inputerr.New("-o %s already holds results for %s (environment/mode/n); add --resume to continue an interrupted run into it, or choose a new directory", r.w.Dir(), c.key)
+		}
+	}
+	return nil
+}
+
+// begin records the invocation before anything runs.
+func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string, seed int64) error {
+	inv := results.Invocation{
+		Command: command, Args: r.opts.Args, Version: r.opts.Version,
+		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source),
+		Order: order, Seed: seed, Views: results.Views{Last: s.Views.Last, MinN: s.Views.MinN},
+		CPUs: s.CPUs, Machine: Machine(), StartedAt: time.Now().UTC(),
+		Toolchains: map[string]string{}, Skipped: map[string]string{},
+	}
+	for _, c := range cells {
+		inv.Planned = append(inv.Planned, results.PlannedCell{
+			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup,
+		})
+	}
+	id, err := r.w.Begin(inv)
+	r.inv = id
+	return err
+}
+
+// process runs one process and records its row and samples.
+func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error {
+	row := results.ProcessRun{
+		Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
+		Process: int32(st.process), Warmup: st.warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
+		Seq: int32(st.seq), Invocation: r.inv,
+	}
+	lines := protocol.NewCollector(c.n)
+	out, err := r.runOne(ctx, p, c, c.bench, c.arg)
 	if ctx.Err() != nil {
 		// Interrupted: this process's output is incomplete; keep the rest.
-		return row, ctx.Err()
+		return ctx.Err()
 	}
 	if err != nil {
 		row.Status, row.Error, row.ExitCode = results.StatusError, err.Error(), -1
-		r.set.Runs = append(r.set.Runs, row)
-		return row, nil
+		return r.w.Process(row, nil)
 	}
-	lines, parseErr := parseLines(out.Stdout)
-	if len(lines) > c.N {
-		parseErr = fmt.Errorf("printed %d spawn lines for n = %d", len(lines), c.N)
-		lines = lines[:c.N]
-	}
-	row.Status, row.Error = classify(out, len(lines), c.N, parseErr)
+	_, _ = lines.Write(out.Stdout)
+	lines.Close()
+	row.Status, row.Error = classify(out, lines, c.n)
 	row.ExitCode, row.Signal, row.WallNS = int32(out.ExitCode), out.Signal, out.Wall.Nanoseconds()
-	row.Samples = int32(len(lines))
-	for t, l := range lines {
-		r.set.Samples = append(r.set.Samples, results.SpawnSample{
-			Environment: c.Env.Name, Kind: c.Env.Kind, Mode: c.Mode, N: int32(c.N),
-			Process: int32(process), Thread: int32(t), SpawnNS: l.spawn,
-			CreateNS: l.created, JoinedNS: l.joined, Warmup: warm,
-		})
+	recordNoise(&row, out)
+	kept := lines.Lines()
+	row.Samples = int32(len(kept))
+	samples := make([]results.SpawnSample, len(kept))
+	for t, l := range kept {
+		samples[t] = results.SpawnSample{
+			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
+			Process: int32(st.process), Thread: int32(t), SpawnNS: l.SpawnNS,
+			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, Warmup: st.warmup, Invocation: r.inv,
+		}
 	}
-	r.set.Runs = append(r.set.Runs, row)
+	if err := r.w.Process(row, samples); err != nil {
+		return err
+	}
 	if row.Status != results.StatusOK {
 		r.progress.pause()
-		r.logf("%s %s n=%d process %d: %s: %s\n", c.Env.Name, c.Mode, c.N, process, row.Status, firstLine(row.Error))
+		r.logf("%s %s n=%d process %d: %s: %s\n", c.env.Name, c.mode, c.n, st.process, row.Status, firstLine(row.Error))
 		r.progress.resume()
 	}
-	return row, nil
-}
-
-// cellMedian is the median measured spawn of a cell, for progress lines.
-func (r *Runner) cellMedian(c spec.Cell) time.Duration {
-	var v []int64
-	for _, s := range r.set.Samples {
-		if s.Environment == c.Env.Name && s.Mode == c.Mode && int(s.N) == c.N && !s.Warmup {
-			v = append(v, s.SpawnNS)
-		}
-	}
-	if len(v) == 0 {
-		return -1
-	}
-	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
-	return time.Duration(v[len(v)/2])
-}
-
-// checkNoOverlap refuses to append a cell that the set already holds.
-func (r *Runner) checkNoOverlap(plan *spec.RunPlan) error {
-	have := map[string]bool{}
-	for _, run := range r.set.Runs {
-		have[fmt.Sprintf("%s/%s/%d", run.Environment, run.Mode, run.N)] = true
-	}
-	for _, c := range plan.Cells {
-		if k := fmt.Sprintf("%s/%s/%d", c.Env.Name, c.Mode, c.N); have[k] {
-			return &inputerr.Error{Msg: fmt.Sprintf("-o %s already holds results for %s (environment/mode/n); choose a new directory or drop -o", r.opts.OutDir, k)}
-		}
-	}
 	return nil
 }
 
-// write marks untrusted samples and writes the set.
-func (r *Runner) write() error {
-	MarkClockTrust(r.set)
-	if err := r.set.Write(r.opts.OutDir); err != nil {
-		return fmt.Errorf("write results: %w", err)
-	}
-	return nil
-}
-
-// MarkClockTrust sets each sample's ClockTrusted: false when it breaks
-// 0 <= spawn_ns <= joined_ns or its environment failed a calibration check
-// in the same set.
-func MarkClockTrust(set *results.Set) {
-	failed := map[string]bool{}
-	for _, c := range set.Calibration {
-		if !c.Pass {
-			failed[c.Environment] = true
-		}
-	}
-	for i := range set.Samples {
-		s := &set.Samples[i]
-		coherent := s.SpawnNS >= 0 && (s.JoinedNS == nil || s.SpawnNS <= *s.JoinedNS)
-		s.ClockTrusted = coherent && !failed[s.Environment]
-	}
+// runOne runs one process of benchmark b under the cell's timeout and
+// pinning.
+func (r *Runner) runOne(ctx context.Context, p prepared, c cell, b env.Benchmark, arg int) (env.Outcome, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return p.env.Run(rctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: p.buildDir, CPUs: c.cpus})
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -278,52 +334,15 @@ func (r *Runner) logf(format string, args ...any) {
 	}
 }
 
-func (r *Runner) recordToolchain(name string, tc env.Toolchain) {
-	r.mergeJSON("toolchains", name, tc.Version)
-}
-
-func (r *Runner) recordSkip(name, why string) {
-	r.mergeJSON("skipped", name, why)
-}
-
-// mergeJSON sets key[name] = value in a provenance entry holding a JSON
-// object, keeping entries from earlier runs into the same set.
-func (r *Runner) mergeJSON(key, name, value string) {
-	m := map[string]string{}
-	if old := r.set.Provenance[key]; old != "" {
-		_ = json.Unmarshal([]byte(old), &m)
-	}
-	m[name] = value
-	b, _ := json.Marshal(m)
-	r.set.Provenance[key] = string(b)
-}
-
-func (r *Runner) startProvenance(s *spec.Spec) {
-	p := r.set.Provenance
-	for k, v := range Machine() {
-		p[k] = v
-	}
-	p["spawnbench_version"] = r.opts.Version
-	p["spec_path"] = s.Path
-	p["spec_name"] = s.Name
-	p["spec_hash"] = s.Hash
-	p["spec_text"] = string(s.Source)
-	p["views_last"] = fmt.Sprint(s.Views.Last)
-	p["views_min_n"] = fmt.Sprint(s.Views.MinN)
-	p["pinning"] = cpuList(s.CPUs)
-	if _, ok := p["started_at"]; !ok {
-		p["started_at"] = time.Now().UTC().Format(time.RFC3339)
-	}
-	delete(p, "interrupted")
-}
-
 func cpuList(cpus []int) string {
 	parts := make([]string, len(cpus))
 	for i, c := range cpus {
-		parts[i] = fmt.Sprint(c)
+		parts[i] = strconv.Itoa(c)
 	}
 	return strings.Join(parts, ",")
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -10,43 +10,40 @@ import (
 )
 
 // Summary is the short table printed after a run: per cell, processes by
-// status, measured samples and median spawn time. Full statistics are the
-// report's job.
+// status, measured samples of ok processes and their median spawn time.
+// Full statistics are the report's job.
 func Summary(set *results.Set) string {
-	type key struct {
-		env, mode string
-		n         int32
-	}
 	type cell struct {
 		statuses map[string]int
-		spawns   []int64
+		spawns   []float64
 		order    int
 	}
-	cells := map[key]*cell{}
-	get := func(k key) *cell {
+	cells := map[string]*cell{}
+	var keys []string
+	get := func(k string) *cell {
 		c, ok := cells[k]
 		if !ok {
 			c = &cell{statuses: map[string]int{}, order: len(cells)}
 			cells[k] = c
+			keys = append(keys, k)
 		}
 		return c
 	}
+	ok := map[processKey]bool{}
 	for _, r := range set.Runs {
 		if !r.Warmup {
-			get(key{r.Environment, r.Mode, r.N}).statuses[r.Status]++
+			k := results.CellKey(r.Environment, r.Mode, int64(r.N))
+			get(k).statuses[r.Status]++
+			ok[processKey{k, int(r.Process), false}] = r.Status == results.StatusOK
 		}
 	}
 	for _, s := range set.Samples {
-		if !s.Warmup {
-			c := get(key{s.Environment, s.Mode, s.N})
-			c.spawns = append(c.spawns, s.SpawnNS)
+		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
+		if !s.Warmup && ok[processKey{k, int(s.Process), false}] {
+			c := get(k)
+			c.spawns = append(c.spawns, float64(s.SpawnNS))
 		}
 	}
-	keys := make([]key, 0, len(cells))
-	for k := range cells {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return cells[keys[i]].order < cells[keys[j]].order })
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ENVIRONMENT\tMODE\tN\tPROCESSES\tSAMPLES\tMEDIAN µs\t")
@@ -59,11 +56,32 @@ func Summary(set *results.Set) string {
 		sort.Strings(st)
 		med := "n/a"
 		if len(c.spawns) > 0 {
-			sort.Slice(c.spawns, func(i, j int) bool { return c.spawns[i] < c.spawns[j] })
-			med = fmt.Sprintf("%.1f", float64(c.spawns[len(c.spawns)/2])/1e3)
+			med = fmt.Sprintf("%.1f", results.Median(c.spawns)/1e3)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t\n", k.env, k.mode, k.n, strings.Join(st, ", "), len(c.spawns), med)
+		parts := strings.Split(k, "/")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), len(c.spawns), med)
 	}
 	tw.Flush()
 	return b.String()
+}
+
+// BusyCells are the keys of the set's cells that the busy rule
+// (results.CellNoise) flags, in first-seen order.
+func BusyCells(set *results.Set) []string {
+	byCell := map[string][]results.ProcessRun{}
+	var keys []string
+	for _, r := range set.Runs {
+		k := results.CellKey(r.Environment, r.Mode, int64(r.N))
+		if _, ok := byCell[k]; !ok {
+			keys = append(keys, k)
+		}
+		byCell[k] = append(byCell[k], r)
+	}
+	var busy []string
+	for _, k := range keys {
+		if results.CellNoise(byCell[k]).Busy {
+			busy = append(busy, k)
+		}
+	}
+	return busy
 }
