@@ -157,4 +157,3 @@ func exactArgs(n int, hint string) cobra.PositionalArgs {
 		return nil
 	}
 }
-
