@@ -51,6 +51,12 @@ type cellSpec struct {
 	spawnNS func(process, thread int) int64
 	// untrusted flags samples as clock_trusted = false.
 	untrusted bool
+	// failedSpawns makes failed processes print their spawns too, as a
+	// process that crashes after its last line does.
+	failedSpawns bool
+	// others and steal give a process's others_cpu_ns and steal_ns as a
+	// share of its wall time; nil records neither.
+	others, steal func(process int) float64
 }
 
 // addCell appends one cell's runs and samples to s, plus a warm-up process
@@ -65,7 +71,15 @@ func addCell(s *results.Set, c cellSpec) {
 			Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: int32(p),
 			Status: status, WallNS: 1e6, StartedAt: fixtureStart,
 		}
-		if status == results.StatusOK {
+		if c.others != nil {
+			v := int64(c.others(p) * float64(run.WallNS))
+			run.OthersCPUNS = &v
+		}
+		if c.steal != nil {
+			v := int64(c.steal(p) * float64(run.WallNS))
+			run.StealNS = &v
+		}
+		if status == results.StatusOK || c.failedSpawns {
 			run.Samples = c.n
 			for t := 0; t < int(c.n); t++ {
 				v := c.spawnNS(p, t)
@@ -75,7 +89,8 @@ func addCell(s *results.Set, c cellSpec) {
 					SpawnNS: v, JoinedNS: &joined, ClockTrusted: !c.untrusted,
 				})
 			}
-		} else {
+		}
+		if status != results.StatusOK {
 			run.ExitCode = 1
 			run.Error = "fixture: process ended " + status + " | with a pipe"
 		}

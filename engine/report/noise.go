@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"spawnbench/engine/results"
@@ -26,15 +27,14 @@ const UnstableSpread = 0.25
 // Noise is what a report says about the conditions a cell was measured
 // in.
 type Noise struct {
-	// Busy is true when the cell's median process (by wall time) ran while
-	// the rest of the machine used, or the hypervisor stole, more than
-	// results' busy share of its wall time. BusyKnown is false when no
-	// process of the cell recorded the machine's load (older sets, or a
-	// platform without /proc/stat).
+	// Busy is results.CellNoise's verdict: the median over the cell's
+	// processes of others_cpu_ns ÷ wall_ns, or of steal_ns ÷ wall_ns, is
+	// above results.BusyThreshold. BusyKnown is false when no process of
+	// the cell recorded the machine's load (older sets, or a platform
+	// without /proc/stat).
 	Busy      bool `json:"busy"`
 	BusyKnown bool `json:"busy_known"`
-	// OthersShare and StealShare are the median process's others_cpu_ns
-	// and steal_ns divided by its wall time (0 when unknown).
+	// OthersShare and StealShare are those medians (0 when unknown).
 	OthersShare Float `json:"others_share"`
 	StealShare  Float `json:"steal_share"`
 	// Unstable is true when the cell has at least UnstableMinProcesses ok
@@ -63,10 +63,11 @@ func (n Noise) Flags() string {
 // its view (ok processes only).
 func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample) Noise {
 	var n Noise
-	if mid, ok := medianProcess(runs); ok {
-		n.OthersShare, n.StealShare, n.BusyKnown = busyShares(mid)
-		n.Busy = n.BusyKnown && busy(mid)
-	}
+	// The busy rule is results', shared with run's closing warning.
+	cn := results.CellNoise(runs)
+	n.BusyKnown = !math.IsNaN(cn.OthersShare) || !math.IsNaN(cn.StealShare)
+	n.Busy = cn.Busy
+	n.OthersShare, n.StealShare = finite(cn.OthersShare), finite(cn.StealShare)
 	perProcess := map[int32][]float64{}
 	for _, s := range samples {
 		perProcess[s.Process] = append(perProcess[s.Process], float64(s.SpawnNS))
@@ -74,7 +75,7 @@ func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample) Noise {
 	if len(perProcess) >= UnstableMinProcesses {
 		medians := make([]float64, 0, len(perProcess))
 		for _, vs := range perProcess {
-			medians = append(medians, Median(vs))
+			medians = append(medians, results.Median(vs))
 		}
 		slices.Sort(medians)
 		mid := sortedQuantile(medians, 0.5)
@@ -87,34 +88,16 @@ func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample) Noise {
 	return n
 }
 
-// medianProcess is the ok process of median wall time (the lower middle
-// one for an even count, so that it is a process that ran); without ok
-// processes, the median of all of them.
-func medianProcess(runs []results.ProcessRun) (results.ProcessRun, bool) {
-	var pool []results.ProcessRun
-	for _, r := range runs {
-		if r.Status == results.StatusOK {
-			pool = append(pool, r)
-		}
+// finite is v, or 0 when v is NaN (not recorded).
+func finite(v float64) Float {
+	if math.IsNaN(v) {
+		return 0
 	}
-	if len(pool) == 0 {
-		pool = runs
-	}
-	if len(pool) == 0 {
-		return results.ProcessRun{}, false
-	}
-	pool = slices.Clone(pool)
-	slices.SortStableFunc(pool, func(a, b results.ProcessRun) int {
-		switch {
-		case a.WallNS < b.WallNS:
-			return -1
-		case a.WallNS > b.WallNS:
-			return 1
-		}
-		return int(a.Process - b.Process)
-	})
-	return pool[(len(pool)-1)/2], true
+	return Float(v)
 }
+
+// busyShareThreshold is results' busy threshold, for legends.
+const busyShareThreshold = results.BusyThreshold
 
 // noiseText is a cell's flags in brackets, for appending to a table cell.
 func noiseText(n Noise) string {

@@ -227,7 +227,7 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			threads := slices.Sorted(maps.Keys(byThread))
 			medians := make([]float64, len(threads))
 			for i, t := range threads {
-				medians[i] = Median(byThread[t])
+				medians[i] = results.Median(byThread[t])
 			}
 			smooth := rollingMedian(medians, rollingHalfWidth(len(threads)))
 			for i, t := range threads {
@@ -349,7 +349,7 @@ func rollingMedian(values []float64, k int) []float64 {
 	out := make([]float64, len(values))
 	for i := range values {
 		lo, hi := max(0, i-k), min(len(values), i+k+1)
-		out[i] = Median(values[lo:hi])
+		out[i] = results.Median(values[lo:hi])
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,61 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 )
-
-// Formats a report or comparison can be written in.
-const (
-	FormatMarkdown = "md"
-	FormatCSV      = "csv"
-	FormatJSON     = "json"
-)
-
-// CheckFormat rejects a format name Write does not know.
-func CheckFormat(format string) error {
-	switch format {
-	case FormatMarkdown, FormatCSV, FormatJSON:
-		return nil
-	}
-	return &inputerr.Error{Msg: fmt.Sprintf("unknown format %q: use md, csv or json", format)}
-}
-
-// untrustedMark follows every number that includes samples whose clock
-// was flagged.
-const untrustedMark = "†"
-
-// Plot is a plot file a Markdown report links to.
-type Plot struct {
-	Title string `json:"title"`
-	Path  string `json:"path"`
-}
-
-// Write renders r in format: Markdown for people, CSV with one row per
-// cell for spreadsheets, JSON with everything.
-func (r *Report) Write(w io.Writer, format string, plots []Plot) error {
-	switch format {
-	case FormatMarkdown:
-		return r.writeMarkdown(w, plots)
-	case FormatCSV:
-		return r.writeCSV(w)
-	case FormatJSON:
-		return writeJSON(w, struct {
-			*Report
-			Plots []Plot `json:"plots,omitempty"`
-		}{r, plots})
-	}
-	return CheckFormat(format)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write JSON: %w", err)
-	}
-	return nil
-}
 
 // ClassicText is a cell as the classic table shows it: the mean in µs,
 // "n/a" when nothing was measured, the failure status when every process

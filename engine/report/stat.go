@@ -9,17 +9,13 @@ import (
 )
 
 // The one median and the one quantile of every spawnbench report, table,
-// plot and flag: benchmath's. benchmath takes the median of a sample as
-// its 0.5 quantile with Hyndman and Fan's definition 8 (interpolating, so
-// an even-sized sample's median is the mean of its two middle values), and
-// every other quantile here uses the same definition, so a median printed
-// in a table, drawn in a plot and used for a noise flag is the same number.
-
-// Median is the median of values, benchmath's; NaN for no values. values
-// need not be sorted and are not modified.
-func Median(values []float64) float64 {
-	return Quantile(values, 0.5)
-}
+// plot and flag: benchmath's. The median is results.Median (benchmath's
+// summary centre, shared with the runner's progress lines and summary);
+// benchmath takes it as the 0.5 quantile with Hyndman and Fan's
+// definition 8 (interpolating, so an even-sized sample's median is the
+// mean of its two middle values), and Quantile uses the same definition,
+// so a median printed in a table, drawn in a plot and used for a noise
+// flag is the same number.
 
 // Quantile is the q-quantile of values with benchmath's definition; NaN
 // for no values. values need not be sorted and are not modified.

@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
 )
 
@@ -28,26 +29,10 @@ func WriteDir(dir string, set *results.Set) error {
 	for i := range plots {
 		plots[i].Path = PlotsDir + "/" + plots[i].Path
 	}
-	f, err := os.CreateTemp(dir, "."+ReportFile+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", ReportFile, err)
-	}
-	err = r.Write(f, FormatMarkdown, plots)
-	if err == nil {
-		// CreateTemp makes the file private; a report is for everyone
-		// who can read the results beside it.
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// Renamed into place so a reader never sees half a report.
-		err = os.Rename(f.Name(), filepath.Join(dir, ReportFile))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", filepath.Join(dir, ReportFile), err)
+	if err := atomicfile.Write(filepath.Join(dir, ReportFile), func(w io.Writer) error {
+		return r.Write(w, FormatMarkdown, plots)
+	}); err != nil {
+		return fmt.Errorf("report for %s: %w", dir, err)
 	}
 	return nil
 }

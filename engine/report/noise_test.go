@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/results"
+)
+
+// share returns a constant share of wall time for every process.
+func share(v float64) func(int) float64 { return func(int) float64 { return v } }
+
+func TestBusyFlagOnSyntheticSet(t *testing.T) {
+	cases := []struct {
+		name          string
+		others, steal func(int) float64
+		busy, known   bool
+	}{
+		{"idle machine", share(0.01), share(0), false, true},
+		{"other work above 10%", share(0.30), share(0), true, true},
+		{"steal above 10%", share(0.02), share(0.15), true, true},
+		{"just under the threshold", share(0.09), share(0.09), false, true},
+		// Two of five processes busy: the median process was not.
+		{"a minority of busy processes", func(p int) float64 { return []float64{0.5, 0.5, 0, 0, 0}[p] }, nil, false, true},
+		// Three of five: it was.
+		{"a majority of busy processes", func(p int) float64 { return []float64{0.5, 0.5, 0.5, 0, 0}[p] }, nil, true, true},
+		{"load not recorded", nil, nil, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &results.Set{Provenance: fixtureProvenance("", "")}
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 5,
+				spawnNS: lognormalSpawns(40e3, 1), others: tc.others, steal: tc.steal})
+			r := build(t, s)
+			c := r.Cell("native", "sequential", Column{N: 10})
+			if c.Noise.Busy != tc.busy || c.Noise.BusyKnown != tc.known {
+				t.Errorf("busy, known = %v, %v; want %v, %v (noise %+v)", c.Noise.Busy, c.Noise.BusyKnown, tc.busy, tc.known, c.Noise)
+			}
+			var md bytes.Buffer
+			if err := r.Write(&md, FormatMarkdown, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := md.String()
+			flagged := strings.Contains(out, "| native | sequential | ") && strings.Contains(out, " [busy] |")
+			if flagged != tc.busy || strings.Contains(out, "BUSY MACHINE") != tc.busy {
+				t.Errorf("markdown shows busy = %v, want %v:\n%s", flagged, tc.busy, out)
+			}
+		})
+	}
+}
+
+func TestUnstableFlag(t *testing.T) {
+	// Per-process medians 100, 100·f, 100, 100·f, 100 … µs: the wider f
+	// spreads them, the wider their interquartile range.
+	spread := func(f float64, processes int) func(p, t int) int64 {
+		return func(p, t int) int64 {
+			v := 100e3
+			if p%2 == 1 {
+				v *= f
+			}
+			return int64(v) + int64(t)
+		}
+	}
+	cases := []struct {
+		name      string
+		factor    float64
+		processes int
+		unstable  bool
+	}{
+		{"processes agree", 1.05, 6, false},
+		{"processes disagree", 2, 6, true},
+		{"too few processes to judge", 3, 4, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &results.Set{Provenance: fixtureProvenance("", "")}
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: tc.processes, spawnNS: spread(tc.factor, tc.processes)})
+			c := build(t, s).Cell("native", "sequential", Column{N: 10})
+			if c.Noise.Unstable != tc.unstable {
+				t.Errorf("unstable = %v (spread %.3f), want %v", c.Noise.Unstable, c.Noise.Spread, tc.unstable)
+			}
+		})
+	}
+}
+
+func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
+	set := func(others float64) *results.Set {
+		s := &results.Set{Provenance: fixtureProvenance("", "")}
+		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 2,
+			spawnNS: lognormalSpawns(50e3, 3), others: share(others)})
+		return s
+	}
+	for _, tc := range []struct {
+		old, new float64
+		warn     bool
+	}{{0.01, 0.02, false}, {0.01, 0.4, true}, {0.4, 0.5, false}} {
+		cmp, err := Compare(Input{Dir: "old", Set: set(tc.old)}, Input{Dir: "new", Set: set(tc.new)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md bytes.Buffer
+		if err := cmp.Write(&md, FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		if cmp.BusyDiffers != tc.warn || strings.Contains(md.String(), "BUSY LEVELS DIFFER") != tc.warn {
+			t.Errorf("others %.2f then %.2f: busy levels differ = %v, want %v", tc.old, tc.new, cmp.BusyDiffers, tc.warn)
+		}
+		if tc.new > 0.1 && !strings.Contains(md.String(), "old: —; new: busy") && tc.old < 0.1 {
+			t.Errorf("compare table does not flag the busy side:\n%s", md.String())
+		}
+	}
+}
