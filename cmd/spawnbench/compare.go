@@ -25,6 +25,9 @@ share no cell are an error.`,
 			if err := report.CheckFormat(format); err != nil {
 				return err
 			}
+			if err := refuseOverwritingInputs(out, args); err != nil {
+				return err
+			}
 			oldIn, err := readResultDir(args[0])
 			if err != nil {
 				return err

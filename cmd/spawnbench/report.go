@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
@@ -38,6 +39,9 @@ run per environment. --plots DIR also draws SVG and PNG plots there.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format = formatFor(format, out, cmd.Flags().Changed("format"))
 			if err := report.CheckFormat(format); err != nil {
+				return err
+			}
+			if err := refuseOverwritingInputs(out, args); err != nil {
 				return err
 			}
 			var inputs []report.Input
@@ -125,21 +129,53 @@ func readResultDir(dir string) (report.Input, error) {
 	return report.Input{Dir: dir, Set: set}, nil
 }
 
-// writeOutput runs write on standard output, or on the file out.
+// writeOutput runs write on standard output, or on the file out, which
+// is replaced whole (atomicfile) so an interrupted report never leaves half
+// a file.
 func writeOutput(out string, write func(io.Writer) error) error {
 	if out == "" {
 		return write(os.Stdout)
 	}
-	f, err := os.Create(out)
-	if err != nil {
+	if err := atomicfile.Write(out, write); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
+	return nil
+}
+
+// refuseOverwritingInputs is an input error when the output file would
+// replace a file of a result directory being read:
+// `report D -o D/samples.parquet` must not turn measurements into
+// Markdown.
+func refuseOverwritingInputs(out string, dirs []string) error {
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // readResultDir reports a missing directory
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			input := filepath.Join(dir, e.Name())
+			if out != "" && samePath(out, input) {
+				return &inputerr.Error{Msg: fmt.Sprintf("-o %s would overwrite %s, a file of the result directory being read; write the report elsewhere (e.g. -o %s)",
+					out, input, filepath.Join(dir, "report.md"))}
+			}
+		}
 	}
 	return nil
+}
+
+// samePath is true when a and b name the same existing file, however
+// spelled (relative, through a symbolic link, a hard link).
+func samePath(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(sa, sb)
 }

@@ -121,6 +121,9 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		writeForeignParquet(t, filepath.Join(foreign, name))
 	}
 	native := writeSet(t, scaledSet("native", 1, "gcc"))
+	twice := scaledSet("native", 1, "gcc")
+	twice.Samples = append(twice.Samples, twice.Samples[3])
+	duplicated := writeSet(t, twice)
 	wasm := writeSet(t, scaledSet("wasm", 1, "wasmtime"))
 
 	cases := []struct {
@@ -138,6 +141,11 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"unknown baseline", []string{"report", native, "--baseline", "v8"}, `baseline "v8" is not an environment`},
 		{"nothing shared", []string{"compare", native, wasm}, "share no measured (environment, mode, n) cell"},
 		{"compare one set", []string{"compare", native}, "give two result directories"},
+		{"duplicate keys", []string{"report", duplicated}, "holds cell native/sequential/100 twice"},
+		{"compare with duplicate keys", []string{"compare", native, duplicated}, "holds cell native/sequential/100 twice"},
+		{"report over its samples", []string{"report", native, "-o", filepath.Join(native, "samples.parquet")}, "would overwrite"},
+		{"report over its provenance", []string{"report", native, "-o", filepath.Join(native, ".", "provenance.json")}, "would overwrite"},
+		{"compare over an input", []string{"compare", native, native, "-o", filepath.Join(native, "runs.parquet")}, "would overwrite"},
 		{"compare with a bad set", []string{"compare", native, empty}, "holds no spawnbench results"},
 	}
 	for _, tc := range cases {

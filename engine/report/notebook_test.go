@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +65,17 @@ func venvPython(t *testing.T, root string) string {
 // table in long form (environment, mode, column, mean_us, text).
 func runNotebook(t *testing.T, dir string) [][]string {
 	t.Helper()
+	rows, out, err := execNotebook(t, dir)
+	if err != nil {
+		t.Fatalf("notebook failed: %v\n%s", err, out)
+	}
+	return rows
+}
+
+// execNotebook executes the notebook against dir; on success it returns
+// the classic table in long form.
+func execNotebook(t *testing.T, dir string) ([][]string, []byte, error) {
+	t.Helper()
 	root := repoRoot(t)
 	py := venvPython(t, root)
 	tmp := t.TempDir()
@@ -78,7 +90,7 @@ func runNotebook(t *testing.T, dir string) [][]string {
 		cmd.Env = append(cmd.Env, "SPAWNBENCH_RESULTS="+dir)
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("notebook failed: %v\n%s", err, out)
+		return nil, out, err
 	}
 	requireImageOutput(t, executed)
 	f, err := os.Open(table)
@@ -93,7 +105,7 @@ func runNotebook(t *testing.T, dir string) [][]string {
 	if len(rows) < 2 || strings.Join(rows[0], ",") != "environment,mode,column,mean_us,text" {
 		t.Fatalf("notebook table = %v", rows)
 	}
-	return rows[1:]
+	return rows[1:], nil, nil
 }
 
 // requireImageOutput fails unless the executed notebook displayed a plot.
@@ -205,4 +217,15 @@ func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 	}
 	// No SPAWNBENCH_RESULTS: the notebook's default must be this set.
 	checkAgainstReport(t, runNotebook(t, ""), set)
+}
+
+func TestNotebookRefusesDuplicateKeys(t *testing.T) {
+	s := realisticSet(t)
+	s.Samples = append(s.Samples, s.Samples[len(s.Samples)/2])
+	d := s.Samples[len(s.Samples)-1]
+	_, out, err := execNotebook(t, writeSet(t, s))
+	want := fmt.Sprintf("holds cell %s/%s/%d twice", d.Environment, d.Mode, d.N)
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("notebook on a set with a duplicate spawn: %v, want a failure saying %q:\n%s", err, want, out)
+	}
 }
