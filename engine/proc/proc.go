@@ -1,33 +1,40 @@
 // Package proc runs one benchmark process the way every environment needs:
-// pinned to the spec's CPUs from its first instruction, in its own process
-// group, killed with all its children on timeout or interrupt, its output
-// captured whole.
+// pinned to the spec's CPUs from its first instruction, its whole process
+// tree killed and reaped when its main process ends, its time is up, or it
+// is interrupted, its output bounded, and its cost to the machine (CPU
+// time, peak memory, context switches, everyone else's CPU time, steal,
+// OOM kills) recorded.
 //
 // Pinning is inherited, not applied after the fact: the forking OS thread
 // takes the affinity first, so no thread of the benchmark ever runs
 // elsewhere (taskset-after-start would leave a window in which the first
 // spawns run unpinned).
+//
+// A timeout is a hard deadline for the whole tree, not for one process or
+// one process group: see tree.go for how the tree is found. Nothing the
+// benchmark starts outlives its Run, and no pipe a leftover holds open can
+// keep Run waiting.
 package proc
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
-	"runtime"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Outcome is what one benchmark process (or page) produced, before any
 // interpretation. A process that ran but failed still has an Outcome, so
 // samples printed before a crash are kept.
 type Outcome struct {
-	Stdout   []byte
+	// Stdout is the standard output, at most StdoutKept bytes of its
+	// start; nil when Command.Stdout took it.
+	Stdout []byte
+	// StdoutDropped counts the bytes of standard output beyond StdoutKept.
+	StdoutDropped int64
+	// Stderr is the end of the standard error, at most StderrKept bytes.
 	Stderr   []byte
 	ExitCode int
 	// Signal names the signal that ended the process, if one did.
@@ -36,6 +43,29 @@ type Outcome struct {
 	TimedOut bool
 	// Wall is the wall time, measured outside the process.
 	Wall time.Duration
+
+	// The cost of the whole process tree: the main process and every
+	// descendant, from the rusage of each as it was reaped (CPU times and
+	// context switches summed, the largest peak resident memory). Nil when
+	// the platform does not say.
+	UserNS, SysNS, MaxRSSBytes, InvoluntaryCtxSwitches *int64
+	// OthersCPUNS is the CPU time everything else on the machine used
+	// while the tree ran: the machine's non-idle time from /proc/stat
+	// (user, nice, system, irq, softirq, all CPUs) over the span, less the
+	// tree's own user and system time, floored at 0. It includes
+	// spawnbench's own supervision. StealNS is the hypervisor's steal time
+	// over the same span. /proc/stat counts in ticks of USER_HZ (10 ms on
+	// common kernels), so both are coarse for short processes. Nil when the
+	// platform does not say.
+	OthersCPUNS, StealNS *int64
+	// OOMKilled is set when the kernel's OOM killer killed a process of the
+	// tree during the run. The evidence must be both: a process of the tree
+	// ended by a SIGKILL that spawnbench did not send (or a main process
+	// exiting with 128+9, as a shell reports such a child), and a rise, over
+	// the run, of the kernel's oom_kill count of spawnbench's memory cgroup
+	// (cgroup v2 memory.events or v1 memory.oom_control) or of the
+	// machine's (/proc/vmstat). It is never set for a clean exit.
+	OOMKilled bool
 }
 
 // Command describes one process to run.
@@ -45,92 +75,22 @@ type Command struct {
 	// Env is added to the current environment.
 	Env  []string
 	CPUs []int
-	// Stdin, if set, is the process's standard input.
-	Stdin []byte
+	// Stdout, when set, receives the standard output as it streams (an
+	// engine/protocol Collector, say), and Outcome.Stdout is nil. Its
+	// errors are ignored: the process's output is drained regardless.
+	Stdout io.Writer
 }
 
 // Run starts the command and waits for it, or for ctx to end, whichever
-// comes first. When ctx ends first the whole process group is killed and
-// the Outcome says TimedOut (for a deadline) or carries ctx's error.
+// comes first: it is Start followed by Wait. When ctx ends first the whole
+// process tree is killed and the Outcome says TimedOut (for a deadline) or
+// the error is ctx's.
 func Run(ctx context.Context, c Command) (Outcome, error) {
-	if len(c.Argv) == 0 {
-		return Outcome{}, errors.New("proc: empty command")
+	s, err := Start(ctx, c)
+	if err != nil {
+		return Outcome{}, err
 	}
-	type result struct {
-		out Outcome
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		// The child inherits this OS thread's affinity; the thread is
-		// discarded when the goroutine returns without unlocking, so the
-		// mask never leaks into the rest of spawnbench. Start and Wait stay
-		// on the same thread so Pdeathsig (tied to the forking thread) only
-		// fires when the child is done or spawnbench dies.
-		runtime.LockOSThread()
-		out, err := runLocked(ctx, c)
-		done <- result{out, err}
-	}()
-	r := <-done
-	return r.out, r.err
-}
-
-func runLocked(ctx context.Context, c Command) (Outcome, error) {
-	if len(c.CPUs) > 0 {
-		var set unix.CPUSet
-		for _, cpu := range c.CPUs {
-			set.Set(cpu)
-		}
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			return Outcome{}, fmt.Errorf("pin to CPUs %v: %w", c.CPUs, err)
-		}
-	}
-	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
-	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), c.Env...)
-	if c.Stdin != nil {
-		cmd.Stdin = bytes.NewReader(c.Stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Outcome{}, fmt.Errorf("start %s: %w", c.Argv[0], err)
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-
-	var out Outcome
-	var waitErr error
-	select {
-	case waitErr = <-waited:
-	case <-ctx.Done():
-		// Kill the group: runtimes such as Node.js and Chromium start
-		// children of their own.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		waitErr = <-waited
-		out.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-	}
-	out.Wall = time.Since(start)
-	// A benchmark's stray children must not outlive it either.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	out.Stdout = stdout.Bytes()
-	out.Stderr = stderr.Bytes()
-	out.ExitCode = cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		out.Signal = ws.Signal().String()
-	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return out, fmt.Errorf("wait for %s: %w", c.Argv[0], waitErr)
-	}
-	if !out.TimedOut && ctx.Err() != nil {
-		return out, ctx.Err()
-	}
-	return out, nil
+	return s.Wait()
 }
 
 // Output runs a short tool command (a version query, a compiler) and

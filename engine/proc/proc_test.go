@@ -1,9 +1,15 @@
 package proc
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,57 +17,265 @@ import (
 	"time"
 )
 
-func TestExitCodeAndOutput(t *testing.T) {
-	out, err := Run(context.Background(), Command{Argv: []string{"sh", "-c", "echo out; echo err >&2; exit 7"}})
-	if err != nil {
-		t.Fatal(err)
+// TestMain lets the test binary stand in for a benchmark that spawns
+// threads: a real multi-threaded process with a known CPU appetite.
+func TestMain(m *testing.M) {
+	if os.Getenv("PROC_TEST_HELPER") == "burn-threads" {
+		burnThreads(4)
+		os.Exit(0)
 	}
-	if out.ExitCode != 7 || string(out.Stdout) != "out\n" || string(out.Stderr) != "err\n" || out.TimedOut || out.Wall <= 0 {
-		t.Errorf("outcome = %+v", out)
+	os.Exit(m.Run())
+}
+
+// burnThreads keeps threads OS threads busy with a fixed amount of work
+// each (about 50 ms of CPU time here), however loaded the machine is.
+func burnThreads(threads int) {
+	done := make(chan uint64)
+	for range threads {
+		go func() {
+			runtime.LockOSThread()
+			x := uint64(88172645463325252)
+			for range 25_000_000 {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+			}
+			done <- x
+		}()
+	}
+	var sum uint64
+	for range threads {
+		sum += <-done
+	}
+	fmt.Println(sum) // the work must not be optimised away
+}
+
+func TestOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		script         string
+		stdout, stderr string
+		exit           int
+		signal         string
+	}{
+		{"exit code and streams", "echo out; echo err >&2; exit 7", "out\n", "err\n", 7, ""},
+		{"clean exit", "printf '1 2 3\\n'", "1 2 3\n", "", 0, ""},
+		{"signal is named", "kill -ABRT $$", "", "", -1, "aborted"},
+		{"SIGKILL from inside is named", "echo x; kill -KILL $$", "x\n", "", -1, "killed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Run(context.Background(), Command{Argv: []string{"sh", "-c", tc.script}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out.Stdout) != tc.stdout || string(out.Stderr) != tc.stderr || out.ExitCode != tc.exit || out.Signal != tc.signal {
+				t.Errorf("stdout %q stderr %q exit %d signal %q, want %q %q %d %q",
+					out.Stdout, out.Stderr, out.ExitCode, out.Signal, tc.stdout, tc.stderr, tc.exit, tc.signal)
+			}
+			if out.TimedOut || out.Wall <= 0 || out.OOMKilled {
+				t.Errorf("timed out %v, wall %s, OOM-killed %v", out.TimedOut, out.Wall, out.OOMKilled)
+			}
+		})
 	}
 }
 
-func TestSignalIsNamed(t *testing.T) {
-	out, err := Run(context.Background(), Command{Argv: []string{"sh", "-c", "kill -ABRT $$"}})
-	if err != nil {
-		t.Fatal(err)
+// alive says whether pid is a live process (not gone, not a zombie).
+func alive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
+}
+
+// pidsIn reads the pids a script wrote, one per line, to dir's *.pid files.
+func pidsIn(t *testing.T, dir string) []int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	var pids []int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(s)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			pids = append(pids, pid)
+		}
 	}
-	if out.Signal != "aborted" || out.ExitCode != -1 {
-		t.Errorf("signal %q exit %d", out.Signal, out.ExitCode)
+	return pids
+}
+
+// TestTreeEnds: whatever a benchmark's descendants do to get away (leave
+// the group, the session, close their streams, clear their environment),
+// the run ends at its deadline or when its main process does, and none of
+// them is left running. $D is a directory for the scripts' pid files.
+func TestTreeEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		script   string
+		timeout  time.Duration // 0: none
+		timedOut bool
+		within   time.Duration // how long Run may take
+		stdout   string
+	}{
+		{
+			name:    "group child under a timeout",
+			script:  `sleep 30 & echo $! > $D/a.pid; wait`,
+			timeout: 500 * time.Millisecond, timedOut: true, within: 1500 * time.Millisecond,
+		},
+		{
+			name:    "detached grandchild keeping stdout open under a timeout",
+			script:  `setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & sleep 1000`,
+			timeout: time.Second, timedOut: true, within: 2 * time.Second,
+		},
+		{
+			name:   "detached grandchild keeping stdout open after the main process ends",
+			script: `setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & sleep 0.1; echo main done`,
+			within: time.Second, stdout: "main done\n",
+		},
+		{
+			name:   "sleep 1000 grandchild does not hold the run",
+			script: `sleep 1000 & echo $! > $D/a.pid; echo hi`,
+			within: time.Second, stdout: "hi\n",
+		},
+		{
+			name: "double-forked daemon that closed and reopened its streams",
+			script: `( setsid sh -c 'exec </dev/null >/dev/null 2>&1; exec 1>$D/log; echo $$ > $D/a.pid; exec sleep 1000' & ) ; ` +
+				`sleep 0.1; echo ok`,
+			within: time.Second, stdout: "ok\n",
+		},
+		{
+			name:   "orphan with a cleared environment, seen while attached",
+			script: `env -i D=$D setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & sleep 0.3`,
+			within: 1500 * time.Millisecond,
+		},
+		{
+			name:    "fork chain under a timeout",
+			script:  `sh -c 'sh -c "sleep 1000 & echo \$! > $D/b.pid; sleep 1000" & echo $! > $D/a.pid; sleep 1000' & sleep 1000`,
+			timeout: 500 * time.Millisecond, timedOut: true, within: 1500 * time.Millisecond,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			begun := time.Now()
+			out, err := Run(ctx, Command{Argv: []string{"sh", "-c", tc.script}, Env: []string{"D=" + dir}})
+			took := time.Since(begun)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids := pidsIn(t, dir)
+			defer func() {
+				for _, pid := range pids {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}()
+			if out.TimedOut != tc.timedOut || took > tc.within || string(out.Stdout) != tc.stdout {
+				t.Errorf("timed out %v after %s (wall %s), stdout %q; want timed out %v within %s, stdout %q",
+					out.TimedOut, took, out.Wall, out.Stdout, tc.timedOut, tc.within, tc.stdout)
+			}
+			if len(pids) == 0 {
+				t.Fatal("the script wrote no pid")
+			}
+			for _, pid := range pids {
+				if alive(pid) {
+					t.Errorf("descendant %d still runs after Run returned", pid)
+				}
+			}
+		})
 	}
 }
 
-// TestTimeoutKillsTheWholeGroup: a runtime's own children (Node.js and
-// Chromium start some) must not outlive a timed-out repetition.
-func TestTimeoutKillsTheWholeGroup(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+// TestStrangersSurvive: killing a tree leaves spawnbench's other
+// children alone, a concurrent build or another benchmark's browser.
+func TestStrangersSurvive(t *testing.T) {
+	build := exec.Command("sleep", "30")
+	if err := build.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { build.Process.Kill(); build.Wait() }()
+	browser, err := Start(context.Background(), Command{Argv: []string{"sh", "-c", "sleep 30 & sleep 30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer browser.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	out, err := Run(ctx, Command{Argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"}})
-	if err != nil {
-		t.Fatal(err)
+	out, err := Run(ctx, Command{Argv: []string{"sh", "-c", "setsid sleep 1000 & sleep 1000"}})
+	if err != nil || !out.TimedOut {
+		t.Fatalf("timed out %v, err %v", out.TimedOut, err)
 	}
-	if !out.TimedOut || time.Since(start) > 5*time.Second {
-		t.Fatalf("timed out %v after %s", out.TimedOut, time.Since(start))
+	if !alive(build.Process.Pid) {
+		t.Error("a concurrent non-benchmark child was killed")
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
+	if !alive(browser.Pid) {
+		t.Error("another tree's main process was killed")
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		// Gone, or a zombie waiting for init to reap it.
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			break
+	select {
+	case <-browser.Done():
+		t.Error("another tree ended")
+	default:
+	}
+	stopped, err := browser.Stop()
+	if err != nil || stopped.Signal != "killed" {
+		t.Errorf("Stop: signal %q, err %v", stopped.Signal, err)
+	}
+}
+
+// TestInterruptStopsWithinASecond: Ctrl-C (SIGINT to spawnbench, which
+// ends the run's context) stops a tree with a detached, stdout-holding
+// grandchild at once.
+func TestInterruptStopsWithinASecond(t *testing.T) {
+	for _, viaSignal := range []bool{false, true} {
+		name := "context cancelled"
+		if viaSignal {
+			name = "SIGINT"
 		}
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("child %d of the timed-out process still runs", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			var ctx context.Context
+			var cancel context.CancelFunc
+			if viaSignal {
+				ctx, cancel = signal.NotifyContext(context.Background(), os.Interrupt)
+			} else {
+				ctx, cancel = context.WithCancel(context.Background())
+			}
+			defer cancel()
+			var sent time.Time
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				sent = time.Now()
+				if viaSignal {
+					syscall.Kill(os.Getpid(), syscall.SIGINT)
+				} else {
+					cancel()
+				}
+			}()
+			out, err := Run(ctx, Command{
+				Argv: []string{"sh", "-c", `setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & sleep 1000`},
+				Env:  []string{"D=" + dir},
+			})
+			stoppedIn := time.Since(sent)
+			if !errors.Is(err, context.Canceled) || out.TimedOut {
+				t.Errorf("err %v, timed out %v; want context.Canceled", err, out.TimedOut)
+			}
+			if stoppedIn > time.Second {
+				t.Errorf("stopped %s after the interrupt", stoppedIn)
+			}
+			for _, pid := range pidsIn(t, dir) {
+				if alive(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("descendant %d survived the interrupt", pid)
+				}
+			}
+		})
 	}
 }
 
@@ -87,5 +301,97 @@ func TestMissingProgram(t *testing.T) {
 	_, err := Run(context.Background(), Command{Argv: []string{"/no/such/program"}})
 	if err == nil || !strings.Contains(err.Error(), "/no/such/program") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestOutputBounds: stdout is kept up to StdoutKept from its start (or
+// streams to Command.Stdout), stderr is its last StderrKept bytes.
+func TestOutputBounds(t *testing.T) {
+	over := int64(3 << 20)
+	for _, tc := range []struct {
+		name       string
+		script     string
+		stream     bool
+		stdoutLen  int
+		dropped    int64
+		stderrLen  int
+		stderrTail string
+	}{
+		{
+			name:      "stdout past its bound",
+			script:    "head -c " + strconv.FormatInt(StdoutKept+over, 10) + " /dev/zero",
+			stdoutLen: StdoutKept, dropped: over,
+		},
+		{
+			name:      "stdout streamed",
+			script:    "head -c " + strconv.FormatInt(StdoutKept+over, 10) + " /dev/zero",
+			stream:    true,
+			stdoutLen: 0,
+		},
+		{
+			name:      "stderr keeps its end",
+			script:    "head -c 5000000 /dev/zero >&2; echo the end >&2",
+			stderrLen: StderrKept, stderrTail: "\x00the end\n",
+		},
+		{
+			name:      "short stderr whole",
+			script:    "echo why >&2",
+			stderrLen: 4, stderrTail: "why\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var streamed countingWriter
+			c := Command{Argv: []string{"sh", "-c", tc.script}}
+			if tc.stream {
+				c.Stdout = &streamed
+			}
+			out, err := Run(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Stdout) != tc.stdoutLen || out.StdoutDropped != tc.dropped {
+				t.Errorf("stdout kept %d dropped %d, want %d and %d", len(out.Stdout), out.StdoutDropped, tc.stdoutLen, tc.dropped)
+			}
+			if tc.stream && (out.Stdout != nil || int64(streamed) != StdoutKept+over) {
+				t.Errorf("streamed %d bytes, kept %d", streamed, len(out.Stdout))
+			}
+			if len(out.Stderr) != tc.stderrLen || !bytes.HasSuffix(out.Stderr, []byte(tc.stderrTail)) {
+				t.Errorf("stderr kept %d bytes ending %q, want %d ending %q", len(out.Stderr), lastBytes(out.Stderr, 12), tc.stderrLen, tc.stderrTail)
+			}
+		})
+	}
+}
+
+type countingWriter int64
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	*w += countingWriter(len(p))
+	return len(p), nil
+}
+
+func lastBytes(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
+
+func TestTailBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		max    int
+		writes []string
+		want   string
+	}{
+		{"under", 8, []string{"ab", "cd"}, "abcd"},
+		{"wraps", 4, []string{"abc", "def"}, "cdef"},
+		{"wraps twice", 4, []string{"abc", "de", "fgh", "i"}, "fghi"},
+		{"one big write", 3, []string{"a", "bcdefg"}, "efg"},
+		{"exactly full", 3, []string{"ab", "c"}, "abc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &tailBuffer{max: tc.max}
+			for _, w := range tc.writes {
+				b.Write([]byte(w))
+			}
+			if got := string(b.Bytes()); got != tc.want {
+				t.Errorf("kept %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,36 +15,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Started is a long-lived process begun by Start, such as a browser that a
-// benchmark page runs in. It has Run's guarantees: pinned from its first
-// instruction, in its own process group, and killed with that whole group
-// when its context ends, when Stop is called, or when spawnbench dies.
+// Started is a process begun by Start: a benchmark that Run waits for, or
+// a long-lived browser that a benchmark page runs in. Its whole process
+// tree is killed when its main process ends, when its context ends, when
+// Stop is called, or (its main process, by Pdeathsig) when spawnbench dies.
 type Started struct {
-	// Pid is the process id, which is also its process group id.
+	// Pid is the main process's id, which is also its process group id.
 	Pid int
 
-	stop   chan struct{}
-	once   sync.Once
-	done   chan struct{}
-	out    Outcome
-	err    error
-	stdout tailBuffer
-	stderr tailBuffer
+	stop chan struct{}
+	once sync.Once
+	done chan struct{}
+	out  Outcome
+	err  error
 }
 
-// outputKept bounds the output a Started process keeps: a browser logging
-// to stderr for a long run must not grow spawnbench without limit, and it
-// is the end of the output that says why a process died.
-const outputKept = 4 << 20
-
-// waitDelay bounds how long the end of a process waits for its output
-// pipes once the group is dead; a child that left the group could
-// otherwise hold them open for ever.
-const waitDelay = 2 * time.Second
+const (
+	// pipeGrace bounds the wait for the end of the output once the tree is
+	// dead: only a process outside the tree (one that left it before
+	// spawnbench could see it, and cleared its environment) can still hold
+	// the pipes.
+	pipeGrace = 500 * time.Millisecond
+	// killLimit bounds the killing of a tree; only a process stuck in the
+	// kernel survives SIGKILL for long.
+	killLimit = 5 * time.Second
+	// firstScan and lastScan bound the pause between walks of a running
+	// tree: often at first, to catch short-lived intermediates, then
+	// seldom, so a long benchmark is not disturbed.
+	firstScan = 20 * time.Millisecond
+	lastScan  = time.Second
+)
 
 // Start begins c without waiting for it. extraFiles become the process's
 // file descriptors 3, 4, ... (a browser's DevTools pipe, for example).
-// When ctx ends, the whole process group is killed and the Outcome says
+// When ctx ends, the whole process tree is killed and the Outcome says
 // TimedOut for a deadline. The caller must end the process with Stop or
 // wait for it with Wait.
 func Start(ctx context.Context, c Command, extraFiles ...*os.File) (*Started, error) {
@@ -51,12 +56,13 @@ func Start(ctx context.Context, c Command, extraFiles ...*os.File) (*Started, er
 		return nil, errors.New("proc: empty command")
 	}
 	s := &Started{stop: make(chan struct{}), done: make(chan struct{})}
-	s.stdout.max, s.stderr.max = outputKept, outputKept
 	started := make(chan error, 1)
 	go func() {
-		// As in Run: the child inherits this locked thread's affinity, and
-		// the thread stays alive (so Pdeathsig stays armed) until the
-		// process is gone; it is discarded when the goroutine returns.
+		// The child inherits this OS thread's affinity; the thread is
+		// discarded when the goroutine returns without unlocking, so the
+		// mask never leaks into the rest of spawnbench. Start and Wait stay
+		// on this thread so Pdeathsig (tied to the forking thread) only
+		// fires when the child is done or spawnbench dies.
 		runtime.LockOSThread()
 		s.supervise(ctx, c, extraFiles, started)
 	}()
@@ -66,8 +72,13 @@ func Start(ctx context.Context, c Command, extraFiles ...*os.File) (*Started, er
 	return s, nil
 }
 
+// supervise is the one supervisor of a process: it starts it, walks its
+// tree while it runs, kills and reaps the tree, and fills the Outcome.
 func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.File, started chan<- error) {
 	defer close(s.done)
+	// Without the subreaper, orphans go to init: the walk still finds
+	// them by their token, so this is not fatal.
+	subreaper := becomeSubreaper() == nil
 	if len(c.CPUs) > 0 {
 		var set unix.CPUSet
 		for _, cpu := range c.CPUs {
@@ -78,54 +89,159 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 			return
 		}
 	}
+	// Spawnbench's own pipes, not exec's: exec's Wait would wait for every
+	// holder of the pipes, and a detached grandchild can hold them for ever.
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		started <- fmt.Errorf("create a pipe for the standard output of %s: %w", c.Argv[0], err)
+		return
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		stdoutR.Close()
+		stdoutW.Close()
+		started <- fmt.Errorf("create a pipe for the standard error of %s: %w", c.Argv[0], err)
+		return
+	}
+	token := newToken()
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.Stdout = &s.stdout
-	cmd.Stderr = &s.stderr
+	cmd.Env = append(append(os.Environ(), c.Env...), treeVar+"="+token)
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
 	cmd.ExtraFiles = extraFiles
-	cmd.WaitDelay = waitDelay
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+
+	cpuBefore, cpuKnown := readMachineCPU()
+	oomBefore := readOOMKills()
 	begun := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	// The child has its own copies of the write ends; the readers see the
+	// end of the output once every holder is gone.
+	stdoutW.Close()
+	stderrW.Close()
+	if err != nil {
+		stdoutR.Close()
+		stderrR.Close()
 		started <- fmt.Errorf("start %s: %w", c.Argv[0], err)
 		return
 	}
 	s.Pid = cmd.Process.Pid
 	started <- nil
 
+	head := &headBuffer{max: StdoutKept}
+	tail := &tailBuffer{max: StderrKept}
+	var stdoutSink io.Writer = head
+	if c.Stdout != nil {
+		stdoutSink = c.Stdout
+	}
+	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
+	go drain(stdoutR, stdoutSink, stdoutDone)
+	go drain(stderrR, tail, stderrDone)
+
+	t := newTree(s.Pid, token)
+	t.adoptedByInit = !subreaper
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
+
 	var waitErr error
-	select {
-	case waitErr = <-waited:
-	case <-ctx.Done():
-		_ = syscall.Kill(-s.Pid, syscall.SIGKILL)
-		waitErr = <-waited
-		s.out.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-		if !s.out.TimedOut {
-			s.err = ctx.Err()
+	scanEvery := firstScan
+	scanTimer := time.NewTimer(scanEvery)
+	var killErr error
+	endedByItself := false
+wait:
+	for {
+		select {
+		case waitErr = <-waited:
+			endedByItself = true
+			break wait
+		case <-ctx.Done():
+			killErr = t.killAll(true, killLimit)
+			waitErr = <-waited
+			s.out.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+			if !s.out.TimedOut {
+				s.err = ctx.Err()
+			}
+			break wait
+		case <-s.stop:
+			killErr = t.killAll(true, killLimit)
+			waitErr = <-waited
+			break wait
+		case <-scanTimer.C:
+			// Learn the tree while its links are there, and reap the
+			// orphans that ended so they do not pile up as zombies.
+			t.scan()
+			t.reap()
+			scanEvery = min(2*scanEvery, lastScan)
+			scanTimer.Reset(scanEvery)
 		}
-	case <-s.stop:
-		_ = syscall.Kill(-s.Pid, syscall.SIGKILL)
-		waitErr = <-waited
 	}
-	// Whatever ended the leader, its children go with it.
-	_ = syscall.Kill(-s.Pid, syscall.SIGKILL)
+	scanTimer.Stop()
 	s.out.Wall = time.Since(begun)
-	s.out.Stdout = s.stdout.Bytes()
-	s.out.Stderr = s.stderr.Bytes()
+	t.mainReaped = true
+	// Whatever ended the main process, the rest of its tree goes with it.
+	killErr = errors.Join(killErr, t.killAll(false, killLimit))
+	t.close()
+
+	// The tree is dead, so the pipes are at their end unless a process
+	// outside the tree holds them: give that one a moment, then stop
+	// reading.
+	grace := time.NewTimer(pipeGrace)
+	for _, p := range []struct {
+		r    *os.File
+		done chan struct{}
+	}{{stdoutR, stdoutDone}, {stderrR, stderrDone}} {
+		select {
+		case <-p.done:
+		case <-grace.C:
+			grace.Reset(0)
+			_ = p.r.SetReadDeadline(time.Now())
+			<-p.done
+		}
+	}
+	grace.Stop()
+	cpuAfter, cpuKnownAfter := readMachineCPU()
+	oomAfter := readOOMKills()
+
+	if c.Stdout == nil {
+		s.out.Stdout, s.out.StdoutDropped = head.buf, head.dropped
+	}
+	s.out.Stderr = tail.Bytes()
+	if killErr != nil {
+		s.out.Stderr = append(s.out.Stderr, "\nspawnbench: "+killErr.Error()+"\n"...)
+	}
 	s.out.ExitCode = cmd.ProcessState.ExitCode()
+	mainSIGKILL := false
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		s.out.Signal = ws.Signal().String()
+		mainSIGKILL = ws.Signal() == syscall.SIGKILL && endedByItself
 	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		t.usage.add(ru)
+	}
+	u := t.usage
+	if u.known {
+		s.out.UserNS, s.out.SysNS = ptr(u.userNS), ptr(u.sysNS)
+		s.out.MaxRSSBytes, s.out.InvoluntaryCtxSwitches = ptr(u.maxRSS), ptr(u.nivcsw)
+	}
+	if cpuKnown && cpuKnownAfter {
+		s.out.StealNS = ptr(cpuAfter.steal - cpuBefore.steal)
+		if u.known {
+			s.out.OthersCPUNS = ptr(max(0, cpuAfter.busy-cpuBefore.busy-u.userNS-u.sysNS))
+		}
+	}
+	clean := s.out.ExitCode == 0 && s.out.Signal == ""
+	sigkilled := mainSIGKILL || u.sigkills > 0 || (endedByItself && s.out.ExitCode == 128+int(syscall.SIGKILL))
+	s.out.OOMKilled = !clean && sigkilled && oomAfter.since(oomBefore)
+
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) && s.err == nil {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && s.err == nil {
 		s.err = fmt.Errorf("wait for %s: %w", c.Argv[0], waitErr)
 	}
 }
 
-// Done is closed once the process and its group are gone.
+func ptr(v int64) *int64 { return &v }
+
+// Done is closed once the process and its tree are gone.
 func (s *Started) Done() <-chan struct{} { return s.done }
 
 // Wait waits for the process to end by itself (or by its context) and
@@ -135,34 +251,9 @@ func (s *Started) Wait() (Outcome, error) {
 	return s.out, s.err
 }
 
-// Stop kills the process group if it is still running and returns the
+// Stop kills the process tree if it is still running and returns the
 // Outcome. A process that Stop killed has Signal "killed".
 func (s *Started) Stop() (Outcome, error) {
 	s.once.Do(func() { close(s.stop) })
 	return s.Wait()
-}
-
-// tailBuffer keeps the last max bytes written to it; it is safe for
-// concurrent use (exec copies stdout and stderr on goroutines of its own).
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// Bytes returns a copy of what is kept.
-func (b *tailBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf...)
 }
