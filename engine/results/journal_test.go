@@ -1,0 +1,163 @@
+package results
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func i64(v int64) *int64 { return &v }
+
+// TestBusyRule: the busy flag on synthetic cells, one rule for all.
+func TestBusyRule(t *testing.T) {
+	run := func(wall, others, steal int64, warm bool) ProcessRun {
+		r := ProcessRun{WallNS: wall, Warmup: warm}
+		if others >= 0 {
+			r.OthersCPUNS = i64(others)
+		}
+		if steal >= 0 {
+			r.StealNS = i64(steal)
+		}
+		return r
+	}
+	cases := []struct {
+		name string
+		runs []ProcessRun
+		busy bool
+	}{
+		{"idle", []ProcessRun{run(1000, 10, 0, false), run(1000, 50, 0, false), run(1000, 90, 0, false)}, false},
+		{"others above 10% in the median process", []ProcessRun{run(1000, 10, 0, false), run(1000, 150, 0, false), run(1000, 400, 0, false)}, true},
+		{"steal above 10%", []ProcessRun{run(1000, 0, 200, false), run(1000, 0, 300, false)}, true},
+		{"one busy process of three is not the median", []ProcessRun{run(1000, 10, 0, false), run(1000, 20, 0, false), run(1000, 900, 0, false)}, false},
+		{"busy warm-ups do not count", []ProcessRun{run(1000, 900, 900, true), run(1000, 10, 0, false)}, false},
+		{"exactly 10% is not above", []ProcessRun{run(1000, 100, 100, false)}, false},
+		{"unknown noise is not busy", []ProcessRun{run(1000, -1, -1, false)}, false},
+	}
+	for _, c := range cases {
+		if got := CellNoise(c.runs).Busy; got != c.busy {
+			t.Errorf("%s: busy = %v, want %v (%+v)", c.name, got, c.busy, CellNoise(c.runs))
+		}
+	}
+}
+
+// TestKillAtAnyMomentOfCompaction builds every state a kill during
+// compaction can leave (the journal with files of its base generation,
+// of the next, or a mix) and checks that each reads back as the whole set.
+func TestKillAtAnyMomentOfCompaction(t *testing.T) {
+	base := t.TempDir()
+	w, err := Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
+	process := func(p int32) {
+		run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 2, Process: p, Status: StatusOK, Invocation: id}
+		samples := []SpawnSample{{SpawnNS: 10 + int64(p)}, {SpawnNS: 20, JoinedNS: i64(30)}}
+		if err := w.Process(run, samples); err != nil {
+			t.Fatal(err)
+		}
+	}
+	process(0)
+	if err := w.End(id, false); err != nil { // generation 1, no journal
+		t.Fatal(err)
+	}
+	id, _ = w.Begin(Invocation{Command: "resume", StartedAt: time.Now().UTC()})
+	process(1)
+	// Snapshot: generation-1 files and a journal with process 1.
+	before := snapshot(t, base)
+	if err := w.Close(); err != nil { // compacts: generation 2
+		t.Fatal(err)
+	}
+	after := snapshot(t, base)
+	want, err := Read(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Runs) != 2 || len(want.Samples) != 4 || len(want.Provenance.Invocations) != 2 {
+		t.Fatalf("whole set: %d runs, %d samples, %d invocations", len(want.Runs), len(want.Samples), len(want.Provenance.Invocations))
+	}
+	for _, newer := range [][]string{nil, {SamplesFile}, {SamplesFile, RunsFile}, {SamplesFile, RunsFile, ProvenanceFile}} {
+		dir := t.TempDir()
+		restore(t, before, dir)
+		for _, f := range newer {
+			os.WriteFile(filepath.Join(dir, f), after[f], 0o644)
+		}
+		got, err := Read(dir)
+		if err != nil {
+			t.Errorf("kill after writing %v: %v", newer, err)
+			continue
+		}
+		if len(got.Runs) != 2 || len(got.Samples) != 4 || len(got.Provenance.Invocations) != 2 || got.Provenance.Invocations[1].Command != "resume" {
+			t.Errorf("kill after writing %v: %d runs, %d samples, %+v", newer, len(got.Runs), len(got.Samples), got.Provenance)
+		}
+		// A writer opening it compacts and leaves no journal.
+		w2, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2.Close()
+		if _, err := os.Stat(filepath.Join(dir, JournalFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("journal left after compaction: %v", err)
+		}
+	}
+	// Without a journal, files of two generations are refused.
+	dir := t.TempDir()
+	restore(t, after, dir)
+	os.WriteFile(filepath.Join(dir, RunsFile), before[RunsFile], 0o644)
+	var fe *FormatError
+	if _, err := Read(dir); !errors.As(err, &fe) || !strings.Contains(err.Error(), "disagree") {
+		t.Errorf("mixed generations without a journal: %v", err)
+	}
+	// A line cut by a kill mid-write is the process in flight: dropped.
+	dir = t.TempDir()
+	restore(t, before, dir)
+	f, _ := os.OpenFile(filepath.Join(dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"k":"process","run":{"Environment":"nat`)
+	f.Close()
+	if got, err := Read(dir); err != nil || len(got.Runs) != 2 {
+		t.Errorf("torn last line: %v", err)
+	}
+}
+
+func snapshot(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, f := range []string{SamplesFile, RunsFile, ProvenanceFile, JournalFile} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+			out[f] = b
+		}
+	}
+	return out
+}
+
+func restore(t *testing.T, files map[string][]byte, dir string) {
+	t.Helper()
+	for f, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLock: a second writer is refused while the first holds the
+// directory, naming it, and takes over once it is released.
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var locked *LockedError
+	if _, err := Open(dir); !errors.As(err, &locked) || !strings.Contains(err.Error(), "pid ") {
+		t.Fatalf("second writer: %v", err)
+	}
+	first.Close()
+	second, err := Open(dir)
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	second.Close()
+}
