@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,6 +53,10 @@ type Page struct {
 	Chromium string
 	// Flags are added to the browser's command line after Flags().
 	Flags []string
+	// Stdout, when set, receives each line the page prints to standard
+	// output as it comes, and the Outcome's Stdout is nil (as with
+	// proc.Command.Stdout).
+	Stdout io.Writer
 }
 
 // bindingName is the DevTools binding reporter.js hands to the page.
@@ -91,7 +96,7 @@ func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 		return proc.Outcome{}, err
 	}
 
-	var rec recorder
+	rec := recorder{stdoutTo: p.Stdout}
 	runErr := drive(ctx, chrome, srv.url, p, &rec)
 	if testHookBeforeStop != nil {
 		testHookBeforeStop(chrome.proc.Pid, profile)
@@ -110,6 +115,8 @@ func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 
 	out := rec.outcome()
 	out.Wall = time.Since(begun)
+	// The page's cost is its browser's: the whole tree of browser processes.
+	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		out.TimedOut = true
@@ -238,7 +245,9 @@ func drive(ctx context.Context, chrome *chromium, base string, p Page, rec *reco
 // recorder collects what the page reports, from the DevTools reading
 // goroutine, for the Outcome.
 type recorder struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// stdoutTo, when set, takes the stdout lines in place of stdout.
+	stdoutTo io.Writer
 	stdout   []byte
 	stderr   []byte
 	exitCode int
@@ -260,6 +269,10 @@ func (r *recorder) take(msg string) bool {
 	}
 	switch kind, text := msg[0], msg[1:]; kind {
 	case 'o':
+		if r.stdoutTo != nil {
+			_, _ = io.WriteString(r.stdoutTo, text+"\n")
+			break
+		}
 		r.stdout = appendLine(r.stdout, text)
 	case 'e':
 		r.stderr = appendLine(r.stderr, text)
@@ -316,8 +329,12 @@ func (r *recorder) ended() bool {
 func (r *recorder) outcome() proc.Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var stdout []byte
+	if r.stdoutTo == nil {
+		stdout = append([]byte(nil), r.stdout...)
+	}
 	return proc.Outcome{
-		Stdout:   append([]byte(nil), r.stdout...),
+		Stdout:   stdout,
 		Stderr:   append([]byte(nil), r.stderr...),
 		ExitCode: r.exitCode,
 	}
