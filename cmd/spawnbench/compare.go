@@ -22,7 +22,7 @@ share no cell are an error.`,
 		Args: exactArgs(2, "give two result directories, e.g. spawnbench compare results/before results/after"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format = formatFor(format, out, cmd.Flags().Changed("format"))
-			if err := report.CheckFormat(format); err != nil {
+			if err := report.CheckCompareFormat(format); err != nil {
 				return err
 			}
 			if err := refuseOverwritingInputs(out, args); err != nil {

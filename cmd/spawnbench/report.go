@@ -79,7 +79,7 @@ run per environment. --plots DIR also draws SVG and PNG plots there.`,
 			return writeOutput(out, func(w io.Writer) error { return r.Write(w, format, links) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv or json (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv, json or benchfmt (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")

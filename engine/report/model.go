@@ -173,6 +173,8 @@ type Report struct {
 	groups map[cellKey]*group
 	// kinds maps each measured environment to its kind.
 	kinds map[string]string
+	// machines names the machine that measured each cell.
+	machines map[cellKey]string
 }
 
 // Cell returns the cell for (environment, mode, column), or nil.
@@ -213,7 +215,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	if len(inputs) == 0 {
 		return nil, &inputerr.Error{Msg: "no result directories given"}
 	}
-	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}}
+	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, machines: map[cellKey]string{}}
 	if r.Baseline == "" {
 		r.Baseline = DefaultBaseline
 	}
@@ -238,6 +240,11 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		for _, why := range s.Incomplete() {
 			r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
 		}
+		inv := s.Provenance.LastMeasuring()
+		if inv == nil {
+			inv = s.Provenance.Last()
+		}
+		machine := machineName(inv)
 		// A set holds many rows of each of its cells; a second set
 		// measuring one of them would mix two runs' processes.
 		add := func(k cellKey) (*group, error) {
@@ -246,6 +253,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 					inputs[prev].Dir, in.Dir, k.env, k.mode, k.n)}
 			}
 			owner[k] = i
+			r.machines[k] = machine
 			g := groups[k]
 			if g == nil {
 				g = &group{}

@@ -18,10 +18,10 @@ const (
 // CheckFormat rejects a format name Write does not know.
 func CheckFormat(format string) error {
 	switch format {
-	case FormatMarkdown, FormatCSV, FormatJSON:
+	case FormatMarkdown, FormatCSV, FormatJSON, FormatBenchfmt:
 		return nil
 	}
-	return &inputerr.Error{Msg: fmt.Sprintf("unknown format %q: use md, csv or json", format)}
+	return &inputerr.Error{Msg: fmt.Sprintf("unknown format %q: use md, csv, json or benchfmt", format)}
 }
 
 // untrustedMark follows every number that includes samples whose clock
@@ -35,13 +35,15 @@ type Plot struct {
 }
 
 // Write renders r in format: Markdown for people, CSV with one row per
-// cell for spreadsheets, JSON with everything.
+// cell for spreadsheets, JSON with everything, benchfmt for benchstat.
 func (r *Report) Write(w io.Writer, format string, plots []Plot) error {
 	switch format {
 	case FormatMarkdown:
 		return r.writeMarkdown(w, plots)
 	case FormatCSV:
 		return r.writeCSV(w)
+	case FormatBenchfmt:
+		return r.writeBenchfmt(w)
 	case FormatJSON:
 		return writeJSON(w, struct {
 			*Report
@@ -58,4 +60,13 @@ func writeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
+}
+
+// CheckCompareFormat rejects a format Comparison.Write does not know.
+// benchstat compares two benchfmt files itself.
+func CheckCompareFormat(format string) error {
+	if format == FormatBenchfmt {
+		return &inputerr.Error{Msg: "compare has no benchfmt output: write each set with `spawnbench report DIR --format benchfmt -o DIR.txt` and run `benchstat old.txt new.txt`"}
+	}
+	return CheckFormat(format)
 }

@@ -20,7 +20,7 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 	case FormatJSON:
 		return writeJSON(w, c)
 	}
-	return CheckFormat(format)
+	return CheckCompareFormat(format)
 }
 
 func formatP(p float64) string {

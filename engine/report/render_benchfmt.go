@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"spawnbench/engine/results"
+)
+
+// FormatBenchfmt is the Go benchmark format that benchstat reads.
+const FormatBenchfmt = "benchfmt"
+
+// BenchmarkName is the name of every benchfmt line spawnbench writes;
+// the cell goes into its sub-name keys.
+const BenchmarkName = "BenchmarkSpawn"
+
+// writeBenchfmt writes one line per ok process and view in the Go
+// benchmark format: the name carries the cell as sub-name keys
+// (environment, mode, n, view), so `benchstat -col /environment` and
+// old-against-new comparisons work as they are; the iteration count is
+// the process's spawns in the view and the value their mean in ns/spawn,
+// which is what a Go benchmark line means (a per-operation average over
+// its iterations). The machine that measured the lines is a file
+// configuration key, set before its lines.
+func (r *Report) writeBenchfmt(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	machine := ""
+	for _, line := range r.benchLines() {
+		if line.machine != machine {
+			machine = line.machine
+			fmt.Fprintf(bw, "machine: %s\n", machine)
+		}
+		fmt.Fprintf(bw, "%s/environment=%s/mode=%s/n=%d/view=%s %d %.1f ns/spawn\n",
+			BenchmarkName, benchValue(line.cell.Environment), benchValue(line.cell.Mode), line.cell.N,
+			benchView(line.cell.Last), line.spawns, line.meanNS)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write benchfmt: %w", err)
+	}
+	return nil
+}
+
+// benchLine is one process's spawns in one cell's view.
+type benchLine struct {
+	cell    *Cell
+	machine string
+	process int32
+	spawns  int
+	meanNS  float64
+}
+
+// benchLines lists, cell by cell, each ok process's mean spawn time in
+// the cell's view.
+func (r *Report) benchLines() []benchLine {
+	var out []benchLine
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		g := r.groups[cellKey{c.Environment, c.Mode, c.N}]
+		if g == nil || c.Stats == nil {
+			continue
+		}
+		samples := g.samples
+		if c.Last > 0 {
+			samples = lastSpawns(samples, c.Last)
+		}
+		sums := map[int32][2]float64{}
+		for _, s := range samples {
+			v := sums[s.Process]
+			sums[s.Process] = [2]float64{v[0] + float64(s.SpawnNS), v[1] + 1}
+		}
+		for _, p := range slices.Sorted(maps.Keys(sums)) {
+			v := sums[p]
+			out = append(out, benchLine{cell: c, machine: r.machines[cellKey{c.Environment, c.Mode, c.N}],
+				process: p, spawns: int(v[1]), meanNS: v[0] / v[1]})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b benchLine) int { return strings.Compare(a.machine, b.machine) })
+	return out
+}
+
+// ProcessMeansUS are the per-process mean spawn times (µs) of one cell's
+// view, as the benchfmt output carries them; benchstat's median of a
+// cell is their median.
+func (r *Report) ProcessMeansUS(c *Cell) []float64 {
+	var out []float64
+	for _, l := range r.benchLines() {
+		if l.cell.Environment == c.Environment && l.cell.Mode == c.Mode && l.cell.Column == c.Column {
+			out = append(out, l.meanNS/1e3)
+		}
+	}
+	return out
+}
+
+// benchView spells a view as a sub-name value.
+func benchView(last int) string {
+	if last == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("last%d", last)
+}
+
+// benchValue keeps a sub-name value inside its key: benchfmt splits names
+// at "/" and fields at spaces.
+func benchValue(s string) string {
+	return strings.NewReplacer("/", "_", " ", "_").Replace(s)
+}
+
+// machineName identifies the machine of an invocation in benchfmt output.
+func machineName(inv *results.Invocation) string {
+	if inv == nil {
+		return "unknown"
+	}
+	m := inv.Machine
+	name := m.Hostname
+	if name == "" {
+		name = "unknown-host"
+	}
+	return fmt.Sprintf("%s (%s, %d cores, %s)", name, orDash(m.CPUModel), m.Cores, orDash(m.Arch))
+}
