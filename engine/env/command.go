@@ -27,20 +27,8 @@ type commandSettings struct {
 }
 
 func init() {
-	Register(Kind{
-		Name: "command",
-		Doc:  "any runtime, given as build and run argv templates in CUE",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &command{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			if len(e.cfg.Run) == 0 {
-				return nil, fmt.Errorf("run: give the argv of one repetition, e.g. [\"{out}/{bench}\", \"{arg}\"]")
-			}
-			return e, nil
-		},
-	})
+	Register("command", "any runtime, given as build and run argv templates in CUE",
+		func(name string, cfg commandSettings) Environment { return &command{name: name, cfg: cfg} })
 }
 
 func (e *command) Name() string { return e.name }

@@ -41,20 +41,8 @@ type emccSettings struct {
 }
 
 func init() {
-	Register(Kind{
-		Name: "emscripten",
-		Doc:  "C with pthreads built by Emscripten's emcc, run in Node.js",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &emscripten{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			if err := e.cfg.check(); err != nil {
-				return nil, err
-			}
-			return e, nil
-		},
-	})
+	Register("emscripten", "C with pthreads built by Emscripten's emcc, run in Node.js",
+		func(name string, cfg emscriptenSettings) Environment { return &emscripten{name: name, cfg: cfg} })
 }
 
 func (e *emscripten) Name() string { return e.name }
@@ -105,18 +93,6 @@ func nodeVersion(ctx context.Context, node string, flags ...string) (string, err
 		return "", fmt.Errorf("node does not run with %q: %w", flags, err)
 	}
 	return firstLine(out), nil
-}
-
-// check rejects settings emcc would reject later with a longer message.
-func (s emccSettings) check() error {
-	const page = 65536
-	if s.InitialMemory%page != 0 {
-		return fmt.Errorf("initial_memory %d is not a multiple of the wasm page size (65536)", s.InitialMemory)
-	}
-	if s.DefaultPthreadStackSize%16 != 0 {
-		return fmt.Errorf("default_pthread_stack_size %d is not a multiple of 16", s.DefaultPthreadStackSize)
-	}
-	return nil
 }
 
 // emccInstall is the install hint of both Emscripten kinds: Debian's

@@ -3,7 +3,6 @@ package env
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,20 +34,10 @@ type chromiumSettings struct {
 }
 
 func init() {
-	Register(Kind{
-		Name: "emscripten-chromium",
-		Doc:  "C with pthreads built by Emscripten's emcc, run in headless Chromium",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &emscriptenChromium{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			if err := e.cfg.check(); err != nil {
-				return nil, err
-			}
-			return e, nil
-		},
-	})
+	Register("emscripten-chromium", "C with pthreads built by Emscripten's emcc, run in headless Chromium",
+		func(name string, cfg emscriptenChromiumSettings) Environment {
+			return &emscriptenChromium{name: name, cfg: cfg}
+		})
 }
 
 func (e *emscriptenChromium) Name() string { return e.name }

@@ -7,20 +7,23 @@
 // plans, samples or files; the runner (engine/run) drives it and the output
 // protocol (see c/sb.h) is its only contract with the benchmark.
 //
-// A kind registers itself with Register from an init function. Its settings
-// come from the spec's CUE, already validated against the kind's CUE
-// definition (engine/spec/schema), and are decoded from JSON into the kind's
-// own settings struct.
+// A kind registers itself with Register from an init function, naming its
+// settings struct as the type parameter. Its settings come from the spec's
+// CUE, already validated against the kind's CUE definition
+// (engine/spec/schema), which holds every default and rule; Register
+// decodes them into that struct with cue.Value.Decode, so a kind checks
+// nothing itself.
 package env
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
 
 	"spawnbench/engine/proc"
+
+	"cuelang.org/go/cue"
 )
 
 // Benchmark names one of the programs in c/ (or its manual/ equivalent).
@@ -94,24 +97,32 @@ type Environment interface {
 	Run(ctx context.Context, r Repetition) (Outcome, error)
 }
 
-// Kind makes Environments of one kind from their decoded settings.
+// Kind makes Environments of one kind from their settings.
 type Kind struct {
 	Name string
 	// Doc is one line for `spawnbench envs`.
 	Doc string
-	// New builds an environment named name from the kind's settings, given
-	// as JSON of the CUE value validated against the kind's definition.
-	New func(name string, settings json.RawMessage) (Environment, error)
+	// New builds an environment named name from the kind's settings: the
+	// CUE value validated against the kind's definition, defaults filled.
+	New func(name string, settings cue.Value) (Environment, error)
 }
 
 var kinds = map[string]Kind{}
 
-// Register adds a kind; it is called from init functions.
-func Register(k Kind) {
-	if _, dup := kinds[k.Name]; dup {
-		panic("env: kind registered twice: " + k.Name)
+// Register adds a kind whose settings decode into S (its fields tagged
+// with the CUE field names, as for encoding/json); make builds the
+// environment from them. It is called from init functions.
+func Register[S any](name, doc string, make func(name string, settings S) Environment) {
+	if _, dup := kinds[name]; dup {
+		panic("env: kind registered twice: " + name)
 	}
-	kinds[k.Name] = k
+	kinds[name] = Kind{Name: name, Doc: doc, New: func(envName string, v cue.Value) (Environment, error) {
+		var s S
+		if err := v.Decode(&s); err != nil {
+			return nil, fmt.Errorf("decode %s settings: %w", name, err)
+		}
+		return make(envName, s), nil
+	}}
 }
 
 // Lookup returns the kind with this name.
@@ -131,7 +142,7 @@ func Kinds() []Kind {
 }
 
 // New makes an environment of the named kind.
-func New(kind, name string, settings json.RawMessage) (Environment, error) {
+func New(kind, name string, settings cue.Value) (Environment, error) {
 	k, ok := kinds[kind]
 	if !ok {
 		return nil, fmt.Errorf("kind %q is not yet available in this build of spawnbench; the other environments run", kind)

@@ -2,7 +2,6 @@ package env
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,17 +17,8 @@ type manual struct {
 }
 
 func init() {
-	Register(Kind{
-		Name: "manual",
-		Doc:  "raw Web Workers, no C, in headless Chromium",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &manual{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			return e, nil
-		},
-	})
+	Register("manual", "raw Web Workers, no C, in headless Chromium",
+		func(name string, cfg chromiumSettings) Environment { return &manual{name: name, cfg: cfg} })
 }
 
 func (e *manual) Name() string { return e.name }

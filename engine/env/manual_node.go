@@ -2,7 +2,6 @@ package env
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -22,17 +21,8 @@ type manualNodeSettings struct {
 }
 
 func init() {
-	Register(Kind{
-		Name: "manual-node",
-		Doc:  "raw worker_threads Workers, no C, in Node.js",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &manualNode{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			return e, nil
-		},
-	})
+	Register("manual-node", "raw worker_threads Workers, no C, in Node.js",
+		func(name string, cfg manualNodeSettings) Environment { return &manualNode{name: name, cfg: cfg} })
 }
 
 func (e *manualNode) Name() string { return e.name }

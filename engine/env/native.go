@@ -2,7 +2,6 @@ package env
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -24,17 +23,8 @@ type nativeSettings struct {
 }
 
 func init() {
-	Register(Kind{
-		Name: "native",
-		Doc:  "C with pthreads, compiled for the host",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &native{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			return e, nil
-		},
-	})
+	Register("native", "C with pthreads, compiled for the host",
+		func(name string, cfg nativeSettings) Environment { return &native{name: name, cfg: cfg} })
 }
 
 func (e *native) Name() string { return e.name }
@@ -71,8 +61,8 @@ func (e *native) Build(ctx context.Context, srcDir, outDir string) error {
 
 func (e *native) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	return proc.Run(ctx, proc.Command{
-		Argv: []string{filepath.Join(r.BuildDir, string(r.Benchmark)), fmt.Sprint(r.Arg)},
-		CPUs: r.CPUs,
+		Argv:   []string{filepath.Join(r.BuildDir, string(r.Benchmark)), fmt.Sprint(r.Arg)},
+		CPUs:   r.CPUs,
 	})
 }
 

@@ -2,14 +2,12 @@ package env
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"spawnbench/engine/proc"
 )
@@ -48,32 +46,9 @@ var HostExecutable = func() (string, error) {
 	return exe, nil
 }
 
-const wasmPage = 65536
-
 func init() {
-	Register(Kind{
-		Name: "wasi-threads",
-		Doc:  "C over a freestanding wasi-threads runtime, run on the Wasmtime embedded in spawnbench",
-		New: func(name string, raw json.RawMessage) (Environment, error) {
-			e := &wasiThreads{name: name}
-			if err := json.Unmarshal(raw, &e.cfg); err != nil {
-				return nil, fmt.Errorf("decode settings: %w", err)
-			}
-			if e.cfg.MaxMemory%wasmPage != 0 {
-				return nil, fmt.Errorf("max_memory %d is not a multiple of the wasm page size (65536)", e.cfg.MaxMemory)
-			}
-			if e.cfg.Prestart > 0 && e.cfg.HostThreads != "reuse" {
-				return nil, fmt.Errorf("prestart_threads %d needs host_threads \"reuse\"", e.cfg.Prestart)
-			}
-			if _, err := time.ParseDuration(e.cfg.IdleSpin); err != nil {
-				return nil, fmt.Errorf("idle_spin: %w", err)
-			}
-			if e.cfg.StackSize%16 != 0 {
-				return nil, fmt.Errorf("stack_size %d is not a multiple of 16", e.cfg.StackSize)
-			}
-			return e, nil
-		},
-	})
+	Register("wasi-threads", "C over a freestanding wasi-threads runtime, run on the Wasmtime embedded in spawnbench",
+		func(name string, cfg wasiThreadsSettings) Environment { return &wasiThreads{name: name, cfg: cfg} })
 }
 
 func (e *wasiThreads) Name() string { return e.name }
@@ -168,6 +143,6 @@ func (e *wasiThreads) Run(ctx context.Context, r Repetition) (Outcome, error) {
 			"--prestart-threads", fmt.Sprint(e.cfg.Prestart),
 			"--spin", e.cfg.IdleSpin,
 			filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg)},
-		CPUs: r.CPUs,
+		CPUs:   r.CPUs,
 	})
 }

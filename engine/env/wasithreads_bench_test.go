@@ -13,6 +13,8 @@ import (
 
 	"spawnbench"
 	"spawnbench/engine/env"
+
+	"cuelang.org/go/cue/cuecontext"
 )
 
 // TestSpawnRatioFigures prints native and wasi-threads spawn times side
@@ -76,7 +78,7 @@ func TestSpawnRatioFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := env.New("command", "wasmtime-cli", settings)
+		e, err := env.New("command", "wasmtime-cli", cuecontext.New().CompileBytes(settings))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +135,7 @@ func TestSpawnRatioFigures(t *testing.T) {
 
 func newNative(t testing.TB) env.Environment {
 	t.Helper()
-	e, err := env.New("native", "native", []byte(`{"name":"native","kind":"native","cc":"gcc","cflags":["-O2"]}`))
+	e, err := env.New("native", "native", cuecontext.New().CompileString(`{"name":"native","kind":"native","cc":"gcc","cflags":["-O2"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

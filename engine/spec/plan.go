@@ -1,33 +1,87 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 )
 
-// Cell is one (environment, mode, n) of a plan and the processes it needs.
+// Cell is one (environment, mode, n) of a plan, with everything its
+// processes need: the runner reads nothing else.
 type Cell struct {
-	Env  EnvironmentSpec
-	Mode string
-	N    int
+	// Index is the cell's position in RunPlan.Cells.
+	Index int
+	Env   EnvironmentSpec
+	Mode  string
+	N     int
+	// Benchmark is the program, "sequential" or "parallel"; Arg its
+	// argument (n).
+	Benchmark string
+	Arg       int
 	// Processes is the number of measured fresh processes: enough for
 	// Samples.Min spawns, at least one.
 	Processes int
-	// Warmup processes run first; their samples are marked.
+	// Warmup processes run before the cell's first measured one; their
+	// samples are marked.
 	Warmup int
+	// Pause is slept before each process.
+	Pause time.Duration
+	// Timeout is the hard deadline for one process tree.
+	Timeout time.Duration
+	// CPUs is the pinning of every process; nil means none.
+	CPUs []int
 }
+
+// Key is the cell's identity everywhere: "environment/mode/n".
+func (c Cell) Key() string { return fmt.Sprintf("%s/%s/%d", c.Env.Name, c.Mode, c.N) }
+
+// Total is the cell's processes, warm-ups included.
+func (c Cell) Total() int { return c.Processes + c.Warmup }
 
 // Samples is the number of measured spawns the cell will record.
 func (c Cell) Samples() int { return c.N * c.Processes }
 
-// RunPlan is a spec expanded into the cells to run, in order.
+// Step is one process of the run, in run order.
+type Step struct {
+	// Seq is the 0-based position in the run order.
+	Seq int `json:"seq"`
+	// Cell indexes RunPlan.Cells.
+	Cell int `json:"cell"`
+	// Process is 0-based within the cell; warm-ups are numbered apart,
+	// from 0.
+	Process int  `json:"process"`
+	Warmup  bool `json:"warmup,omitempty"`
+}
+
+// Schedule is the order in which a plan's processes run.
+type Schedule struct {
+	// Order is "interleave" or "blocked".
+	Order string
+	// Seed is the seed actually used (>= 0); blocked order ignores it.
+	Seed  int64
+	Steps []Step
+}
+
+// Orders are the schedule orders; the schema holds the same list.
+const (
+	Interleave = "interleave"
+	Blocked    = "blocked"
+)
+
+// RunPlan is a spec expanded into the cells to run and their order.
 type RunPlan struct {
-	Spec  *Spec
-	Cells []Cell
+	// Spec is provenance only (Source, Hash, Path, Name, Resolved): every
+	// value a process needs is in its Cell.
+	Spec     *Spec
+	Cells    []Cell
+	Schedule Schedule
 }
 
 // Expand turns the spec into a plan. only, when non-empty, keeps the named
-// environments; a name the spec lacks is an InputError.
+// environments; a name the spec lacks is an InputError. An empty plan is
+// an InputError too. Without a seed in the spec, the plan picks one.
 func Expand(s *Spec, only []string) (*RunPlan, error) {
 	envs, err := Select(s, only)
 	if err != nil {
@@ -37,15 +91,84 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 	for _, e := range envs {
 		for _, m := range s.Modes {
 			for _, n := range s.N {
-				procs := (s.Samples.Min + n - 1) / n
-				if procs < 1 {
-					procs = 1
-				}
-				p.Cells = append(p.Cells, Cell{Env: e, Mode: m, N: n, Processes: procs, Warmup: s.Samples.Warmup})
+				procs := max((s.Samples.Min+n-1)/n, 1)
+				p.Cells = append(p.Cells, Cell{
+					Index: len(p.Cells), Env: e, Mode: m, N: n,
+					Benchmark: m, Arg: n,
+					Processes: procs, Warmup: s.Samples.Warmup,
+					Pause: s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUs,
+				})
 			}
 		}
 	}
+	if len(p.Cells) == 0 {
+		return nil, inputErrorf("spec %s: the plan is empty (no environment, mode or n to measure); give at least one of each", s.Path)
+	}
+	seed := rand.Int64() // non-negative
+	if s.Schedule.Seed != nil {
+		seed = *s.Schedule.Seed
+	}
+	p.Reschedule(s.Schedule.Order, seed)
 	return p, nil
+}
+
+// Reschedule recomputes the schedule with this order and seed (for
+// --seed and for resuming a run). Same plan, order and seed: same steps.
+func (p *RunPlan) Reschedule(order string, seed int64) {
+	p.Schedule = Schedule{Order: order, Seed: seed}
+	var measured []int // one cell index per measured process
+	for _, c := range p.Cells {
+		for range c.Processes {
+			measured = append(measured, c.Index)
+		}
+	}
+	if order != Blocked {
+		shuffle(measured, seed)
+	}
+	next := make([]int, len(p.Cells))
+	warmed := make([]bool, len(p.Cells))
+	add := func(cell, process int, warm bool) {
+		p.Schedule.Steps = append(p.Schedule.Steps, Step{Seq: len(p.Schedule.Steps), Cell: cell, Process: process, Warmup: warm})
+	}
+	for _, ci := range measured {
+		if !warmed[ci] {
+			warmed[ci] = true
+			for w := range p.Cells[ci].Warmup {
+				add(ci, w, true)
+			}
+		}
+		add(ci, next[ci], false)
+		next[ci]++
+	}
+}
+
+// shuffle is a Fisher-Yates shuffle driven by PCG, written out so that a
+// seed gives the same order whatever Go's library does in later versions.
+func shuffle(xs []int, seed int64) {
+	src := rand.NewPCG(uint64(seed), 0x5350415742454e43) // "SPAWBENC"
+	for i := len(xs) - 1; i > 0; i-- {
+		j := boundedRand(src, uint64(i+1))
+		xs[i], xs[j] = xs[j], xs[i]
+	}
+}
+
+// boundedRand is uniform in [0, n), by rejection.
+func boundedRand(src *rand.PCG, n uint64) uint64 {
+	limit := ^uint64(0) - (^uint64(0)%n+1)%n
+	for {
+		if v := src.Uint64(); v <= limit {
+			return v % n
+		}
+	}
+}
+
+// TotalProcesses is every process of the plan, warm-ups included.
+func (p *RunPlan) TotalProcesses() int {
+	total := 0
+	for _, c := range p.Cells {
+		total += c.Total()
+	}
+	return total
 }
 
 // LoadPlan loads the spec at path and expands it, keeping only the named
@@ -90,18 +213,67 @@ func Select(s *Spec, only []string) ([]EnvironmentSpec, error) {
 func (p *RunPlan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spec %s (%s), sha256 %s\n", p.Spec.Path, p.Spec.Name, p.Spec.Hash[:12])
-	pin := "none"
-	if len(p.Spec.CPUs) > 0 {
-		pin = fmt.Sprint(p.Spec.CPUs)
+	fmt.Fprintf(&b, "min samples %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
+		p.Spec.Samples.Min, p.Spec.Samples.Pause, p.Spec.Samples.Warmup, p.Spec.Timeout, Pinning(p.Spec.CPUs), p.Spec.Views.Last, p.Spec.Views.MinN)
+	if p.Schedule.Order == Blocked {
+		fmt.Fprintf(&b, "order blocked (cell by cell)\n\n")
+	} else {
+		fmt.Fprintf(&b, "order %s, seed %d\n\n", p.Schedule.Order, p.Schedule.Seed)
 	}
-	fmt.Fprintf(&b, "min samples %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n\n",
-		p.Spec.Samples.Min, p.Spec.Samples.Pause, p.Spec.Samples.Warmup, p.Spec.Timeout, pin, p.Spec.Views.Last, p.Spec.Views.MinN)
-	fmt.Fprintf(&b, "%-22s %-14s %-11s %6s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
-	total := 0
+	fmt.Fprintf(&b, "%-26s %-20s %-11s %7s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
 	for _, c := range p.Cells {
-		fmt.Fprintf(&b, "%-22s %-14s %-11s %6d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
-		total += c.Processes + c.Warmup
+		fmt.Fprintf(&b, "%-26s %-20s %-11s %7d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
 	}
-	fmt.Fprintf(&b, "\n%d cells, %d processes\n", len(p.Cells), total)
+	fmt.Fprintf(&b, "\n%d cells, %d processes\n", len(p.Cells), p.TotalProcesses())
 	return b.String()
+}
+
+// planJSON is the resolved plan as `spawnbench plan --format json` prints
+// it.
+type planJSON struct {
+	Spec struct {
+		Path     string          `json:"path"`
+		Name     string          `json:"name"`
+		Hash     string          `json:"sha256"`
+		Resolved json.RawMessage `json:"resolved"`
+	} `json:"spec"`
+	Cells    []cellJSON `json:"cells"`
+	Schedule struct {
+		Order string `json:"order"`
+		Seed  int64  `json:"seed"`
+		Steps []Step `json:"steps"`
+	} `json:"schedule"`
+}
+
+type cellJSON struct {
+	Index       int             `json:"index"`
+	Key         string          `json:"key"`
+	Environment string          `json:"environment"`
+	Kind        string          `json:"kind"`
+	Settings    json.RawMessage `json:"settings"`
+	Mode        string          `json:"mode"`
+	N           int             `json:"n"`
+	Benchmark   string          `json:"benchmark"`
+	Arg         int             `json:"arg"`
+	Processes   int             `json:"processes"`
+	Warmup      int             `json:"warmup"`
+	Pause       string          `json:"pause"`
+	Timeout     string          `json:"timeout"`
+	CPUs        []int           `json:"cpus"`
+}
+
+// MarshalJSON renders the resolved plan: provenance, cells with their
+// resolved settings, and the schedule.
+func (p *RunPlan) MarshalJSON() ([]byte, error) {
+	var out planJSON
+	out.Spec.Path, out.Spec.Name, out.Spec.Hash, out.Spec.Resolved = p.Spec.Path, p.Spec.Name, p.Spec.Hash, p.Spec.Resolved
+	for _, c := range p.Cells {
+		out.Cells = append(out.Cells, cellJSON{
+			Index: c.Index, Key: c.Key(), Environment: c.Env.Name, Kind: c.Env.Kind, Settings: c.Env.Resolved,
+			Mode: c.Mode, N: c.N, Benchmark: c.Benchmark, Arg: c.Arg, Processes: c.Processes, Warmup: c.Warmup,
+			Pause: c.Pause.String(), Timeout: c.Timeout.String(), CPUs: c.CPUs,
+		})
+	}
+	out.Schedule.Order, out.Schedule.Seed, out.Schedule.Steps = p.Schedule.Order, p.Schedule.Seed, p.Schedule.Steps
+	return json.Marshal(out)
 }

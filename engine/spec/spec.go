@@ -1,35 +1,39 @@
 // Package spec loads spawnbench specs and expands them into run plans.
 //
-// This package is opinionated: a spec is CUE, checked against a schema that
-// ships inside the binary (schema/*.cue), and nothing reaches the runner
-// until every field is valid and concrete. Errors name the file, line and
-// field and say what to do. Defaults live in the schema alone; Go never
-// repeats them.
+// This package is opinionated: a spec is CUE, and CUE alone decides whether
+// it is valid. The schema is a CUE package that ships inside the binary
+// (schema/*.cue); it dispatches on each environment's kind, holds every
+// default and every rule, cross-field ones included. Go never repeats a
+// default or a rule: it decodes what CUE accepted into typed values and
+// expands it into a plan whose cells carry everything their processes
+// need. Errors name the file, line and field and say what to do.
 package spec
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"spawnbench/engine/inputerr"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
 	"golang.org/x/sys/unix"
 )
-
-//go:embed schema/*.cue
-var schemaFS embed.FS
 
 func inputErrorf(format string, args ...any) error { return inputerr.New(format, args...) }
 
@@ -39,25 +43,39 @@ type Spec struct {
 	Name   string
 	Source []byte
 	// Hash is the SHA-256 of Source, hex.
-	Hash         string
+	Hash string
+	// Resolved is the whole spec with every default filled, as JSON: what
+	// was measured, for the provenance.
+	Resolved     json.RawMessage
 	Environments []EnvironmentSpec
 	Modes        []string
 	N            []int
 	Samples      SamplePolicy
 	Views        Views
-	// CPUs is the pinning; empty means none.
+	// CPUs is the pinning; nil means none (the only spelling of it).
 	CPUs        []int
 	Timeout     time.Duration
+	Schedule    ScheduleSpec
 	Calibration *Calibration
 }
 
-// EnvironmentSpec is one environment as declared, its settings validated
-// against its kind's CUE definition.
+// ScheduleSpec is the spec's schedule block.
+type ScheduleSpec struct {
+	Order string
+	// Seed is the spec's seed; nil when the plan is to pick one.
+	Seed *int64
+}
+
+// EnvironmentSpec is one environment as declared, validated against its
+// kind's CUE definition.
 type EnvironmentSpec struct {
 	Name string
 	Kind string
-	// Settings is the environment's whole CUE value as JSON, defaults filled.
-	Settings json.RawMessage
+	// Settings is the environment's CUE value, concrete and with every
+	// default filled; env.New decodes it into the kind's settings struct.
+	Settings cue.Value
+	// Resolved is Settings as JSON, for provenance and `plan --format json`.
+	Resolved json.RawMessage
 	// Pos is "file:line" of the declaration, for messages.
 	Pos string
 }
@@ -102,6 +120,10 @@ type rawSpec struct {
 	Limits struct {
 		Timeout string `json:"timeout"`
 	} `json:"limits"`
+	Schedule struct {
+		Order string `json:"order"`
+		Seed  *int64 `json:"seed"`
+	} `json:"schedule"`
 	Calibration *struct {
 		SleepUS   []int `json:"sleep_us"`
 		Repeats   int   `json:"repeats"`
@@ -116,46 +138,6 @@ type rawSpec struct {
 	} `json:"calibration"`
 }
 
-// Schema is the compiled, embedded schema.
-type Schema struct {
-	ctx *cue.Context
-	v   cue.Value
-}
-
-// LoadSchema compiles the embedded schema files as one.
-func LoadSchema() (*Schema, error) {
-	names, err := schemaFS.ReadDir("schema")
-	if err != nil {
-		return nil, err
-	}
-	var src strings.Builder
-	for _, n := range names {
-		b, err := schemaFS.ReadFile("schema/" + n.Name())
-		if err != nil {
-			return nil, err
-		}
-		src.Write(b)
-		src.WriteString("\n")
-	}
-	ctx := cuecontext.New()
-	v := ctx.CompileString(src.String(), cue.Filename("spawnbench-schema.cue"))
-	if v.Err() != nil {
-		return nil, fmt.Errorf("embedded schema: %w", v.Err())
-	}
-	return &Schema{ctx: ctx, v: v}, nil
-}
-
-// SchemaText returns the embedded schema sources, for `spawnbench schema`.
-func SchemaText() string {
-	names, _ := schemaFS.ReadDir("schema")
-	var b strings.Builder
-	for _, n := range names {
-		src, _ := schemaFS.ReadFile("schema/" + n.Name())
-		fmt.Fprintf(&b, "// ---- %s ----\n%s\n", n.Name(), src)
-	}
-	return b.String()
-}
-
 // Load reads, validates and decodes the spec at path.
 func Load(path string) (*Spec, error) {
 	src, err := os.ReadFile(path)
@@ -168,144 +150,204 @@ func Load(path string) (*Spec, error) {
 	return Parse(path, src)
 }
 
-// Parse validates and decodes a spec's source; path is used in messages.
+// Parse validates and decodes a spec's source; path is used in messages
+// and, for a spec that imports a package of its CUE module (as the
+// shipped specs do), to find that module.
 func Parse(path string, src []byte) (*Spec, error) {
-	sc, err := LoadSchema()
+	f, err := parser.ParseFile(path, src, parser.ParseComments)
+	if err != nil {
+		return nil, cueInputError(path, nil, "is not valid CUE", err)
+	}
+	if isEmpty(f) {
+		return nil, inputErrorf("spec %s is empty; a spec needs at least environments and n, e.g.\n  environments: [{name: \"native\", kind: \"native\"}]\n  n: [1, 10]", path)
+	}
+	ctx := cuecontext.New()
+	sc, err := loadSchema(ctx)
 	if err != nil {
 		return nil, err
 	}
-	user := sc.ctx.CompileBytes(src, cue.Filename(path))
-	if err := user.Err(); err != nil {
-		return nil, cueInputError(path, "is not valid CUE", err)
+	user, file, err := buildUser(ctx, path, src)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]string{file: path}
+	// Go explains two mistakes in plainer words than CUE's; CUE rejects
+	// them as well (the schema is what decides).
+	if err := sc.explainEnvironments(path, files, user); err != nil {
+		return nil, err
 	}
 	v := sc.v.LookupPath(cue.MakePath(cue.Def("Spec"))).Unify(user)
-	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return nil, cueInputError(path, "does not match the spec schema (see `spawnbench schema`)", err)
+	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+		return nil, cueInputError(path, files, "does not match the spec schema (see `spawnbench schema`)", err, user)
 	}
 	var raw rawSpec
 	if err := v.Decode(&raw); err != nil {
-		return nil, cueInputError(path, "could not be decoded", err)
+		return nil, cueInputError(path, files, "could not be decoded", err)
+	}
+	resolved, err := v.MarshalJSON()
+	if err != nil {
+		return nil, cueInputError(path, files, "could not be resolved", err)
 	}
 	sum := sha256.Sum256(src)
 	s := &Spec{
-		Path:    path,
-		Name:    raw.Name,
-		Source:  src,
-		Hash:    hex.EncodeToString(sum[:]),
-		Modes:   raw.Modes,
-		N:       raw.N,
-		Views:   raw.Views,
-		CPUs:    raw.Pinning.CPUs,
-		Samples: SamplePolicy{Min: raw.Samples.Min, Warmup: raw.Samples.Warmup},
+		Path:     path,
+		Name:     raw.Name,
+		Source:   src,
+		Hash:     hex.EncodeToString(sum[:]),
+		Resolved: resolved,
+		Modes:    raw.Modes,
+		N:        raw.N,
+		Views:    raw.Views,
+		Samples:  SamplePolicy{Min: raw.Samples.Min, Warmup: raw.Samples.Warmup},
+		Schedule: ScheduleSpec{Order: raw.Schedule.Order, Seed: raw.Schedule.Seed},
+	}
+	if len(raw.Pinning.CPUs) > 0 {
+		s.CPUs = raw.Pinning.CPUs
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	if s.Samples.Pause, err = parseDuration(raw.Samples.Pause); err != nil {
-		return nil, fieldError(path, user, "samples.pause", err.Error())
-	}
-	if s.Timeout, err = parseDuration(raw.Limits.Timeout); err != nil || s.Timeout <= 0 {
-		return nil, fieldError(path, user, "limits.timeout", "must be a positive duration such as \"120s\"")
-	}
+	// The schema checked every duration with Go's own parser.
+	s.Samples.Pause, _ = time.ParseDuration(raw.Samples.Pause)
+	s.Timeout, _ = time.ParseDuration(raw.Limits.Timeout)
 	if c := raw.Calibration; c != nil {
-		abs, err := parseDuration(c.Tolerance.Absolute)
-		if err != nil {
-			return nil, fieldError(path, user, "calibration.tolerance.absolute", err.Error())
-		}
+		abs, _ := time.ParseDuration(c.Tolerance.Absolute)
 		s.Calibration = &Calibration{
 			SleepUS: c.SleepUS, Repeats: c.Repeats,
 			RelativeTolerance: c.Tolerance.Relative, AbsoluteTolerance: abs,
 			CoherenceN: c.Coherence.N, CoherenceRuns: c.Coherence.Processes,
 		}
 	}
-	if err := checkCPUs(path, user, s.CPUs); err != nil {
+	if err := checkCPUs(path, files, user, s.CPUs); err != nil {
 		return nil, err
 	}
-	seen := map[string]string{}
-	// Environments are checked from the user's own value: after
-	// unification with #Spec their nested structs are closed, and a kind's
-	// defaults for the fields a user left out would be refused.
-	envs := user.LookupPath(cue.ParsePath("environments"))
-	it, err := envs.List()
+	envs, err := v.LookupPath(cue.ParsePath("environments")).List()
 	if err != nil {
-		return nil, cueInputError(path, "environments must be a list", err)
+		return nil, cueInputError(path, files, "environments must be a list", err)
 	}
-	for it.Next() {
-		e, err := sc.environment(path, it.Value())
+	for i := 0; envs.Next(); i++ {
+		e := envs.Value()
+		var head struct{ Name, Kind string }
+		if err := e.Decode(&head); err != nil {
+			return nil, cueInputError(path, files, "has an environment without a name or kind", err)
+		}
+		js, err := e.MarshalJSON()
 		if err != nil {
-			return nil, err
+			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
-		if prev, dup := seen[e.Name]; dup {
-			return nil, inputErrorf("%s: environment name %q is used twice (first at %s); give each environment its own name", e.Pos, e.Name, prev)
-		}
-		seen[e.Name] = e.Pos
-		s.Environments = append(s.Environments, e)
+		s.Environments = append(s.Environments, EnvironmentSpec{
+			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js,
+			Pos: position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
+		})
 	}
 	return s, nil
 }
 
-// environment checks one environment against its kind's definition.
-func (sc *Schema) environment(path string, v cue.Value) (EnvironmentSpec, error) {
-	pos := position(path, v)
-	var head struct{ Name, Kind string }
-	if err := v.Decode(&head); err != nil {
-		return EnvironmentSpec{}, cueInputError(path, "has an environment without a name or kind", err)
+// isEmpty reports whether a file declares nothing (comments, a package
+// clause and imports only).
+func isEmpty(f *ast.File) bool {
+	for _, d := range f.Decls {
+		switch d.(type) {
+		case *ast.Package, *ast.ImportDecl, *ast.CommentGroup, *ast.Attribute:
+		default:
+			return false
+		}
 	}
-	def, ok := sc.kindDef(head.Kind)
-	if !ok {
-		return EnvironmentSpec{}, inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
-			position(path, v.LookupPath(cue.ParsePath("kind"))), head.Name, head.Kind, strings.Join(sc.KindNames(), ", "))
-	}
-	u := def.Unify(v)
-	if err := u.Validate(cue.Concrete(true)); err != nil {
-		return EnvironmentSpec{}, cueInputError(path, fmt.Sprintf("environment %q does not match kind %q (see `spawnbench schema`)", head.Name, head.Kind), err)
-	}
-	js, err := u.MarshalJSON()
-	if err != nil {
-		return EnvironmentSpec{}, cueInputError(path, fmt.Sprintf("environment %q", head.Name), err)
-	}
-	return EnvironmentSpec{Name: head.Name, Kind: head.Kind, Settings: js, Pos: pos}, nil
+	return true
 }
 
-func (sc *Schema) kindDef(kind string) (cue.Value, bool) {
-	if kind == "" {
-		return cue.Value{}, false
+// buildUser builds the spec's own value with cue/load, so a spec may import
+// packages of the CUE module it lives in (specs/cue.mod). It returns the
+// file name the loader gave the spec, to map positions back to path.
+func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, error) {
+	file, err := filepath.Abs(path)
+	if err != nil {
+		return cue.Value{}, "", inputErrorf("spec %s: %v", path, err)
 	}
-	d := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"), cue.Str(kind)))
-	return d, d.Exists()
+	if filepath.Ext(file) != ".cue" {
+		// A built-in spec has a descriptive name; the loader wants .cue.
+		file = filepath.Join(filepath.Dir(file), safeComponent(filepath.Base(file))+".cue")
+	}
+	cfg := &load.Config{Dir: filepath.Dir(file), Overlay: map[string]load.Source{file: load.FromBytes(src)}}
+	insts := load.Instances([]string{file}, cfg)
+	files := map[string]string{file: path}
+	if err := insts[0].Err; err != nil {
+		return cue.Value{}, "", cueInputError(path, files, "could not be loaded", err)
+	}
+	v := ctx.BuildInstance(insts[0])
+	if err := v.Err(); err != nil {
+		return cue.Value{}, "", cueInputError(path, files, "is not valid CUE", err)
+	}
+	return v, file, nil
 }
 
-// KindNames lists the kinds the schema defines.
-func (sc *Schema) KindNames() []string {
-	var out []string
-	it, err := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"))).Fields()
+// explainEnvironments words an unknown kind and a duplicate environment
+// name plainly.
+func (sc *Schema) explainEnvironments(path string, files map[string]string, user cue.Value) error {
+	it, err := user.LookupPath(cue.ParsePath("environments")).List()
 	if err != nil {
-		return nil
+		return nil // the schema says what is wrong
 	}
+	known := sc.KindNames()
+	seen := map[string]string{}
 	for it.Next() {
-		out = append(out, it.Selector().Unquoted())
+		e := it.Value()
+		name, _ := e.LookupPath(cue.ParsePath("name")).String()
+		kv := e.LookupPath(cue.ParsePath("kind"))
+		if !kv.Exists() {
+			return inputErrorf("%s: environment %q has no kind; give kind: one of %s (run `spawnbench envs`)",
+				position(path, files, e), name, strings.Join(known, ", "))
+		}
+		if kind, err := kv.String(); err == nil {
+			if _, ok := sc.kindDef(kind); !ok {
+				return inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
+					position(path, files, kv), name, kind, strings.Join(known, ", "))
+			}
+		}
+		if name == "" {
+			continue
+		}
+		pos := position(path, files, e)
+		if prev, dup := seen[name]; dup {
+			return inputErrorf("%s: environment name %q is used twice (first at %s); give each environment its own name", pos, name, prev)
+		}
+		seen[name] = pos
 	}
-	sort.Strings(out)
+	return nil
+}
+
+// SafeName is the spec's name made safe as one path component, for the
+// default output directory. The schema already restricts a declared name;
+// a name taken from the file's name may hold anything.
+func (s *Spec) SafeName() string { return safeComponent(s.Name) }
+
+var unsafeRun = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func safeComponent(name string) string {
+	out := strings.TrimLeft(unsafeRun.ReplaceAllString(name, "-"), ".-")
+	if len(out) > 100 {
+		out = out[:100]
+	}
+	if out == "" {
+		return "spec"
+	}
 	return out
 }
 
-// DefaultEnvironment is an environment of the kind with every default
-// setting, named after the kind. `spawnbench envs` checks toolchains with it.
-func (sc *Schema) DefaultEnvironment(kind string) (EnvironmentSpec, error) {
-	def, ok := sc.kindDef(kind)
-	if !ok {
-		return EnvironmentSpec{}, fmt.Errorf("unknown kind %q", kind)
+// Pinning renders a CPU list for people: "none" for no pinning, else
+// "0,1". It is the one place no pinning is spelled.
+func Pinning(cpus []int) string {
+	if len(cpus) == 0 {
+		return "none"
 	}
-	u := def.Unify(sc.ctx.CompileString(fmt.Sprintf("{name: %q, kind: %q}", kind, kind)))
-	js, err := u.MarshalJSON()
-	if err != nil {
-		// A kind with a required field (command's run) has no default.
-		return EnvironmentSpec{}, fmt.Errorf("kind %s has required settings: %w", kind, err)
+	parts := make([]string, len(cpus))
+	for i, c := range cpus {
+		parts[i] = strconv.Itoa(c)
 	}
-	return EnvironmentSpec{Name: kind, Kind: kind, Settings: js}, nil
+	return strings.Join(parts, ",")
 }
 
-func checkCPUs(path string, v cue.Value, cpus []int) error {
+func checkCPUs(path string, files map[string]string, v cue.Value, cpus []int) error {
 	if len(cpus) == 0 {
 		return nil
 	}
@@ -313,55 +355,101 @@ func checkCPUs(path string, v cue.Value, cpus []int) error {
 	if err := unix.SchedGetaffinity(0, &have); err != nil {
 		return fmt.Errorf("read this process's CPU affinity: %w", err)
 	}
-	var avail []string
+	var avail []int
 	for c := 0; c < 1024; c++ {
 		if have.IsSet(c) {
-			avail = append(avail, fmt.Sprint(c))
+			avail = append(avail, c)
 		}
 	}
 	for _, c := range cpus {
-		if c >= 1024 || !have.IsSet(c) {
-			return fieldError(path, v, "pinning.cpus",
-				fmt.Sprintf("CPU %d is not available on this machine (available: %s); pin to CPUs from that list", c, strings.Join(avail, ",")))
+		if !have.IsSet(c) {
+			return inputErrorf("%s: pinning.cpus: CPU %d is not available on this machine (available: %s); pin to CPUs from that list",
+				position(path, files, v.LookupPath(cue.ParsePath("pinning.cpus"))), c, Pinning(avail))
 		}
 	}
 	return nil
 }
 
-func parseDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.ReplaceAll(s, "µs", "us"))
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as \"10ms\"", s)
-	}
-	return d, nil
-}
-
-func fieldError(path string, v cue.Value, field, msg string) error {
-	return inputErrorf("%s: %s: %s", position(path, v.LookupPath(cue.ParsePath(field))), field, msg)
-}
-
-func position(path string, v cue.Value) string {
-	pos := v.Pos()
-	if pos.IsValid() && pos.Filename() == path {
-		return fmt.Sprintf("%s:%d", path, pos.Line())
+// position is "file:line" of v, naming the spec as the user did.
+func position(path string, files map[string]string, v cue.Value) string {
+	if p := v.Pos(); p.IsValid() {
+		if s, ok := displayPos(path, files, p); ok {
+			return s[:strings.LastIndexByte(s, ':')]
+		}
 	}
 	return path
 }
 
+// displayPos renders a position "file:line:column" when it is in a file
+// the user wrote (the spec or a package it imports), not in the schema.
+func displayPos(path string, files map[string]string, p token.Pos) (string, bool) {
+	if !p.IsValid() {
+		return "", false
+	}
+	name := p.Filename()
+	switch {
+	case name == path:
+	case files[name] != "":
+		name = files[name]
+	case strings.HasPrefix(name, schemaRoot) || name == "":
+		return "", false
+	default:
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(rel, "..") {
+				name = rel
+			}
+		}
+	}
+	return fmt.Sprintf("%s:%d:%d", name, p.Line(), p.Column()), true
+}
+
 // cueInputError turns CUE's errors into one message that keeps each
-// error's position in the user's file.
-func cueInputError(path, what string, err error) error {
-	var lines []string
+// error's position in the user's files and its field path. user, when
+// given, places an error that has no position in the user's files at the
+// nearest field the user wrote.
+func cueInputError(path string, files map[string]string, what string, err error, user ...cue.Value) error {
+	type line struct{ where, field, msg string }
+	var all []line
 	for _, e := range cueerrors.Errors(err) {
+		field := strings.Join(specPath(e.Path()), ".")
 		msg := e.Error()
-		where := path
+		// e.Error() leads with the path as CUE spells it.
+		msg = strings.TrimPrefix(msg, strings.Join(e.Path(), ".")+": ")
+		msg = strings.ReplaceAll(msg, "#Spec.", "")
+		where := ""
 		for _, p := range cueerrors.Positions(e) {
-			if p.Filename() == path {
-				where = fmt.Sprintf("%s:%d:%d", path, p.Line(), p.Column())
+			if s, ok := displayPos(path, files, p); ok {
+				where = s
 				break
 			}
 		}
-		lines = append(lines, fmt.Sprintf("  %s: %s", where, msg))
+		if where == "" && len(user) > 0 {
+			where = nearestPosition(path, files, user[0], specPath(e.Path()))
+		}
+		if where == "" {
+			where = path
+		}
+		all = append(all, line{where, field, msg})
+	}
+	// A field with a default fails in each arm of "default | constraint":
+	// the default arm's conflict says nothing the constraint's error does
+	// not, so it is dropped when the field has another error.
+	perField := map[string]int{}
+	for _, l := range all {
+		if !isNoise(l.msg) {
+			perField[l.field]++
+		}
+	}
+	var lines []string
+	for _, l := range all {
+		if isNoise(l.msg) && perField[l.field] > 0 {
+			continue
+		}
+		if l.field != "" {
+			lines = append(lines, fmt.Sprintf("  %s: %s: %s", l.where, l.field, l.msg))
+		} else {
+			lines = append(lines, fmt.Sprintf("  %s: %s", l.where, l.msg))
+		}
 	}
 	sort.Strings(lines)
 	lines = dedupe(lines)
@@ -369,6 +457,41 @@ func cueInputError(path, what string, err error) error {
 		lines = append(lines[:8], fmt.Sprintf("  ... and %d more", len(lines)-8))
 	}
 	return inputErrorf("spec %s %s:\n%s", path, what, strings.Join(lines, "\n"))
+}
+
+var noise = regexp.MustCompile(`^(\d+ errors in empty disjunction|conflicting values |incompatible list lengths|invalid left-hand value|invalid operands )`)
+
+func isNoise(msg string) bool { return noise.MatchString(msg) }
+
+// specPath drops the schema's own #Spec from a CUE error path.
+func specPath(p []string) []string {
+	if len(p) > 0 && p[0] == "#Spec" {
+		return p[1:]
+	}
+	return p
+}
+
+// nearestPosition is "file:line:column" of the deepest field along p that
+// the user wrote.
+func nearestPosition(path string, files map[string]string, user cue.Value, p []string) string {
+	for n := len(p); n > 0; n-- {
+		var sels []cue.Selector
+		for _, part := range p[:n] {
+			if i, err := strconv.Atoi(part); err == nil {
+				sels = append(sels, cue.Index(i))
+			} else {
+				sels = append(sels, cue.Str(part))
+			}
+		}
+		v := user.LookupPath(cue.MakePath(sels...))
+		if !v.Exists() {
+			continue
+		}
+		if s, ok := displayPos(path, files, v.Pos()); ok {
+			return s
+		}
+	}
+	return ""
 }
 
 func dedupe(in []string) []string {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"spawnbench/engine/inputerr"
+
+	"cuelang.org/go/cue"
 )
 
 func TestShippedSpecsReproduceTheStudyMatrix(t *testing.T) {
@@ -36,15 +39,45 @@ func TestShippedSpecsReproduceTheStudyMatrix(t *testing.T) {
 				t.Errorf("%s n=%d: %d processes (%d samples), want %d", name, c.N, c.Processes, c.Samples(), want[c.N])
 			}
 		}
-		kinds := map[string]bool{}
+		byName := map[string]EnvironmentSpec{}
 		for _, e := range s.Environments {
-			kinds[e.Kind] = true
+			byName[e.Name] = e
 		}
-		for _, k := range []string{"native", "wasi-threads", "emscripten", "manual"} {
-			if !kinds[k] {
+		for _, k := range []string{"native", "wasi-threads", "wasi-threads-pooled", "emscripten", "manual"} {
+			if _, ok := byName[k]; !ok {
 				t.Errorf("%s: no %s environment", name, k)
 			}
 		}
+		// Fidelity: the default wasi-threads is a fresh OS thread per
+		// spawn, as Wasmtime; the pool is the named variant.
+		for env, want := range map[string]string{"wasi-threads": "fresh", "wasi-threads-pooled": "reuse"} {
+			var got struct {
+				HostThreads string `json:"host_threads"`
+			}
+			if err := json.Unmarshal(byName[env].Resolved, &got); err != nil || got.HostThreads != want {
+				t.Errorf("%s: %s host_threads = %q (%v), want %q", name, env, got.HostThreads, err, want)
+			}
+		}
+	}
+}
+
+// TestShippedSpecsShareOneEnvironmentList: the sequential and parallel
+// specs differ in their modes, not in what they measure.
+func TestShippedSpecsShareOneEnvironmentList(t *testing.T) {
+	var lists [2]string
+	for i, name := range []string{"sequential", "parallel"} {
+		s, err := Load(filepath.Join("..", "..", "specs", name+".cue"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range s.Environments {
+			names = append(names, e.Name+"="+string(e.Resolved))
+		}
+		lists[i] = strings.Join(names, "\n")
+	}
+	if lists[0] != lists[1] {
+		t.Errorf("environment lists differ:\n%s\n----\n%s", lists[0], lists[1])
 	}
 }
 
@@ -54,15 +87,30 @@ n: [1, 3]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Samples.Min != 100 || s.Timeout != 120*time.Second || len(s.Modes) != 1 || s.Name != "d" {
-		t.Errorf("defaults: %+v timeout %s modes %v name %q", s.Samples, s.Timeout, s.Modes, s.Name)
+	if s.Samples.Min != 100 || s.Timeout != 120*time.Second || len(s.Modes) != 1 || s.Name != "d" || s.CPUs != nil {
+		t.Errorf("defaults: %+v timeout %s modes %v name %q cpus %#v", s.Samples, s.Timeout, s.Modes, s.Name, s.CPUs)
 	}
-	if got := string(s.Environments[0].Settings); !strings.Contains(got, `"cc":"gcc"`) || !strings.Contains(got, `"-O2"`) {
+	if got := string(s.Environments[0].Resolved); !strings.Contains(got, `"cc":"gcc"`) || !strings.Contains(got, `"-O2"`) {
 		t.Errorf("native settings = %s", got)
 	}
-	plan, _ := Expand(s, nil)
-	if plan.Cells[1].N != 3 || plan.Cells[1].Processes != 34 {
-		t.Errorf("n=3 cell = %+v, want ceil(100/3) = 34 processes", plan.Cells[1])
+	var resolved struct {
+		Samples  struct{ Min int }
+		Schedule struct{ Order string }
+		Limits   struct{ Timeout string }
+	}
+	if err := json.Unmarshal(s.Resolved, &resolved); err != nil || resolved.Samples.Min != 100 || resolved.Schedule.Order != "interleave" || resolved.Limits.Timeout != "120s" {
+		t.Errorf("resolved spec %s (%v)", s.Resolved, err)
+	}
+	plan, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := plan.Cells[1]
+	if c.N != 3 || c.Processes != 34 || c.Index != 1 || c.Arg != 3 || c.Benchmark != "sequential" || c.Timeout != 120*time.Second || c.CPUs != nil {
+		t.Errorf("n=3 cell = %+v, want ceil(100/3) = 34 processes", c)
+	}
+	if c.Key() != "a/sequential/3" || c.Total() != 34 {
+		t.Errorf("key %q total %d", c.Key(), c.Total())
 	}
 }
 
@@ -72,32 +120,68 @@ n: [1]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(s.Environments[0].Settings); !strings.Contains(got, `"cc":"clang-16"`) {
+	if got := string(s.Environments[0].Resolved); !strings.Contains(got, `"cc":"clang-16"`) {
 		t.Errorf("settings = %s", got)
+	}
+	var cc string
+	if err := s.Environments[0].Settings.LookupPath(cue.ParsePath("cc")).Decode(&cc); err != nil || cc != "clang-16" {
+		t.Errorf("Settings cc = %q, %v", cc, err)
 	}
 }
 
-// TestBadInput checks that each kind of bad spec is an InputError that
-// names the file, the line where one applies, and what to do.
+const nativeEnv = `environments: [{name: "a", kind: "native"}]` + "\n"
+
+// badSpecs are specs that must be refused: exit 2, a message with each
+// of want. The CLI test runs every one through `cue vet -c` as well.
+var badSpecs = []struct {
+	name, src string
+	want      []string
+}{
+	{"malformed", "environments: [{name: \"a\", kind: \"native\"}\nn: [1]\n", []string{"bad.cue:2:", "not valid CUE"}},
+	{"empty file", "", []string{"bad.cue is empty", "environments", "n:"}},
+	{"comments only", "// nothing yet\n", []string{"bad.cue is empty"}},
+	{"unknown field", nativeEnv + "n: [1]\nsampels: {min: 3}\n", []string{"bad.cue:3:", "sampels", "not allowed"}},
+	{"unknown env field", "environments: [{name: \"a\", kind: \"native\", cxx: \"g++\"}]\nn: [1]\n", []string{"bad.cue:1:", "environments.0.cxx", "not allowed"}},
+	{"unknown wasi-threads field", "environments: [{name: \"a\", kind: \"wasi-threads\", host_thread: \"fresh\"}]\nn: [1]\n", []string{"bad.cue:1:", "host_thread", "not allowed"}},
+	{"unknown kind", "environments: [\n{name: \"a\", kind: \"wasmer\"}]\nn: [1]\n", []string{"bad.cue:2", `unknown kind "wasmer"`, "native", "spawnbench envs"}},
+	{"missing kind", "environments: [{name: \"a\"}]\nn: [1]\n", []string{"bad.cue", "kind"}},
+	{"n zero", nativeEnv + "n: [1, 0]\n", []string{"bad.cue:2:", "n.1", ">0"}},
+	{"n negative", nativeEnv + "n: [-4]\n", []string{"bad.cue:2:", ">0"}},
+	{"n above int32", nativeEnv + "n: [2147483648]\n", []string{"bad.cue:2:", "<=1000000"}},
+	{"n above the bound", nativeEnv + "n: [1000001]\n", []string{"bad.cue:2:", "<=1000000"}},
+	{"n duplicate", nativeEnv + "n: [1, 10, 1]\n", []string{"bad.cue:2:", "n:", "equal value (1)"}},
+	{"n empty", nativeEnv + "n: []\n", []string{"bad.cue:2:", "n:"}},
+	{"n missing", nativeEnv, []string{"bad.cue", "n: field is required"}},
+	{"modes empty", nativeEnv + "n: [1]\nmodes: []\n", []string{"bad.cue:3:", "modes"}},
+	{"modes duplicate", nativeEnv + "n: [1]\nmodes: [\"sequential\", \"sequential\"]\n", []string{"bad.cue:3:", "modes", "equal value"}},
+	{"mode unknown", nativeEnv + "n: [1]\nmodes: [\"serial\"]\n", []string{"bad.cue:3:", "modes.0"}},
+	{"min zero", nativeEnv + "n: [1]\nsamples: min: 0\n", []string{"bad.cue:3:", "samples.min", ">0"}},
+	{"no environments", "environments: []\nn: [1]\n", []string{"bad.cue", "environments"}},
+	{"environments missing", "n: [1]\n", []string{"bad.cue", "environments: field is required"}},
+	{"bad duration", nativeEnv + "n: [1]\nlimits: timeout: \"soon\"\n", []string{"bad.cue:3:", "limits.timeout"}},
+	{"zero timeout", nativeEnv + "n: [1]\nlimits: timeout: \"0s\"\n", []string{"bad.cue:3:", "limits.timeout"}},
+	{"negative pause", nativeEnv + "n: [1]\nsamples: pause: \"-1ms\"\n", []string{"bad.cue:3:", "samples.pause"}},
+	{"cpu duplicate", nativeEnv + "n: [1]\npinning: cpus: [0, 0]\n", []string{"bad.cue:3:", "pinning.cpus", "equal value (0)"}},
+	{"duplicate name", "environments: [{name: \"a\", kind: \"native\"}, {name: \"a\", kind: \"native\"}]\nn: [1]\n", []string{"bad.cue:1", `"a" is used twice`}},
+	{"wrong type", "environments: [{name: \"a\", kind: \"native\", cc: 3}]\nn: [1]\n", []string{"bad.cue:1:", "environments.0.cc"}},
+	{"unsafe spec name", nativeEnv + "n: [1]\nname: \"../../x\"\n", []string{"bad.cue:3:", "name"}},
+	{"unsafe env name", "environments: [{name: \"a/b\", kind: \"native\"}]\nn: [1]\n", []string{"bad.cue:1:", "environments.0.name"}},
+	{"schedule order unknown", nativeEnv + "n: [1]\nschedule: order: \"random\"\n", []string{"bad.cue:3:", "schedule.order"}},
+	{"schedule seed negative", nativeEnv + "n: [1]\nschedule: seed: -1\n", []string{"bad.cue:3:", "schedule.seed", ">=0"}},
+	{"wasi-threads max_memory not pages", "environments: [{name: \"w\", kind: \"wasi-threads\",\n max_memory: 100000}]\nn: [1]\n", []string{"bad.cue:2:", "environments.0.max_memory", "MultipleOf(65536)"}},
+	{"wasi-threads stack not 16", "environments: [{name: \"w\", kind: \"wasi-threads\", stack_size: 65537}]\nn: [1]\n", []string{"bad.cue:1:", "stack_size", "MultipleOf(16)"}},
+	{"wasi-threads prestart without reuse", "environments: [{name: \"w\", kind: \"wasi-threads\", prestart_threads: 4}]\nn: [1]\n", []string{"bad.cue:1:", "prestart_threads", `host_threads: "reuse"`}},
+	{"wasi-threads spin without reuse", "environments: [{name: \"w\", kind: \"wasi-threads\", host_threads: \"fresh\", idle_spin: \"50us\"}]\nn: [1]\n", []string{"bad.cue:1:", "idle_spin", `host_threads: "reuse"`}},
+	{"emscripten initial_memory not pages", "environments: [{name: \"e\", kind: \"emscripten\", initial_memory: 1000000}]\nn: [1]\n", []string{"bad.cue:1:", "initial_memory", "MultipleOf(65536)"}},
+	{"emscripten optimization unknown", "environments: [{name: \"e\", kind: \"emscripten-chromium\", optimization: \"4\"}]\nn: [1]\n", []string{"bad.cue:1:", "optimization"}},
+	{"command without run", "environments: [{name: \"c\", kind: \"command\"}]\nn: [1]\n", []string{"bad.cue", "run: field is required"}},
+	{"command env not KEY=value", "environments: [{name: \"c\", kind: \"command\", run: [\"x\"], env: [\"oops\"]}]\nn: [1]\n", []string{"bad.cue:1:", "env.0"}},
+}
+
+// TestBadInput checks that each bad spec is an InputError that names the
+// file, the line where one applies, the field, and what is wrong.
 func TestBadInput(t *testing.T) {
-	cases := []struct {
-		name, src string
-		want      []string
-	}{
-		{"malformed", "environments: [{name: \"a\", kind: \"native\"}\nn: [1]\n", []string{"bad.cue:2:", "not valid CUE"}},
-		{"unknown field", "environments: [{name: \"a\", kind: \"native\"}]\nn: [1]\nsampels: {min: 3}\n", []string{"bad.cue:3:", "sampels", "not allowed"}},
-		{"unknown env field", "environments: [{name: \"a\", kind: \"native\", cxx: \"g++\"}]\nn: [1]\n", []string{"bad.cue:1:", "cxx", "not allowed"}},
-		{"unknown kind", "environments: [\n{name: \"a\", kind: \"wasmer\"}]\nn: [1]\n", []string{"bad.cue:2", `unknown kind "wasmer"`, "native", "spawnbench envs"}},
-		{"n zero", "environments: [{name: \"a\", kind: \"native\"}]\nn: [1, 0]\n", []string{"bad.cue:2:", "out of bound >0"}},
-		{"n negative", "environments: [{name: \"a\", kind: \"native\"}]\nn: [-4]\n", []string{"bad.cue:2:", ">0"}},
-		{"min zero", "environments: [{name: \"a\", kind: \"native\"}]\nn: [1]\nsamples: min: 0\n", []string{"bad.cue:3:", "min", ">0"}},
-		{"no environments", "environments: []\nn: [1]\n", []string{"bad.cue", "environments"}},
-		{"bad duration", "environments: [{name: \"a\", kind: \"native\"}]\nn: [1]\nlimits: timeout: \"soon\"\n", []string{"bad.cue:3:", "timeout"}},
-		{"cpu missing", "environments: [{name: \"a\", kind: \"native\"}]\nn: [1]\npinning: cpus: [4095]\n", []string{"bad.cue:3", "CPU 4095 is not available", "available:"}},
-		{"duplicate name", "environments: [{name: \"a\", kind: \"native\"}, {name: \"a\", kind: \"native\"}]\nn: [1]\n", []string{"bad.cue:1", `"a" is used twice`}},
-		{"wrong type", "environments: [{name: \"a\", kind: \"native\", cc: 3}]\nn: [1]\n", []string{"bad.cue:1:", "cc"}},
-	}
-	for _, c := range cases {
+	for _, c := range badSpecs {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("bad.cue", []byte(c.src))
 			var in *inputerr.Error
@@ -108,6 +192,9 @@ func TestBadInput(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error does not mention %q:\n%s", w, err)
 				}
+			}
+			if strings.Contains(err.Error(), schemaRoot) {
+				t.Errorf("error names the embedded schema's virtual path:\n%s", err)
 			}
 		})
 	}
@@ -121,7 +208,7 @@ func TestMissingFile(t *testing.T) {
 	}
 }
 
-func TestUnknownEnvFlag(t *testing.T) {
+func TestEnvSelection(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.cue")
 	os.WriteFile(p, []byte(`environments: [{name: "a", kind: "native"}, {name: "b", kind: "native"}]
 n: [1]`), 0o644)
@@ -140,28 +227,109 @@ n: [1]`), 0o644)
 	}
 }
 
-func TestPinnedCPUsAccepted(t *testing.T) {
-	s, err := Parse("p.cue", []byte(`environments: [{name: "a", kind: "native"}]
-n: [1]
-pinning: cpus: [0]`))
-	if err != nil {
-		t.Fatal(err)
+func TestPinning(t *testing.T) {
+	cases := []struct {
+		src  string
+		want []int
+		text string
+	}{
+		{"pinning: cpus: [0]", []int{0}, "0"},
+		{"pinning: cpus: []", nil, "none"},
+		{"", nil, "none"},
 	}
-	if len(s.CPUs) != 1 || s.CPUs[0] != 0 {
-		t.Errorf("cpus = %v", s.CPUs)
+	for _, c := range cases {
+		s, err := Parse("p.cue", []byte(nativeEnv+"n: [1]\n"+c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.CPUs) != len(c.want) || (c.want == nil) != (s.CPUs == nil) || Pinning(s.CPUs) != c.text {
+			t.Errorf("%q: cpus = %#v (%s), want %#v (%s)", c.src, s.CPUs, Pinning(s.CPUs), c.want, c.text)
+		}
+	}
+	_, err := Parse("p.cue", []byte(nativeEnv+"n: [1]\npinning: cpus: [1023]"))
+	if err == nil || !strings.Contains(err.Error(), "p.cue:3: pinning.cpus: CPU 1023 is not available") {
+		t.Errorf("missing CPU: %v", err)
 	}
 }
 
-// TestNestedSettingsKeepTheirDefaults: a kind whose settings nest a struct
-// takes a spec that sets only part of it (calibration is such a struct).
+// TestNestedSettingsKeepTheirDefaults: a spec that sets part of a nested
+// struct keeps the defaults of the rest.
 func TestNestedSettingsKeepTheirDefaults(t *testing.T) {
-	s, err := Parse("n.cue", []byte(`environments: [{name: "a", kind: "native"}]
-n: [1]
+	s, err := Parse("n.cue", []byte(nativeEnv+`n: [1]
 calibration: tolerance: relative: 0.25`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Calibration.RelativeTolerance != 0.25 || s.Calibration.AbsoluteTolerance != 5*time.Millisecond || s.Calibration.Repeats != 3 {
 		t.Errorf("calibration = %+v", s.Calibration)
+	}
+}
+
+func TestSafeName(t *testing.T) {
+	cases := map[string]string{
+		"sequential": "sequential",
+		"my spec":    "my-spec",
+		"../../x":    "x",
+		"..":         "spec",
+		"a/b":        "a-b",
+		"":           "spec",
+	}
+	for name, want := range cases {
+		if got := (&Spec{Name: name}).SafeName(); got != want {
+			t.Errorf("SafeName(%q) = %q, want %q", name, got, want)
+		}
+	}
+	// A name taken from an unusual file name is made safe too.
+	s, err := Parse(filepath.Join(t.TempDir(), "..odd name!.cue"), []byte(nativeEnv+"n: [1]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.SafeName(); got != "odd-name-" {
+		t.Errorf("SafeName = %q", got)
+	}
+}
+
+func TestSchemaTextIsOneFileThatConstrainsTheTopLevel(t *testing.T) {
+	text, err := SchemaText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text, "package ") || strings.Count(text, "import (") != 1 || !strings.Contains(text, "\n#Spec\n") {
+		t.Errorf("schema text is not one self-contained file:\n%s", text)
+	}
+	for _, kind := range mustSchema(t).KindNames() {
+		if !strings.Contains(text, "#Kinds: "+kind+":") && !strings.Contains(text, `#Kinds: "`+kind+`":`) {
+			t.Errorf("schema text lacks kind %s", kind)
+		}
+	}
+}
+
+func mustSchema(t *testing.T) *Schema {
+	t.Helper()
+	sc, err := LoadSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestEveryKindNamesItself: #Kinds.x has kind "x", and every kind but
+// command (whose run is the user's) has a default environment.
+func TestEveryKindNamesItself(t *testing.T) {
+	sc := mustSchema(t)
+	if len(sc.KindNames()) < 7 {
+		t.Fatalf("kinds = %v", sc.KindNames())
+	}
+	for _, k := range sc.KindNames() {
+		es, err := sc.DefaultEnvironment(k)
+		if k == "command" {
+			if err == nil {
+				t.Errorf("command has a default environment: %s", es.Resolved)
+			}
+			continue
+		}
+		if err != nil || es.Kind != k || !strings.Contains(string(es.Resolved), `"kind":"`+k+`"`) {
+			t.Errorf("%s: %+v, %v", k, es, err)
+		}
 	}
 }

@@ -1,0 +1,201 @@
+package spec
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/parser"
+)
+
+//go:embed schema/*.cue
+var schemaFS embed.FS
+
+// schemaRoot is where the embedded schema package appears to cue/load: an
+// overlay only, nothing is read from or written to this path.
+const schemaRoot = "/spawnbench-embedded-schema"
+
+// Schema is the compiled, embedded schema package.
+type Schema struct {
+	ctx *cue.Context
+	v   cue.Value
+}
+
+// LoadSchema compiles the embedded schema as a CUE package, so its files
+// may import CUE's standard packages.
+func LoadSchema() (*Schema, error) {
+	return loadSchema(cuecontext.New())
+}
+
+func loadSchema(ctx *cue.Context) (*Schema, error) {
+	overlay := map[string]load.Source{
+		schemaRoot + "/cue.mod/module.cue": load.FromString("module: \"spawnbench.invalid/schema@v0\"\nlanguage: version: \"v0.17.0\"\n"),
+	}
+	err := fs.WalkDir(schemaFS, "schema", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := schemaFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		overlay[schemaRoot+"/"+path.Base(p)] = load.FromBytes(b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema: %w", err)
+	}
+	insts := load.Instances([]string{"."}, &load.Config{Dir: schemaRoot, Overlay: overlay})
+	if err := insts[0].Err; err != nil {
+		return nil, fmt.Errorf("embedded schema: %w", err)
+	}
+	v := ctx.BuildInstance(insts[0])
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("embedded schema: %w", err)
+	}
+	return &Schema{ctx: ctx, v: v}, nil
+}
+
+// SchemaText is the embedded schema as one self-contained CUE file whose
+// top level is a spec: the package's files merged (one import block, no
+// package clause) and #Spec embedded. A self-contained spec appended to it
+// passes `cue vet -c` exactly when `spawnbench plan` accepts the spec
+// (pinning to CPUs this machine lacks aside).
+func SchemaText() (string, error) {
+	names, err := fs.Glob(schemaFS, "schema/*.cue")
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	imports := map[string]bool{}
+	var body strings.Builder
+	for _, name := range names {
+		src, err := schemaFS.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		f, err := parser.ParseFile(name, src, parser.ParseComments)
+		if err != nil {
+			return "", fmt.Errorf("embedded schema %s: %w", name, err)
+		}
+		var decls []ast.Decl
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.Package:
+				// Comments on the package clause belong to the file.
+				for _, c := range ast.Comments(d) {
+					decls = append(decls, &ast.CommentGroup{Doc: c.Doc, List: c.List})
+				}
+			case *ast.ImportDecl:
+				for _, s := range d.Specs {
+					p, _ := strconv.Unquote(s.Path.Value)
+					imports[p] = true
+				}
+			default:
+				decls = append(decls, d)
+			}
+		}
+		b, err := format.Node(&ast.File{Decls: decls}, format.Simplify())
+		if err != nil {
+			return "", fmt.Errorf("embedded schema %s: %w", name, err)
+		}
+		fmt.Fprintf(&body, "\n// ---- %s ----\n\n%s\n", path.Base(name), strings.TrimSpace(string(b)))
+	}
+	var paths []string
+	for p := range imports {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out strings.Builder
+	out.WriteString("// The spawnbench spec schema (`spawnbench schema`), from engine/spec/schema.\n")
+	out.WriteString("// Its top level is a spec: append a spec without imports to this file and\n")
+	out.WriteString("// run `cue vet -c` on the result to check it as `spawnbench plan` does.\n\n")
+	out.WriteString("import (\n")
+	for _, p := range paths {
+		fmt.Fprintf(&out, "\t%q\n", p)
+	}
+	fields, err := specFields()
+	if err != nil {
+		return "", err
+	}
+	out.WriteString(")\n\n#Spec\n\n")
+	// Fields written beside an embedded definition are allowed, so a file
+	// whose top level embeds #Spec is open; this pattern closes it, as
+	// unifying a spec with #Spec does.
+	out.WriteString("// A top-level field that #Spec lacks is an error.\n")
+	fmt.Fprintf(&out, "[!~%q]: error(\"field not allowed: a spec has only the fields of #Spec\")\n", "^("+strings.Join(fields, "|")+")$")
+	out.WriteString(body.String())
+	return out.String(), nil
+}
+
+// specFields lists #Spec's regular fields, optional and required ones
+// included.
+func specFields() ([]string, error) {
+	sc, err := LoadSchema()
+	if err != nil {
+		return nil, err
+	}
+	it, err := sc.v.LookupPath(cue.MakePath(cue.Def("Spec"))).Fields(cue.Optional(true))
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema: %w", err)
+	}
+	var out []string
+	for it.Next() {
+		if sel := it.Selector(); sel.IsString() {
+			out = append(out, regexp.QuoteMeta(sel.Unquoted()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// KindNames lists the kinds the schema defines.
+func (sc *Schema) KindNames() []string {
+	var out []string
+	it, err := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"))).Fields(cue.Definitions(false))
+	if err != nil {
+		return nil
+	}
+	for it.Next() {
+		out = append(out, it.Selector().Unquoted())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (sc *Schema) kindDef(kind string) (cue.Value, bool) {
+	if kind == "" {
+		return cue.Value{}, false
+	}
+	d := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"), cue.Str(kind)))
+	return d, d.Exists()
+}
+
+// DefaultEnvironment is an environment of the kind with every default
+// setting, named after the kind. `spawnbench envs` checks toolchains with
+// it. A kind with a required setting (command's run) has none.
+func (sc *Schema) DefaultEnvironment(kind string) (EnvironmentSpec, error) {
+	def, ok := sc.kindDef(kind)
+	if !ok {
+		return EnvironmentSpec{}, fmt.Errorf("unknown kind %q", kind)
+	}
+	u := def.Unify(sc.ctx.CompileString(fmt.Sprintf("{name: %q, kind: %q}", kind, kind)))
+	if err := u.Validate(cue.Concrete(true)); err != nil {
+		return EnvironmentSpec{}, fmt.Errorf("kind %s has required settings: %w", kind, err)
+	}
+	js, err := u.MarshalJSON()
+	if err != nil {
+		return EnvironmentSpec{}, fmt.Errorf("kind %s: %w", kind, err)
+	}
+	return EnvironmentSpec{Name: kind, Kind: kind, Settings: u, Resolved: js}, nil
+}
