@@ -46,7 +46,7 @@ Ctrl-C keeps the checks made so far and exits 130.`,
 				return err
 			}
 			if out == "" {
-				out = defaultOutDir(s.Name)
+				out = defaultOutDir(s.SafeName())
 			}
 			ses, err := openSession(cmd.Context(), out)
 			if err != nil {

@@ -51,25 +51,4 @@ step of the schedule in run order.`,
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (the resolved plan)")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "the schedule's seed, instead of the spec's or a random one")
 	rootCmd.AddCommand(cmd)
-
-	rootCmd.AddCommand(&cobra.Command{
-		Use:   "schema",
-		Short: "Print the CUE schema that specs are checked against, as one file",
-		Long: `Schema prints the spec schema as one self-contained CUE file whose top
-level is a spec. Appended to it, a spec without imports passes
-'cue vet -c' exactly when spawnbench plan accepts it (pinning to CPUs
-this machine lacks aside):
-
-  spawnbench schema > schema.cue
-  cat schema.cue my-spec.cue > checked.cue && cue vet -c checked.cue`,
-		Args: exactArgs(0, "schema takes no arguments"),
-		RunE: func(*cobra.Command, []string) error {
-			text, err := spec.SchemaText()
-			if err != nil {
-				return err
-			}
-			fmt.Print(text)
-			return nil
-		},
-	})
 }

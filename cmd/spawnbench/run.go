@@ -45,7 +45,7 @@ interrupted or killed run with the same schedule.`,
 				return usageError{errors.New("run --resume: give the result directory to continue with -o DIR")}
 			}
 			if out == "" {
-				out = defaultOutDir(plan.Spec.Name)
+				out = defaultOutDir(plan.Spec.SafeName())
 			}
 			opts := run.RunOptions{Resume: resume}
 			if cmd.Flags().Changed("seed") {

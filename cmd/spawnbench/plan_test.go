@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestPlanJSONIsTheResolvedPlan: `plan --format json` prints every cell
+// with what its processes need and the schedule; --seed replays an order.
+func TestPlanJSONIsTheResolvedPlan(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "a", kind: "native"}, {name: "w", kind: "wasi-threads"}]
+n: [1, 10]
+samples: {min: 10, pause: "5ms", warmup: 1}
+pinning: cpus: [0]
+`)
+	type plan struct {
+		Spec struct {
+			Resolved struct {
+				Schedule struct{ Order string }
+			}
+		}
+		Cells []struct {
+			Key, Benchmark, Pause, Timeout string
+			Arg, Processes, Warmup         int
+			CPUs                           []int
+			Settings                       map[string]any
+		}
+		Schedule struct {
+			Order string
+			Seed  int64
+			Steps []struct{ Seq, Cell, Process int }
+		}
+	}
+	var runs [2]plan
+	for i := range runs {
+		stdout, stderr, code := runCLI(t, dir, "plan", p, "--format", "json", "--seed", "9")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), &runs[i]); err != nil {
+			t.Fatalf("%v\n%s", err, stdout)
+		}
+	}
+	got := runs[0]
+	if len(got.Cells) != 4 || got.Schedule.Order != "interleave" || got.Schedule.Seed != 9 || got.Spec.Resolved.Schedule.Order != "interleave" {
+		t.Fatalf("plan: %+v", got)
+	}
+	c := got.Cells[3]
+	if c.Key != "w/sequential/10" || c.Benchmark != "sequential" || c.Arg != 10 || c.Processes != 1 || c.Warmup != 1 ||
+		c.Pause != "5ms" || c.Timeout != "2m0s" || len(c.CPUs) != 1 || c.Settings["host_threads"] != "fresh" {
+		t.Errorf("cell: %+v", c)
+	}
+	if len(got.Schedule.Steps) != 2*(10+1)+2*(1+1) {
+		t.Errorf("%d steps", len(got.Schedule.Steps))
+	}
+	a, _ := json.Marshal(runs[0].Schedule.Steps)
+	b, _ := json.Marshal(runs[1].Schedule.Steps)
+	if string(a) != string(b) {
+		t.Error("--seed 9 gave two orders")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", p, "--seed", "-1"}, "--seed -1"},
+		{[]string{"plan", p, "--format", "yaml"}, "--format"},
+	} {
+		_, stderr, code := runCLI(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestSchemaCommandPrintsOneFile: the printed schema constrains the top
+// level (the full agreement with cue vet is tested in engine/spec).
+func TestSchemaCommandPrintsOneFile(t *testing.T) {
+	stdout, stderr, code := runCLI(t, t.TempDir(), "schema")
+	if code != 0 || !strings.Contains(stdout, "\n#Spec\n") || strings.Contains(stdout, "package ") {
+		t.Errorf("exit %d, stderr %s\n%s", code, stderr, stdout)
+	}
+}
+
+// TestREADMEQuotesTheRealSpecs: each spec file the README's Specs section
+// quotes ("`specs/x.cue`:" then a cue block) is quoted whole and as is.
+func TestREADMEQuotesTheRealSpecs(t *testing.T) {
+	root := repoRoot(t)
+	f, err := os.Open(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	intro := regexp.MustCompile("`(specs/[^`]+\\.cue)`:$")
+	quoted := map[string]string{}
+	var pending, block string
+	inBlock := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case inBlock && line == "```":
+			quoted[pending] = block
+			inBlock, pending = false, ""
+		case inBlock:
+			block += line + "\n"
+		case pending != "" && line == "```cue":
+			inBlock, block = true, ""
+		case intro.MatchString(line):
+			pending = intro.FindStringSubmatch(line)[1]
+		}
+	}
+	for _, want := range []string{"specs/sequential.cue", "specs/shared/environments.cue"} {
+		if _, ok := quoted[want]; !ok {
+			t.Errorf("README does not quote %s", want)
+		}
+	}
+	for file, text := range quoted {
+		real, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Errorf("README quotes %s: %v", file, err)
+			continue
+		}
+		if strings.TrimSpace(text) != strings.TrimSpace(string(real)) {
+			t.Errorf("README's quote of %s differs from the file:\n%s\n---- file ----\n%s", file, text, real)
+		}
+	}
+}
