@@ -13,6 +13,12 @@ import (
 // per-process medians are two or three numbers and say nothing.
 const UnstableMinProcesses = 5
 
+// UnstableMinSpawns is the fewest spawns a process needs in the view for
+// its median to stand for the process: the median of one or two spawns is
+// their own noise (at n = 1 the per-process spread is simply the spread of
+// single spawns), so cells of smaller n are not judged.
+const UnstableMinSpawns = 5
+
 // UnstableSpread is the threshold of the unstable rule: a cell is
 // unstable when the interquartile range of its per-process median spawn
 // times exceeds this fraction of their median. On an idle machine the
@@ -38,7 +44,8 @@ type Noise struct {
 	OthersShare Float `json:"others_share"`
 	StealShare  Float `json:"steal_share"`
 	// Unstable is true when the cell has at least UnstableMinProcesses ok
-	// processes and Spread exceeds UnstableSpread.
+	// processes with UnstableMinSpawns spawns or more in the view, and
+	// Spread exceeds UnstableSpread.
 	Unstable bool `json:"unstable"`
 	// Spread is the interquartile range of the per-process medians divided
 	// by their median; 0 when the cell has too few processes to judge.
@@ -72,11 +79,13 @@ func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample) Noise {
 	for _, s := range samples {
 		perProcess[s.Process] = append(perProcess[s.Process], float64(s.SpawnNS))
 	}
-	if len(perProcess) >= UnstableMinProcesses {
-		medians := make([]float64, 0, len(perProcess))
-		for _, vs := range perProcess {
+	medians := make([]float64, 0, len(perProcess))
+	for _, vs := range perProcess {
+		if len(vs) >= UnstableMinSpawns {
 			medians = append(medians, results.Median(vs))
 		}
+	}
+	if len(medians) >= UnstableMinProcesses {
 		slices.Sort(medians)
 		mid := sortedQuantile(medians, 0.5)
 		iqr := sortedQuantile(medians, 0.75) - sortedQuantile(medians, 0.25)

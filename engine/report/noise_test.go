@@ -66,17 +66,19 @@ func TestUnstableFlag(t *testing.T) {
 		name      string
 		factor    float64
 		processes int
+		n         int32
 		unstable  bool
 	}{
-		{"processes agree", 1.05, 6, false},
-		{"processes disagree", 2, 6, true},
-		{"too few processes to judge", 3, 4, false},
+		{"processes agree", 1.05, 6, 10, false},
+		{"processes disagree", 2, 6, 10, true},
+		{"too few processes to judge", 3, 4, 10, false},
+		{"too few spawns per process to judge", 3, 20, 1, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: tc.processes, spawnNS: spread(tc.factor, tc.processes)})
-			c := build(t, s).Cell("native", "sequential", Column{N: 10})
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: spread(tc.factor, tc.processes)})
+			c := build(t, s).Cell("native", "sequential", Column{N: tc.n})
 			if c.Noise.Unstable != tc.unstable {
 				t.Errorf("unstable = %v (spread %.3f), want %v", c.Noise.Unstable, c.Noise.Spread, tc.unstable)
 			}

@@ -407,10 +407,10 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 }
 
 // noiseLegend explains the noise flags wherever they appear.
-var noiseLegend = fmt.Sprintf("[busy]: the cell's median process (by wall time) ran while other work on the machine, or the hypervisor's steal, "+
-	"took more than %.0f%% of its wall time. [unstable]: the cell has at least %d processes and the interquartile range of their median spawn times "+
-	"exceeds %.0f%% of the median of those medians. A flagged cell's number depends on when it was measured.",
-	100*busyShareThreshold, UnstableMinProcesses, 100*UnstableSpread)
+var noiseLegend = fmt.Sprintf("[busy]: over the cell's processes, the median share of wall time that other work on the machine (others_cpu_ns), "+
+	"or the hypervisor's steal (steal_ns), took is more than %.0f%% of its wall time. [unstable]: the cell has at least %d processes with %d or more spawns in the view, and the interquartile range "+
+	"of their median spawn times exceeds %.0f%% of the median of those medians. A flagged cell's number depends on when it was measured.",
+	100*busyShareThreshold, UnstableMinProcesses, UnstableMinSpawns, 100*UnstableSpread)
 
 // grouped is true when the environments span more than one host family,
 // so that tables put a heading row above each family.
@@ -454,7 +454,7 @@ func writeBusyWarning(b *strings.Builder, cells []Cell) {
 	if len(busy) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "> [!WARNING]\n> **BUSY MACHINE: %d cells** measured while other work or steal took more than %.0f%% of the median process's wall time: %s. Marked [busy] below; re-measure them on an idle machine.\n\n",
+	fmt.Fprintf(b, "> [!WARNING]\n> **BUSY MACHINE: %d cells** measured while other work or steal took more than %.0f%% of wall time (median over the cell's processes): %s. Marked [busy] below; re-measure them on an idle machine.\n\n",
 		len(busy), 100*busyShareThreshold, strings.Join(busy[:min(len(busy), 12)], ", ")+more(len(busy)-12))
 }
 
