@@ -264,10 +264,11 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, er
 	if err != nil {
 		return cue.Value{}, "", inputErrorf("spec %s: %v", path, err)
 	}
-	if filepath.Ext(file) != ".cue" {
-		// A built-in spec has a descriptive name; the loader wants .cue.
-		file = filepath.Join(filepath.Dir(file), safeComponent(filepath.Base(file))+".cue")
-	}
+	// The loader sees the source under a name of its own, in the spec's
+	// directory (where its CUE module is found): it skips files named
+	// *_test.cue, _* or .*, and wants .cue, while a spec may be named
+	// anything (a built-in one has a descriptive name).
+	file = filepath.Join(filepath.Dir(file), "spawnbench-spec-overlay.cue")
 	cfg := &load.Config{Dir: filepath.Dir(file), Overlay: map[string]load.Source{file: load.FromBytes(src)}}
 	insts := load.Instances([]string{file}, cfg)
 	files := map[string]string{file: path}

@@ -333,3 +333,18 @@ func TestEveryKindNamesItself(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyFileName: the loader's rules for file names (no *_test.cue, no
+// leading _ or .) do not apply to a spec, and messages name the spec as
+// given.
+func TestAnyFileName(t *testing.T) {
+	for _, name := range []string{"web_test.cue", "_x.cue", ".x.cue", "spec", "specs/calibrate.cue (built in)"} {
+		if _, err := Parse(name, []byte(nativeEnv+"n: [1]\n")); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		_, err := Parse(name, []byte(nativeEnv+"n: [0]\n"))
+		if err == nil || !strings.Contains(err.Error(), name+":2:") {
+			t.Errorf("%s: error %v does not name the spec", name, err)
+		}
+	}
+}
