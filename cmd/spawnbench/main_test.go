@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -202,4 +204,139 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// startRun starts `spawnbench run spec -o out` and waits until it has
+// built and begun measuring.
+func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run", spec, "-o", out}, extra...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stderr.String(), " done\n") && !strings.Contains(stderr.String(), " cached\n") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("run did not start: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return cmd, stderr
+}
+
+// TestSecondWriterIsRefused: two runs into one directory; the second
+// exits 2 naming the first's pid, and the first's set stays whole.
+func TestSecondWriterIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: {min: 100000, pause: "2ms"}
+`)
+	out := filepath.Join(dir, "out")
+	first, stderr := startRun(t, dir, p, out)
+	_, second, code := runCLI(t, dir, "run", p, "-o", out)
+	want := fmt.Sprintf("pid %d, started", first.Process.Pid)
+	if code != 2 || !strings.Contains(second, want) {
+		t.Errorf("second writer: exit %d, stderr %q; want 2 naming %q", code, second, want)
+	}
+	_, second, code = runCLI(t, dir, "calibrate", "-o", out)
+	if code != 2 || !strings.Contains(second, want) {
+		t.Errorf("calibrate into a held directory: exit %d, stderr %q", code, second)
+	}
+	first.Process.Signal(os.Interrupt)
+	if err := first.Wait(); err == nil {
+		t.Fatalf("first run exited 0 after an interrupt: %s", stderr.String())
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Runs) == 0 || len(set.Provenance.Invocations) != 1 || !set.Provenance.Last().Interrupted {
+		t.Errorf("first writer's set: %d runs, provenance %+v", len(set.Runs), set.Provenance)
+	}
+}
+
+// TestKillThenResume kills a real run with SIGKILL at several moments and
+// resumes it: the result must equal an uninterrupted run in its keys,
+// with no process twice and no temporary file left.
+func TestKillThenResume(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "echo", kind: "command", run: ["sh", "-c", "i=0; while [ $i -lt $0 ]; do echo 1000 10 2000; i=$((i+1)); done", "{arg}"]}]
+modes: ["sequential", "parallel"]
+n: [1, 3]
+samples: {min: 6, pause: "15ms", warmup: 1}
+`)
+	keys := func(set *results.Set) map[string]int {
+		k := map[string]int{}
+		for _, s := range set.Samples {
+			k[fmt.Sprintf("%s/%s/%d/%d/%d/%v", s.Environment, s.Mode, s.N, s.Process, s.Thread, s.Warmup)]++
+		}
+		for _, r := range set.Runs {
+			k[fmt.Sprintf("run %s/%s/%d/%d/%v", r.Environment, r.Mode, r.N, r.Process, r.Warmup)]++
+		}
+		return k
+	}
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, code := runCLI(t, dir, "run", p, "-o", whole); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
+	}
+	wholeSet, err := results.Read(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := keys(wholeSet)
+	for _, after := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
+		t.Run(after.String(), func(t *testing.T) {
+			out := filepath.Join(dir, "killed-"+after.String())
+			cmd, _ := startRun(t, dir, p, out)
+			time.Sleep(after)
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			_, stderr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
+			if code != 0 {
+				t.Fatalf("resume: exit %d: %s", code, stderr)
+			}
+			set, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := keys(set)
+			for k, n := range got {
+				if n != 1 {
+					t.Errorf("%s recorded %d times", k, n)
+				}
+				if want[k] == 0 {
+					t.Errorf("%s is not in the uninterrupted run", k)
+				}
+			}
+			for k := range want {
+				if got[k] == 0 {
+					t.Errorf("%s missing after resume", k)
+				}
+			}
+			invs := set.Provenance.Invocations
+			if len(invs) != 2 || invs[0].Command != "run" || invs[1].Command != "resume" || invs[1].EndedAt == nil || invs[1].Seed != invs[0].Seed {
+				t.Errorf("invocations: %+v", invs)
+			}
+			if left, _ := filepath.Glob(filepath.Join(out, ".*.tmp-*")); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+			if _, err := os.Stat(filepath.Join(out, results.JournalFile)); err == nil {
+				t.Errorf("journal left after a finished resume")
+			}
+		})
+	}
+	// Another spec's directory is refused.
+	other := filepath.Join(dir, "other.cue")
+	os.WriteFile(other, []byte(`environments: [{name: "native", kind: "native"}]
+n: [2]
+`), 0o644)
+	if _, stderr, code := runCLI(t, dir, "run", other, "-o", whole, "--resume"); code != 2 || !strings.Contains(stderr, "was made by spec") {
+		t.Errorf("resume with another spec: exit %d, %s", code, stderr)
+	}
 }

@@ -112,7 +112,7 @@ func (r *Runner) calibrateEnv(ctx context.Context, cal *spec.Calibration, c cell
 // error. A process that could not start is an outcome with its reason.
 func (r *Runner) runChecked(ctx context.Context, c cell, p prepared, b env.Benchmark, arg, want int) (env.Outcome, *protocol.Collector, error) {
 	lines := protocol.NewCollector(want)
-	out, err := r.runOne(ctx, p, c, b, arg)
+	out, err := r.runOne(ctx, p, c, b, arg, lines)
 	if ctx.Err() != nil {
 		return out, lines, ctx.Err()
 	}
@@ -120,8 +120,6 @@ func (r *Runner) runChecked(ctx context.Context, c cell, p prepared, b env.Bench
 		out.ExitCode = -1
 		out.Stderr = []byte(err.Error())
 	}
-	_, _ = lines.Write(out.Stdout)
-	lines.Close()
 	return out, lines, nil
 }
 

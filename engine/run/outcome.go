@@ -41,14 +41,15 @@ func classify(o env.Outcome, lines *protocol.Collector, want int) (status, msg s
 // oomKilled: the process died of SIGKILL and the kernel or its cgroup
 // says it was the out-of-memory killer.
 func oomKilled(o env.Outcome) bool {
-	return o.Signal == "killed" && false // proc.Outcome.OOMKilled once it lands
+	return o.Signal == "killed" && o.OOMKilled
 }
 
 // recordNoise copies the process's resource use and the machine's noise
 // over its span into its row; unknown stays null.
 func recordNoise(row *results.ProcessRun, o env.Outcome) {
-	// Filled from proc.Outcome's noise fields once they land.
-	_, _ = row, o
+	row.UserNS, row.SysNS, row.MaxRSSBytes = o.UserNS, o.SysNS, o.MaxRSSBytes
+	row.CtxSwitchesInvoluntary = o.InvoluntaryCtxSwitches
+	row.OthersCPUNS, row.StealNS = o.OthersCPUNS, o.StealNS
 }
 
 func mentionsOOM(s string) bool {

@@ -56,7 +56,7 @@ samples: min: 1`))
 		directSpawn = append(directSpawn, float64(lines[0].SpawnNS))
 
 		start = time.Now()
-		err = r.process(context.Background(), cell, p, step{seq: i, process: i})
+		err = r.process(context.Background(), cell, p, step{Seq: i, Process: i})
 		runnerWall = append(runnerWall, float64(time.Since(start)))
 		last := r.Set().Runs[len(r.Set().Runs)-1]
 		if err != nil || last.Status != "ok" {

@@ -24,25 +24,15 @@ type cell struct {
 }
 
 // step is one process of the run, in run order.
-type step struct {
-	seq     int
-	cell    int
-	process int
-	warmup  bool
-}
+type step = spec.Step
 
 func cellsOf(plan *spec.RunPlan) []cell {
-	s := plan.Spec
 	cells := make([]cell, len(plan.Cells))
 	for i, c := range plan.Cells {
-		bench := env.Sequential
-		if c.Mode == "parallel" {
-			bench = env.Parallel
-		}
 		cells[i] = cell{
-			key: c.Env.Name + "/" + c.Mode + "/" + itoa(c.N), env: c.Env, mode: c.Mode, n: c.N,
-			bench: bench, arg: c.N, processes: c.Processes, warmup: c.Warmup,
-			pause: s.Samples.Pause, timeout: s.Timeout, cpus: s.CPUs,
+			key: c.Key(), env: c.Env, mode: c.Mode, n: c.N,
+			bench: env.Benchmark(c.Benchmark), arg: c.Arg, processes: c.Processes, warmup: c.Warmup,
+			pause: c.Pause, timeout: c.Timeout, cpus: c.CPUs,
 		}
 	}
 	return cells
@@ -50,18 +40,10 @@ func cellsOf(plan *spec.RunPlan) []cell {
 
 // scheduleOf is the plan's run order, its name and seed.
 func scheduleOf(plan *spec.RunPlan) (order string, seed int64, steps []step) {
-	for i, c := range plan.Cells {
-		for w := 0; w < c.Warmup; w++ {
-			steps = append(steps, step{seq: len(steps), cell: i, process: w, warmup: true})
-		}
-		for p := 0; p < c.Processes; p++ {
-			steps = append(steps, step{seq: len(steps), cell: i, process: p})
-		}
-	}
-	return "blocked", 0, steps
+	return plan.Schedule.Order, plan.Schedule.Seed, plan.Schedule.Steps
 }
 
 // reschedule recomputes the plan's order with seed, keeping its order kind.
 func reschedule(plan *spec.RunPlan, seed int64) {
-	_, _ = plan, seed // plan.Reschedule(plan.Schedule.Order, seed) once the plan carries its schedule
+	plan.Reschedule(plan.Schedule.Order, seed)
 }

@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +168,10 @@ environments: [
 	{name: "hangs", kind: "command", run: ["sleep", "30"]},
 	{name: "short", kind: "command", run: ["echo", "4 1 9"]},
 	{name: "garbage", kind: "command", run: ["echo", "hello"]},
+	{name: "too-many", kind: "command", run: ["sh", "-c", "echo 1 1 9; echo 2 1 9; echo 3 1 9"]},
+	{name: "overlong", kind: "command", run: ["sh", "-c", "head -c 100000 /dev/zero | tr '\\\\0' 7; echo"]},
+	{name: "clean-but-says-oom", kind: "command", run: ["sh", "-c", "echo 1 1 9; echo 2 1 9; echo 'warning: out of memory soon' >&2"]},
+	{name: "oom", kind: "command", run: ["sh", "-c", "echo 1 1 9; echo 'fatal: out of memory' >&2; exit 1"]},
 	{name: "missing-cc", kind: "native", cc: "no-such-compiler-xyz"},
 	{name: "native", kind: "native"},
 ]
@@ -197,6 +203,10 @@ limits: timeout: "300ms"
 	check("short", results.StatusShort, 0, "printed 1 spawn lines, want 2")
 	check("garbage", results.StatusFailed, 0, "not integers")
 	check("native", results.StatusOK, 0, "")
+	check("too-many", results.StatusFailed, 0, "printed 3 spawn lines for n = 2")
+	check("overlong", results.StatusFailed, 0, "longer than")
+	check("clean-but-says-oom", results.StatusOK, 0, "out of memory soon")
+	check("oom", results.StatusOOM, 1, "out of memory")
 	if _, ok := byEnv["missing-cc"]; ok {
 		t.Errorf("missing-cc ran")
 	}
@@ -333,6 +343,92 @@ func TestOneOversleepIsNotAClockFailure(t *testing.T) {
 	for i, c := range check(7e6, 8.6e6, 1.2e6) {
 		if c.Pass || !strings.Contains(c.Detail, "median") {
 			t.Errorf("repeat %d passed with a median above tolerance: %+v", i, c)
+		}
+	}
+}
+
+// TestInterleavedOrderIsRecorded: the processes of a seeded plan run in
+// its interleaved order, which runs.parquet's seq records: seq is the
+// position in the run, environments are mixed, every cell's warm-up comes
+// before its first measured process, and the same seed gives the same
+// order.
+func TestInterleavedOrderIsRecorded(t *testing.T) {
+	src := `
+environments: [{name: "a", kind: "command", run: ["echo", "5 1 9"]}, {name: "b", kind: "command", run: ["echo", "6 1 9"]}]
+n: [1]
+samples: {min: 6, warmup: 1}
+schedule: {order: "interleave", seed: 7}
+`
+	order := func() []string {
+		set, _, err := runSpec(t, context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := slices.Clone(set.Runs)
+		slices.SortFunc(runs, func(x, y results.ProcessRun) int { return int(x.Seq - y.Seq) })
+		var seq []string
+		firstMeasured := map[string]int32{}
+		for i, r := range runs {
+			if int(r.Seq) != i {
+				t.Fatalf("seq %d at position %d: seq is not the run order", r.Seq, i)
+			}
+			if _, ok := firstMeasured[r.Environment]; !ok && !r.Warmup {
+				firstMeasured[r.Environment] = r.Seq
+			}
+			if r.Warmup {
+				if f, ok := firstMeasured[r.Environment]; ok && f < r.Seq {
+					t.Errorf("%s warm-up at seq %d after its first measured process at %d", r.Environment, r.Seq, f)
+				}
+			}
+			if !r.StartedAt.After(runs[max(i-1, 0)].StartedAt) && i > 0 {
+				t.Errorf("seq %d started before seq %d", r.Seq, i-1)
+			}
+			seq = append(seq, fmt.Sprintf("%s/%d/%v", r.Environment, r.Process, r.Warmup))
+		}
+		return seq
+	}
+	first := order()
+	switches := 0
+	for i := 1; i < len(first); i++ {
+		if strings.Split(first[i], "/")[0] != strings.Split(first[i-1], "/")[0] {
+			switches++
+		}
+	}
+	if len(first) != 14 || switches < 2 {
+		t.Errorf("order %v: want 14 processes with environments mixed (blocked order switches once)", first)
+	}
+	if again := order(); !slices.Equal(first, again) {
+		t.Errorf("same seed, different order:\n%v\n%v", first, again)
+	}
+}
+
+// TestNoiseColumns: a process whose threads did work used CPU time of
+// its own, and the machine's noise over its span is recorded (not null).
+func TestNoiseColumns(t *testing.T) {
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "threads", kind: "command", run: ["python3", "-c", """
+	import sys, threading, time
+	def work():
+	    end = time.process_time() + 0.02
+	    while time.process_time() < end: pass
+	ts = [threading.Thread(target=work) for _ in range(int(sys.argv[1]))]
+	for t in ts: t.start()
+	for t in ts: t.join()
+	for _ in ts: print(1000, 10, 2000)
+	""", "{arg}"]}]
+n: [3]
+samples: min: 6
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(set.Runs))
+	}
+	for _, r := range set.Runs {
+		if r.Status != results.StatusOK || r.UserNS == nil || *r.UserNS <= 0 || r.SysNS == nil || r.MaxRSSBytes == nil || *r.MaxRSSBytes <= 0 ||
+			r.CtxSwitchesInvoluntary == nil || r.OthersCPUNS == nil || r.StealNS == nil {
+			t.Errorf("run %d (%s %s): user %v sys %v rss %v ctx %v others %v steal %v", r.Process, r.Status, r.Error, r.UserNS, r.SysNS, r.MaxRSSBytes, r.CtxSwitchesInvoluntary, r.OthersCPUNS, r.StealNS)
 		}
 	}
 }

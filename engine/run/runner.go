@@ -183,12 +183,12 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step) error 
 	left := map[int]int{} // steps still to run per cell, for progress lines
 	var todo []step
 	for _, st := range steps {
-		c := cells[st.cell]
-		if done[processKey{c.key, st.process, st.warmup}] || prep[c.env.Name].skip != "" {
+		c := cells[st.Cell]
+		if done[processKey{c.key, st.Process, st.Warmup}] || prep[c.env.Name].skip != "" {
 			continue
 		}
 		todo = append(todo, st)
-		left[st.cell]++
+		left[st.Cell]++
 	}
 	if skipped := len(steps) - len(todo); skipped > 0 && len(done) > 0 {
 		r.logf("resuming: %d processes already measured, %d to run\n", len(done), len(todo))
@@ -196,7 +196,7 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step) error 
 	r.progress = newProgress(r.opts.Log, len(todo))
 	defer r.progress.finish()
 	for _, st := range todo {
-		c := cells[st.cell]
+		c := cells[st.Cell]
 		if c.pause > 0 {
 			select {
 			case <-ctx.Done():
@@ -208,7 +208,7 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step) error 
 			return err
 		}
 		r.progress.add(1)
-		if left[st.cell]--; left[st.cell] == 0 {
+		if left[st.Cell]--; left[st.Cell] == 0 {
 			r.progress.cellDone(r.Set(), c)
 		}
 	}
@@ -281,11 +281,11 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error {
 	row := results.ProcessRun{
 		Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
-		Process: int32(st.process), Warmup: st.warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
-		Seq: int32(st.seq), Invocation: r.inv,
+		Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
+		Seq: int32(st.Seq), Invocation: r.inv,
 	}
 	lines := protocol.NewCollector(c.n)
-	out, err := r.runOne(ctx, p, c, c.bench, c.arg)
+	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)
 	if ctx.Err() != nil {
 		// Interrupted: this process's output is incomplete; keep the rest.
 		return ctx.Err()
@@ -294,8 +294,6 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 		row.Status, row.Error, row.ExitCode = results.StatusError, err.Error(), -1
 		return r.w.Process(row, nil)
 	}
-	_, _ = lines.Write(out.Stdout)
-	lines.Close()
 	row.Status, row.Error = classify(out, lines, c.n)
 	row.ExitCode, row.Signal, row.WallNS = int32(out.ExitCode), out.Signal, out.Wall.Nanoseconds()
 	recordNoise(&row, out)
@@ -305,8 +303,8 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	for t, l := range kept {
 		samples[t] = results.SpawnSample{
 			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
-			Process: int32(st.process), Thread: int32(t), SpawnNS: l.SpawnNS,
-			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, Warmup: st.warmup, Invocation: r.inv,
+			Process: int32(st.Process), Thread: int32(t), SpawnNS: l.SpawnNS,
+			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, Warmup: st.Warmup, Invocation: r.inv,
 		}
 	}
 	if err := r.w.Process(row, samples); err != nil {
@@ -314,18 +312,23 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	}
 	if row.Status != results.StatusOK {
 		r.progress.pause()
-		r.logf("%s %s n=%d process %d: %s: %s\n", c.env.Name, c.mode, c.n, st.process, row.Status, firstLine(row.Error))
+		r.logf("%s %s n=%d process %d: %s: %s\n", c.env.Name, c.mode, c.n, st.Process, row.Status, firstLine(row.Error))
 		r.progress.resume()
 	}
 	return nil
 }
 
 // runOne runs one process of benchmark b under the cell's timeout and
-// pinning.
-func (r *Runner) runOne(ctx context.Context, p prepared, c cell, b env.Benchmark, arg int) (env.Outcome, error) {
+// pinning, its stdout parsed into lines as it streams (memory bounded by
+// the lines wanted, not by what the benchmark prints).
+func (r *Runner) runOne(ctx context.Context, p prepared, c cell, b env.Benchmark, arg int, lines *protocol.Collector) (env.Outcome, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	return p.env.Run(rctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: p.buildDir, CPUs: c.cpus})
+	out, err := p.env.Run(rctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: p.buildDir, CPUs: c.cpus, Stdout: lines})
+	// An environment that returns its output whole instead: parse it too.
+	_, _ = lines.Write(out.Stdout)
+	lines.Close()
+	return out, err
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -341,8 +344,6 @@ func cpuList(cpus []int) string {
 	}
 	return strings.Join(parts, ",")
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
