@@ -17,8 +17,10 @@ func init() {
 both result directories, the old and new median spawn times with 95%
 confidence intervals, the change in percent, and whether the Mann-Whitney U
 test finds it significant (α = 0.05). Differences in spec, spawnbench and
-toolchain versions and machine are listed above the table. Directories that
-share no cell are an error.`,
+toolchain versions and machine are listed above the table, with each set's
+invocations and whether it is incomplete. Cells flagged busy or unstable in
+either set are marked, and a warning says when the two sets were measured
+on differently busy machines. Directories that share no cell are an error.`,
 		Args: exactArgs(2, "give two result directories, e.g. spawnbench compare results/before results/after"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format = formatFor(format, out, cmd.Flags().Changed("format"))

@@ -23,13 +23,20 @@ func init() {
 		Use:   "report DIR...",
 		Short: "Print the classic, robust and ratio tables of one or more result directories",
 		Long: `Report reads result directories written by spawnbench run and prints:
-clock calibration verdicts (first, and loudly when a clock failed); the
-classic table of mean spawn times in µs (rows environment × mode, columns n
-and the last-K views); medians with 95% confidence intervals, p95 and sample
-counts; and each environment's median divided by the baseline's.
+the invocations that made each set (and, first, whether a set is
+incomplete: an invocation interrupted or planned processes missing);
+clock calibration verdicts (loudly when a clock failed); the classic table
+of mean spawn times in µs (rows environment × mode grouped by host family,
+columns n and the last-K views); medians with 95% confidence intervals,
+p95 and sample counts; and each environment's median divided by the
+baseline's. Statistics use spawns of ok processes only. Cells are flagged
+[busy] when other work or steal took more than 10% of their processes'
+wall time, and [unstable] when their processes' medians disagree.
 
 Several directories are merged when they measured different cells, e.g. one
-run per environment. --plots DIR also draws SVG and PNG plots there.`,
+run per environment. A set holding a cell twice is refused (exit 2).
+--plots DIR also draws SVG and PNG plots there. --format benchfmt writes
+Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("report: give at least one result directory, e.g. spawnbench report results/sequential")}

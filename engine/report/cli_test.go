@@ -141,6 +141,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"unknown baseline", []string{"report", native, "--baseline", "v8"}, `baseline "v8" is not an environment`},
 		{"nothing shared", []string{"compare", native, wasm}, "share no measured (environment, mode, n) cell"},
 		{"compare one set", []string{"compare", native}, "give two result directories"},
+		{"compare as benchfmt", []string{"compare", native, native, "--format", "benchfmt"}, "compare has no benchfmt output"},
 		{"duplicate keys", []string{"report", duplicated}, "holds cell native/sequential/100 twice"},
 		{"compare with duplicate keys", []string{"compare", native, duplicated}, "holds cell native/sequential/100 twice"},
 		{"report over its samples", []string{"report", native, "-o", filepath.Join(native, "samples.parquet")}, "would overwrite"},
@@ -193,6 +194,11 @@ func TestCLIReportWritesFileAndPlots(t *testing.T) {
 	var decoded map[string]any
 	if err := json.Unmarshal(data, &decoded); err != nil || decoded["baseline"] != "native" {
 		t.Errorf("report.json: %v, baseline %v", err, decoded["baseline"])
+	}
+
+	code, stdout, stderr = runCLI(t, "report", dir, "--format", "benchfmt")
+	if code != 0 || !strings.Contains(stdout, "\nBenchmarkSpawn/environment=native/mode=sequential/n=100/view=all 100 ") {
+		t.Errorf("report --format benchfmt: exit %d, stderr %q, output:\n%s", code, stderr, stdout[:min(len(stdout), 500)])
 	}
 }
 

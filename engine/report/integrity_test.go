@@ -103,6 +103,20 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out[:min(len(out), 2000)])
 		}
 	}
+	cmp, err := Compare(Input{Dir: "old", Set: s}, Input{Dir: "new", Set: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	if err := cmp.Write(&md, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"INCOMPLETE RESULT SET", "old: invocation 1 (run) was interrupted", "new: cell native/sequential/10 has 0 of 3 processes",
+		"- invocation 2: `spawnbench run specs/sequential.cue --resume`"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("compare lacks %q:\n%s", want, md.String())
+		}
+	}
 	complete := build(t, statusSet())
 	if len(complete.Incomplete) != 0 {
 		t.Errorf("a complete set is reported incomplete: %q", complete.Incomplete)
