@@ -434,22 +434,50 @@ func cueInputError(path string, files map[string]string, what string, err error,
 	}
 	// A field with a default fails in each arm of "default | constraint":
 	// the default arm's conflict says nothing the constraint's error does
-	// not, so it is dropped when the field has another error.
-	perField := map[string]int{}
+	// not, so it is dropped when the field (or a field holding it) has
+	// another error. A field whose only errors are conflicts with each
+	// allowed value gets one line naming them.
+	real := map[string]bool{}
+	conflicts := map[string][][2]string{}
 	for _, l := range all {
-		if !isNoise(l.msg) {
-			perField[l.field]++
+		if m := conflict.FindStringSubmatch(l.msg); m != nil {
+			conflicts[l.field] = append(conflicts[l.field], [2]string{m[1], m[2]})
+		} else if !isNoise(l.msg) {
+			real[l.field] = true
+		}
+	}
+	covered := func(field string) bool {
+		for f := field; ; {
+			if real[f] {
+				return true
+			}
+			i := strings.LastIndexByte(f, '.')
+			if i < 0 {
+				return false
+			}
+			f = f[:i]
 		}
 	}
 	var lines []string
+	said := map[string]bool{}
 	for _, l := range all {
-		if isNoise(l.msg) && perField[l.field] > 0 {
-			continue
+		msg := l.msg
+		if isNoise(msg) {
+			if covered(l.field) || said[l.field] {
+				continue
+			}
+			if strings.HasPrefix(msg, "incompatible list lengths (0 and") {
+				msg = "is empty; give at least one value"
+			} else if one, ok := notAllowed(conflicts[l.field]); ok {
+				msg, said[l.field] = one, true
+			} else if !conflict.MatchString(msg) {
+				continue
+			}
 		}
 		if l.field != "" {
-			lines = append(lines, fmt.Sprintf("  %s: %s: %s", l.where, l.field, l.msg))
+			lines = append(lines, fmt.Sprintf("  %s: %s: %s", l.where, l.field, msg))
 		} else {
-			lines = append(lines, fmt.Sprintf("  %s: %s", l.where, l.msg))
+			lines = append(lines, fmt.Sprintf("  %s: %s", l.where, msg))
 		}
 	}
 	sort.Strings(lines)
@@ -463,6 +491,32 @@ func cueInputError(path string, files map[string]string, what string, err error,
 var noise = regexp.MustCompile(`^(\d+ errors in empty disjunction|conflicting values |incompatible list lengths|invalid left-hand value|invalid operands )`)
 
 func isNoise(msg string) bool { return noise.MatchString(msg) }
+
+var conflict = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+
+// notAllowed words a field's conflicts with two or more allowed values:
+// the value common to every conflict is the one given.
+func notAllowed(pairs [][2]string) (string, bool) {
+	if len(pairs) < 2 {
+		return "", false
+	}
+	for _, given := range pairs[0] {
+		var allowed []string
+		for _, p := range pairs {
+			switch given {
+			case p[0]:
+				allowed = append(allowed, p[1])
+			case p[1]:
+				allowed = append(allowed, p[0])
+			}
+		}
+		if len(allowed) == len(pairs) {
+			sort.Strings(allowed)
+			return fmt.Sprintf("%s is not allowed here; give one of %s", given, strings.Join(allowed, ", ")), true
+		}
+	}
+	return "", false
+}
 
 // specPath drops the schema's own #Spec from a CUE error path.
 func specPath(p []string) []string {
