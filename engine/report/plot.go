@@ -29,7 +29,8 @@ import (
 const pngDPI = 144
 
 // minProcessesForMedian is how many processes a spawn-order plot needs
-// before a line of per-spawn medians says more than the points do.
+// before the median over processes at each spawn number is smooth enough
+// to need only a narrow rolling window.
 const minProcessesForMedian = 3
 
 // WritePlots draws the report's plots into dir as SVG and PNG and returns
@@ -223,13 +224,13 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		if len(pn.pts) == 0 {
 			continue
 		}
-		if pn.processes >= minProcessesForMedian {
+		{
 			threads := slices.Sorted(maps.Keys(byThread))
 			medians := make([]float64, len(threads))
 			for i, t := range threads {
 				medians[i] = results.Median(byThread[t])
 			}
-			smooth := rollingMedian(medians, rollingHalfWidth(len(threads)))
+			smooth := rollingMedian(medians, rollingHalfWidth(len(threads), pn.processes))
 			for i, t := range threads {
 				pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(t + 1)), Y: smooth[i]})
 			}
@@ -261,10 +262,6 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			return nil, fmt.Errorf("plot %s %s n=%d: %w", pn.env, mode, n, err)
 		}
 		alpha := uint8(0x50)
-		if pn.line == nil {
-			// Without a median line the points carry the panel.
-			alpha = 0xa0
-		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: fade(c, alpha), Radius: vg.Points(1.8), Shape: shape}
 		p.Add(plotter.NewGrid(), sc)
 		if pn.line != nil {
@@ -275,7 +272,7 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(2)}
 			p.Add(line)
 		}
-		p.Title.Text = fmt.Sprintf("%s (%d processes)", pn.env, pn.processes)
+		p.Title.Text = fmt.Sprintf("%s (%s)", pn.env, plural(pn.processes, "process", "processes"))
 		if pn.untrusted {
 			p.Title.Text += "\nclock NOT trusted"
 		}
@@ -290,8 +287,8 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		}
 		grid[i/cols][i%cols] = p
 	}
-	title := fmt.Sprintf("Spawn time by spawn number, %s, n = %d (log scales; points: every spawn; "+
-		"line: rolling median over spawn numbers of the median over processes, where there are %d or more)", mode, n, minProcessesForMedian)
+	title := fmt.Sprintf("Spawn time by spawn number, %s, n = %d, ok processes (log scales; points: every spawn; "+
+		"line: rolling median over neighbouring spawn numbers of the median over processes)", mode, n)
 	w := vg.Length(max(cols, 2)) * 3.4 * vg.Inch
 	h := max(4.5*vg.Inch, vg.Length(rows)*3*vg.Inch+0.7*vg.Inch)
 	title = wrapTitle(title, int(w/vg.Inch*13))
@@ -335,20 +332,38 @@ func okProcesses(g *group) int {
 }
 
 // rollingHalfWidth is how many neighbours on each side a rolling median
-// over m spawn numbers takes: none for short cells, about 1% of them for
-// long ones, which smooths scheduler noise but keeps the slow first
-// spawns (the window narrows at the left edge).
-func rollingHalfWidth(m int) int { return m / 200 }
+// over m spawn numbers takes: about 1% of them when the median over
+// processes has already smoothed each point, 2% (and at least 2) when
+// fewer than minProcessesForMedian processes leave each point one or two
+// raw spawns. The slow first spawns stay visible: a window shrinks at the
+// left edge, and the x axis is logarithmic.
+func rollingHalfWidth(m, processes int) int {
+	if processes < minProcessesForMedian {
+		return min(max(2, m/50), m/2)
+	}
+	return m / 200
+}
 
-// rollingMedian replaces each value by the median of it and up to k
-// neighbours on each side.
+// plural spells k things with the right noun.
+func plural(k int, one, many string) string {
+	if k == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", k, many)
+}
+
+// rollingMedian replaces each value by the median of it and its
+// neighbours within a tenth of its index on each side, at most k: on the
+// logarithmic spawn-number axis the window has about the same width
+// everywhere, so the first spawns (index < 10) are never averaged away.
 func rollingMedian(values []float64, k int) []float64 {
 	if k == 0 {
 		return values
 	}
 	out := make([]float64, len(values))
 	for i := range values {
-		lo, hi := max(0, i-k), min(len(values), i+k+1)
+		w := min(k, i/10)
+		lo, hi := max(0, i-w), min(len(values), i+w+1)
 		out[i] = results.Median(values[lo:hi])
 	}
 	return out
