@@ -15,6 +15,7 @@ func init() {
 	var only []string
 	var format string
 	var seed int64
+	var shards int
 	cmd := &cobra.Command{
 		Use:   "plan SPEC.cue",
 		Short: "Print the resolved plan (cells, processes, schedule) without running anything",
@@ -38,6 +39,14 @@ step of the schedule in run order.`,
 				}
 				plan.Reschedule(plan.Schedule.Order, seed)
 			}
+			if shards != 0 {
+				summary, err := plan.ShardSummary(shards)
+				if err != nil {
+					return err
+				}
+				fmt.Print(summary)
+				return nil
+			}
 			if format == "json" {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
@@ -50,5 +59,6 @@ step of the schedule in run order.`,
 	cmd.Flags().StringArrayVar(&only, "env", nil, "plan only this environment (repeatable)")
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (the resolved plan)")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "the schedule's seed, instead of the spec's or a random one")
+	cmd.Flags().IntVar(&shards, "shards", 0, "show how the plan splits into this many shards of whole cells, balanced by processes")
 	rootCmd.AddCommand(cmd)
 }

@@ -64,12 +64,17 @@ pinning: cpus: [0]
 	if string(a) != string(b) {
 		t.Error("--seed 9 gave two orders")
 	}
+	stdout, _, code := runCLI(t, dir, "plan", p, "--shards", "2")
+	if code != 0 || strings.Count(stdout, "shard ") != 2 || !strings.Contains(stdout, "a/sequential/1") {
+		t.Errorf("--shards 2: exit %d\n%s", code, stdout)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"plan", p, "--seed", "-1"}, "--seed -1"},
 		{[]string{"plan", p, "--format", "yaml"}, "--format"},
+		{[]string{"plan", p, "--shards", "5"}, "at most 4 shards"},
 	} {
 		_, stderr, code := runCLI(t, dir, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
