@@ -59,12 +59,13 @@ func TestSpawnRatioFigures(t *testing.T) {
 	subjects := []subject{{"native", native, nativeDir}, {"wasi-threads", f.env, f.buildDir}}
 	if os.Getenv("SPAWNBENCH_FIGURES_KNOBS") != "" {
 		for _, knobs := range []string{
+			// Against the default (fresh OS threads, instance on the child).
+			`instantiate_on: "parent"`,
+			`host_threads: "reuse"`,
 			`host_threads: "reuse", instantiate_on: "parent"`,
-			`host_threads: "fresh", instantiate_on: "child"`,
-			`host_threads: "fresh", instantiate_on: "parent"`,
 			`allocation: "pooling"`,
-			`prestart_threads: 1`,
-			`idle_spin: "50us"`,
+			`host_threads: "reuse", prestart_threads: 1`,
+			`host_threads: "reuse", idle_spin: "50us"`,
 		} {
 			subjects = append(subjects, subject{"wasi-threads " + knobs, newWasiThreads(t, ", "+knobs), f.buildDir})
 		}
