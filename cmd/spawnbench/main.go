@@ -16,17 +16,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is the module version, or the VCS revision of a build from a
-// checkout ("+dirty" when it had uncommitted changes), as provenance
-// records it. A build without either (go run, -buildvcs=false) says so.
+// version is the VCS revision of the checkout the binary was built from
+// ("+dirty" when it had uncommitted changes), else the module version, as
+// provenance records it. A build with neither (go run, -buildvcs=false)
+// says so rather than pretending.
 var version = func() string {
-	const unknown = "unknown (built without VCS information)"
+	const unknown = "unknown (built without VCS information; build with go build -buildvcs=true)"
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return unknown
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
 	}
 	rev, dirty := "", ""
 	for _, s := range info.Settings {
@@ -39,10 +37,13 @@ var version = func() string {
 			}
 		}
 	}
-	if rev == "" {
-		return unknown
+	switch {
+	case rev != "":
+		return rev + dirty
+	case info.Main.Version != "" && info.Main.Version != "(devel)":
+		return info.Main.Version
 	}
-	return rev + dirty
+	return unknown
 }()
 
 // rootCmd is the spawnbench command; each subcommand adds itself from its

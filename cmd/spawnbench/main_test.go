@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "spawnbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
 	code := m.Run()
@@ -282,12 +283,20 @@ samples: {min: 6, pause: "15ms", warmup: 1}
 		return k
 	}
 	whole := filepath.Join(dir, "whole")
-	if _, stderr, code := runCLI(t, dir, "run", p, "-o", whole); code != 0 {
+	if _, stderr, code := runCLI(t, dir, "run", p, "-o", whole, "--seed", "11"); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 	}
 	wholeSet, err := results.Read(whole)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if inv := wholeSet.Provenance.Last(); inv.Seed != 11 || inv.Order != "interleave" || len(inv.Resolved) == 0 || len(inv.Args) == 0 {
+		t.Errorf("--seed 11: recorded order %q seed %d, resolved %d bytes, args %v", inv.Order, inv.Seed, len(inv.Resolved), inv.Args)
+	}
+	// The version is the checkout's VCS revision, which the test binary is
+	// built from.
+	if v := wholeSet.Provenance.Last().Version; !regexp.MustCompile(`^[0-9a-f]{40}(\+dirty)?$`).MatchString(v) {
+		t.Errorf("spawnbench_version %q is not a VCS revision", v)
 	}
 	want := keys(wholeSet)
 	for _, after := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
@@ -338,5 +347,92 @@ n: [2]
 `), 0o644)
 	if _, stderr, code := runCLI(t, dir, "run", other, "-o", whole, "--resume"); code != 2 || !strings.Contains(stderr, "was made by spec") {
 		t.Errorf("resume with another spec: exit %d, %s", code, stderr)
+	}
+}
+
+// TestInterruptDuringBuild: Ctrl-C while an environment builds stops at
+// once with 130, records the invocation as interrupted, and records no
+// skip (an interrupted build is not a missing toolchain).
+func TestInterruptDuringBuild(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "slow", kind: "command", build: [["sleep", "60"]], run: ["echo", "1 1 2"]}]
+n: [1]
+`)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "building slow"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("build did not start: %s", stderr.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	start := time.Now()
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 || time.Since(start) > 2*time.Second {
+		t.Fatalf("exit %v after %s; stderr %s", err, time.Since(start), stderr.String())
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := set.Provenance.Last()
+	if inv == nil || !inv.Interrupted || len(inv.Skipped) != 0 || strings.Contains(stderr.String(), "SKIP") {
+		t.Errorf("after an interrupted build: provenance %+v; stderr %s", set.Provenance, stderr.String())
+	}
+}
+
+// TestInterruptedCalibrateKeepsItsChecks: Ctrl-C during a long sleep check
+// keeps the checks already made, exits 130, and a run into the same
+// directory afterwards keeps both invocations.
+func TestInterruptedCalibrateKeepsItsChecks(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: min: 2
+calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processes: 1}}
+`)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "calibrate", p, "-o", out)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The 1 ms check is journalled before the 30 s sleep starts.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if set, err := results.Read(out); err == nil && len(set.Calibration) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no check recorded: %s", stderr.String())
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit %v; stderr %s", err, stderr.String())
+	}
+	if _, stderr, code := runCLI(t, dir, "run", p, "-o", out); code != 0 {
+		t.Fatalf("run after calibrate: exit %d: %s", code, stderr)
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invs := set.Provenance.Invocations
+	if len(set.Calibration) != 1 || set.Calibration[0].RequestedNS != 1e6 || len(invs) != 2 ||
+		invs[0].Command != "calibrate" || !invs[0].Interrupted || invs[1].Command != "run" || invs[1].Interrupted || len(set.Runs) != 2 {
+		t.Errorf("%d checks, %d runs, invocations %+v", len(set.Calibration), len(set.Runs), invs)
 	}
 }

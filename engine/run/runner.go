@@ -258,16 +258,24 @@ func (r *Runner) checkPlan(cells []cell, resume bool) error {
 	return nil
 }
 
-// begin records the invocation before anything runs.
+// begin records the invocation before anything runs. The spec is read
+// for provenance only; the pinning is the cells' (one for all).
 func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string, seed int64) error {
+	var cpus []int
+	if len(cells) > 0 {
+		cpus = cells[0].cpus
+	}
 	inv := results.Invocation{
 		Command: command, Args: r.opts.Args, Version: r.opts.Version,
 		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source),
-		Order: order, Seed: seed, Views: results.Views{Last: s.Views.Last, MinN: s.Views.MinN},
-		CPUs: s.CPUs, Machine: Machine(), StartedAt: time.Now().UTC(),
+		Resolved: s.Resolved, Order: order, Seed: seed, Views: results.Views{Last: s.Views.Last, MinN: s.Views.MinN},
+		CPUs: cpus, Machine: Machine(), StartedAt: time.Now().UTC(),
 		Toolchains: map[string]string{}, Skipped: map[string]string{},
 	}
 	for _, c := range cells {
+		if command == "calibrate" {
+			break // its checks are not cells of spawns
+		}
 		inv.Planned = append(inv.Planned, results.PlannedCell{
 			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup,
 		})
