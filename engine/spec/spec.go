@@ -42,7 +42,11 @@ type Spec struct {
 	Path   string
 	Name   string
 	Source []byte
-	// Hash is the SHA-256 of Source, hex.
+	// Imports are the files of the packages Source imports from its CUE
+	// module (the shipped specs' shared environments), for provenance.
+	Imports []SourceFile
+	// Hash is the SHA-256 of Source and of Imports, hex: it changes when
+	// anything the spec is made of changes.
 	Hash string
 	// Resolved is the whole spec with every default filled, as JSON: what
 	// was measured, for the provenance.
@@ -57,6 +61,13 @@ type Spec struct {
 	Timeout     time.Duration
 	Schedule    ScheduleSpec
 	Calibration *Calibration
+}
+
+// SourceFile is one file a spec imports.
+type SourceFile struct {
+	// Name is the package's import path and the file's base name.
+	Name string
+	Text []byte
 }
 
 // ScheduleSpec is the spec's schedule block.
@@ -166,7 +177,7 @@ func Parse(path string, src []byte) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	user, file, err := buildUser(ctx, path, src)
+	user, file, imports, err := buildUser(ctx, path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -188,12 +199,18 @@ func Parse(path string, src []byte) (*Spec, error) {
 	if err != nil {
 		return nil, cueInputError(path, files, "could not be resolved", err)
 	}
-	sum := sha256.Sum256(src)
+	h := sha256.New()
+	h.Write(src)
+	for _, f := range imports {
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", f.Name, len(f.Text))
+		h.Write(f.Text)
+	}
 	s := &Spec{
 		Path:     path,
 		Name:     raw.Name,
 		Source:   src,
-		Hash:     hex.EncodeToString(sum[:]),
+		Imports:  imports,
+		Hash:     hex.EncodeToString(h.Sum(nil)),
 		Resolved: resolved,
 		Modes:    raw.Modes,
 		N:        raw.N,
@@ -258,11 +275,12 @@ func isEmpty(f *ast.File) bool {
 
 // buildUser builds the spec's own value with cue/load, so a spec may import
 // packages of the CUE module it lives in (specs/cue.mod). It returns the
-// file name the loader gave the spec, to map positions back to path.
-func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, error) {
+// file name the loader gave the spec, to map positions back to path, and
+// the imported files.
+func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []SourceFile, error) {
 	file, err := filepath.Abs(path)
 	if err != nil {
-		return cue.Value{}, "", inputErrorf("spec %s: %v", path, err)
+		return cue.Value{}, "", nil, inputErrorf("spec %s: %v", path, err)
 	}
 	// The loader sees the source under a name of its own, in the spec's
 	// directory (where its CUE module is found): it skips files named
@@ -273,13 +291,24 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, er
 	insts := load.Instances([]string{file}, cfg)
 	files := map[string]string{file: path}
 	if err := insts[0].Err; err != nil {
-		return cue.Value{}, "", cueInputError(path, files, "could not be loaded", err)
+		return cue.Value{}, "", nil, cueInputError(path, files, "could not be loaded", err)
 	}
 	v := ctx.BuildInstance(insts[0])
 	if err := v.Err(); err != nil {
-		return cue.Value{}, "", cueInputError(path, files, "is not valid CUE", err)
+		return cue.Value{}, "", nil, cueInputError(path, files, "is not valid CUE", err)
 	}
-	return v, file, nil
+	var imports []SourceFile
+	for _, dep := range insts[0].Dependencies() {
+		for _, bf := range dep.BuildFiles {
+			text, err := os.ReadFile(bf.Filename)
+			if err != nil {
+				return cue.Value{}, "", nil, inputErrorf("spec %s imports %s: %v", path, dep.ImportPath, err)
+			}
+			imports = append(imports, SourceFile{Name: dep.ImportPath + "/" + filepath.Base(bf.Filename), Text: text})
+		}
+	}
+	sort.Slice(imports, func(i, j int) bool { return imports[i].Name < imports[j].Name })
+	return v, file, imports, nil
 }
 
 // explainEnvironments words an unknown kind and a duplicate environment

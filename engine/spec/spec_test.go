@@ -348,3 +348,30 @@ func TestAnyFileName(t *testing.T) {
 		}
 	}
 }
+
+// TestHashCoversImports: the shipped specs' hash changes when the shared
+// package they import does, and the imported text is kept.
+func TestHashCoversImports(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "specs"))); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "sequential.cue")
+	before, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.Imports) != 1 || before.Imports[0].Name != "spawnbench.example/specs/shared/environments.cue" {
+		t.Fatalf("imports = %+v", before.Imports)
+	}
+	shared := filepath.Join(dir, "shared", "environments.cue")
+	text, _ := os.ReadFile(shared)
+	os.WriteFile(shared, append(text, "\n// changed\n"...), 0o644)
+	after, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Hash == before.Hash {
+		t.Error("the hash did not change with the imported package")
+	}
+}
