@@ -3,11 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
-	"errors"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 )
 
@@ -98,13 +96,5 @@ func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 	}
 	if got := strings.Join(cmp.OnlyNew, "; "); got != "wasm sequential n=100 all; wasm sequential n=100 last 10" {
 		t.Errorf("only new = %q", got)
-	}
-}
-
-func TestCompareWithoutSharedCellIsInputError(t *testing.T) {
-	_, err := Compare(Input{Dir: "a", Set: scaledSet("native", 1, "x")}, Input{Dir: "b", Set: scaledSet("wasm", 1, "x")})
-	var in *inputerr.Error
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), "a and b share no measured (environment, mode, n) cell") {
-		t.Errorf("Compare = %v, want an InputError about no shared cell", err)
 	}
 }

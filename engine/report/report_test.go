@@ -354,14 +354,6 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 	}
 }
 
-func TestUnknownFormatIsInputError(t *testing.T) {
-	err := build(t, statusSet()).Write(&bytes.Buffer{}, "xml", nil)
-	var in *inputerr.Error
-	if !errors.As(err, &in) {
-		t.Fatalf("Write(xml) = %v, want an InputError", err)
-	}
-}
-
 func TestMergeDisjointSets(t *testing.T) {
 	a := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
@@ -374,35 +366,43 @@ func TestMergeDisjointSets(t *testing.T) {
 	if len(r.Sources) != 2 || len(r.Ratios) != 1 || r.Skipped["native"] != "" {
 		t.Errorf("merged: %d sources, %d ratios, skipped %v; want 2, 1, native not skipped", len(r.Sources), len(r.Ratios), r.Skipped)
 	}
-	// The same directory twice would count every spawn twice.
-	for _, dirs := range [][2]string{{"a", "a2"}, {"a", "a"}} {
-		_, err = Build([]Input{{Dir: dirs[0], Set: a}, {Dir: dirs[1], Set: a}}, Options{})
-		var in *inputerr.Error
-		if !errors.As(err, &in) || !strings.Contains(err.Error(), "both measured native sequential n=1") {
-			t.Errorf("merging %v: %v, want an InputError naming the cell", dirs, err)
-		}
-	}
 }
 
-func TestEmptySetIsInputError(t *testing.T) {
-	_, err := Build([]Input{{Dir: "empty", Set: &results.Set{Provenance: fixtureProvenance("", "")}}}, Options{})
-	var in *inputerr.Error
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), "empty holds no results") {
-		t.Errorf("Build(empty) = %v, want an InputError saying it holds no results", err)
+// TestInputErrors: every way a report or comparison can be asked of bad
+// input is an input error (exit 2) that names the cause.
+func TestInputErrors(t *testing.T) {
+	a := &results.Set{Provenance: fixtureProvenance("", "")}
+	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
+	badViews := statusSet()
+	badViews.Provenance.Invocations[0].Views.Last = -10
+	buildErr := func(inputs ...Input) func() error {
+		return func() error { _, err := Build(inputs, Options{}); return err }
 	}
-	_, err = Build(nil, Options{})
-	if !errors.As(err, &in) {
-		t.Errorf("Build(nothing) = %v, want an InputError", err)
+	cases := []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		// The same directory twice would count every spawn twice.
+		{"one set under two names", buildErr(Input{Dir: "a", Set: a}, Input{Dir: "a2", Set: a}), "both measured native sequential n=1"},
+		{"one set twice", buildErr(Input{Dir: "a", Set: a}, Input{Dir: "a", Set: a}), "both measured native sequential n=1"},
+		{"empty set", buildErr(Input{Dir: "empty", Set: &results.Set{Provenance: fixtureProvenance("", "")}}), "empty holds no results"},
+		{"no set", buildErr(), "no result directories given"},
+		{"bad views", buildErr(Input{Dir: "d", Set: badViews}), "views last -10"},
+		{"unknown format", func() error { return build(t, statusSet()).Write(&bytes.Buffer{}, "xml", nil) }, `unknown format "xml"`},
+		{"compare without a shared cell", func() error {
+			_, err := Compare(Input{Dir: "a", Set: scaledSet("native", 1, "x")}, Input{Dir: "b", Set: scaledSet("wasm", 1, "x")})
+			return err
+		}, "a and b share no measured (environment, mode, n) cell"},
 	}
-}
-
-func TestBadViewsProvenanceIsInputError(t *testing.T) {
-	s := statusSet()
-	s.Provenance.Invocations[0].Views.Last = -10
-	_, err := Build([]Input{{Dir: "d", Set: s}}, Options{})
-	var in *inputerr.Error
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), "views last -10") {
-		t.Errorf("Build = %v, want an InputError about views_last", err)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.do()
+			var in *inputerr.Error
+			if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an input error containing %q", err, tc.want)
+			}
+		})
 	}
 }
 
