@@ -174,6 +174,9 @@ var badSpecs = []struct {
 	{"wasi-threads spin without reuse", "environments: [{name: \"w\", kind: \"wasi-threads\", host_threads: \"fresh\", idle_spin: \"50us\"}]\nn: [1]\n", []string{"bad.cue:1:", "idle_spin", `host_threads: "reuse"`}},
 	{"emscripten initial_memory not pages", "environments: [{name: \"e\", kind: \"emscripten\", initial_memory: 1000000}]\nn: [1]\n", []string{"bad.cue:1:", "initial_memory", "MultipleOf(65536)"}},
 	{"emscripten optimization unknown", "environments: [{name: \"e\", kind: \"emscripten-chromium\", optimization: \"4\"}]\nn: [1]\n", []string{"bad.cue:1:", "optimization"}},
+	{"views.last beyond int64", nativeEnv + "n: [1]\nviews: last: 99999999999999999999\n", []string{"bad.cue:3:", "views.last"}},
+	{"stack beyond its bound", "environments: [{name: \"w\", kind: \"wasi-threads\", stack_size: 99999999999999999984}]\nn: [1]\n", []string{"bad.cue:1:", "stack_size"}},
+	{"calibration without sleeps", nativeEnv + "n: [1]\ncalibration: sleep_us: []\n", []string{"bad.cue:3:", "calibration.sleep_us: is empty"}},
 	{"command without run", "environments: [{name: \"c\", kind: \"command\"}]\nn: [1]\n", []string{"bad.cue", "run: field is required"}},
 	{"command env not KEY=value", "environments: [{name: \"c\", kind: \"command\", run: [\"x\"], env: [\"oops\"]}]\nn: [1]\n", []string{"bad.cue:1:", "env.0"}},
 }
