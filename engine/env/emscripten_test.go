@@ -110,7 +110,7 @@ func webRunWithin(t testing.TB, e env.Environment, dir string, b env.Benchmark, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return e.Run(ctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: dir, Timeout: timeout})
+	return e.Run(ctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: dir})
 }
 
 // checkSpawns checks n lines of plausible, coherent times: the child's

@@ -19,7 +19,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"spawnbench/engine/proc"
 
@@ -70,8 +69,6 @@ type Repetition struct {
 	// CPUs is the affinity for every process this repetition starts; empty
 	// means no pinning.
 	CPUs []int
-	// Timeout bounds the whole repetition; ctx also carries it.
-	Timeout time.Duration
 }
 
 // Outcome is what one repetition produced, before any interpretation.

@@ -87,7 +87,7 @@ func (f *wasiThreadsFixture) run(t testing.TB, b env.Benchmark, arg int) env.Out
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := f.env.Run(ctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: f.buildDir, Timeout: 30 * time.Second})
+	out, err := f.env.Run(ctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: f.buildDir})
 	if err != nil {
 		t.Fatalf("run %s %d: %v", b, arg, err)
 	}
