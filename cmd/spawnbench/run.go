@@ -97,7 +97,8 @@ func (s *session) close() {
 // at once (the results are intact).
 func (s *session) writeReport() error {
 	done := make(chan error, 1)
-	set := s.runner.Set()
+	// The report reads its own copy: an interrupt amends the set meanwhile.
+	set := s.runner.Set().Clone()
 	go func() { done <- report.WriteDir(s.writer.Dir(), set) }()
 	select {
 	case err := <-done:

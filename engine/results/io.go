@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,18 @@ type Set struct {
 	// Generation counts the compactions of the set's files; every file of
 	// one compaction carries the same generation.
 	Generation int64
+}
+
+// Clone is a copy of s that later writes to s do not reach (rows are
+// values; the pointers inside them are never written after a row is
+// made).
+func (s *Set) Clone() *Set {
+	c := *s
+	c.Samples = slices.Clone(s.Samples)
+	c.Runs = slices.Clone(s.Runs)
+	c.Calibration = slices.Clone(s.Calibration)
+	c.Provenance.Invocations = slices.Clone(s.Provenance.Invocations)
+	return &c
 }
 
 // FormatError says a file is not a spawnbench result file.
@@ -212,12 +225,11 @@ func checkUnique(s *Set) error {
 
 // Exists reports whether dir holds a result set (or the journal of one).
 func Exists(dir string) bool {
-	for _, f := range []string{RunsFile, JournalFile} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
+	if _, err := os.Stat(filepath.Join(dir, RunsFile)); err == nil {
+		return true
 	}
-	return false
+	j, err := readJournal(filepath.Join(dir, JournalFile))
+	return j != nil || err != nil
 }
 
 // addedInFormat2 are the columns that sets of format 1 lack.

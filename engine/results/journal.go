@@ -50,6 +50,7 @@ func readJournal(path string) (*journal, error) {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	j := &journal{}
+	whole := b
 	for no := 1; len(b) > 0; no++ {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -69,6 +70,10 @@ func readJournal(path string) (*journal, error) {
 			continue
 		}
 		j.records = append(j.records, r)
+	}
+	if !bytes.HasPrefix(whole, []byte(`{"k":"base"`)) || bytes.IndexByte(whole, '\n') < 0 {
+		// Killed before its header reached disk: a journal of nothing.
+		return nil, nil
 	}
 	return j, nil
 }

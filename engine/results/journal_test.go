@@ -120,6 +120,15 @@ func TestKillAtAnyMomentOfCompaction(t *testing.T) {
 	if got, err := Read(dir); err != nil || len(got.Runs) != 2 {
 		t.Errorf("torn last line: %v", err)
 	}
+	// A kill between creating a journal and writing its header.
+	for _, content := range []string{"", `{"k":"ba`} {
+		dir = t.TempDir()
+		restore(t, after, dir)
+		os.WriteFile(filepath.Join(dir, JournalFile), []byte(content), 0o644)
+		if got, err := Read(dir); err != nil || len(got.Runs) != 2 {
+			t.Errorf("journal %q without its header: %v", content, err)
+		}
+	}
 }
 
 func snapshot(t *testing.T, dir string) map[string][]byte {
@@ -160,4 +169,53 @@ func TestLock(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 	second.Close()
+}
+
+// TestIncomplete: what makes a set incomplete, and a resume that completes
+// an interrupted run.
+func TestIncomplete(t *testing.T) {
+	now := time.Now()
+	planned := []PlannedCell{{Environment: "native", Mode: "sequential", N: 1, Processes: 2}}
+	runs := func(k int) []ProcessRun {
+		var rs []ProcessRun
+		for p := range k {
+			rs = append(rs, ProcessRun{Environment: "native", Mode: "sequential", N: 1, Process: int32(p)})
+		}
+		return rs
+	}
+	cases := []struct {
+		name string
+		invs []Invocation
+		runs int
+		want []string
+	}{
+		{"complete", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned, EndedAt: &now}}, 2, nil},
+		{"interrupted", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned, EndedAt: &now, Interrupted: true}}, 1,
+			[]string{"invocation 1 (run) was interrupted", "cell native/sequential/1 has 1 of 2 processes"}},
+		{"killed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}}, 2, []string{"invocation 1 (run) never ended (killed?)"}},
+		{"resumed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}, {ID: 2, Command: "resume", SpecHash: "a", Planned: planned, EndedAt: &now}}, 2, nil},
+		{"a calibration does not complete a run", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}, {ID: 2, Command: "calibrate", SpecHash: "a", EndedAt: &now}}, 2,
+			[]string{"invocation 1 (run) never ended (killed?)"}},
+	}
+	for _, c := range cases {
+		s := &Set{Runs: runs(c.runs), Provenance: Provenance{Invocations: c.invs}}
+		if got := s.Incomplete(); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestKilledBeforeAnything: a directory whose first writer died before
+// its journal had a header opens as a new set.
+func TestKilledBeforeAnything(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, JournalFile), nil, 0o644)
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Set().Runs) != 0 {
+		t.Errorf("runs from nowhere: %v", w.Set().Runs)
+	}
+	w.Close()
 }

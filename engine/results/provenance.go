@@ -121,11 +121,16 @@ func (p *Provenance) NextID() int32 {
 }
 
 // Incomplete says why the set is not a whole measurement of what its
-// invocations planned: an invocation interrupted or never ended, or a
-// planned process missing. It is empty for a complete set.
+// invocations planned: an invocation interrupted or never ended (and not
+// completed by a later resume of the same spec), or a planned process
+// missing. It is empty for a complete set.
 func (s *Set) Incomplete() []string {
 	var why []string
-	for _, inv := range s.Provenance.Invocations {
+	invs := s.Provenance.Invocations
+	for i, inv := range invs {
+		if completedLater(inv, invs[i+1:]) {
+			continue
+		}
 		switch {
 		case inv.Interrupted:
 			why = append(why, fmt.Sprintf("invocation %d (%s) was interrupted", inv.ID, inv.Command))
@@ -151,6 +156,19 @@ func (s *Set) Incomplete() []string {
 		}
 	}
 	return why
+}
+
+// completedLater: a later invocation of the same spec and purpose
+// (measuring, or calibrating) ended normally, so an interruption of inv is
+// history, not a gap.
+func completedLater(inv Invocation, later []Invocation) bool {
+	measuring := func(c string) bool { return c == "run" || c == "resume" }
+	for _, l := range later {
+		if l.SpecHash == inv.SpecHash && measuring(l.Command) == measuring(inv.Command) && l.EndedAt != nil && !l.Interrupted {
+			return true
+		}
+	}
+	return false
 }
 
 // legacyProvenance turns the flat string map of sets written before
