@@ -278,15 +278,21 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 			envs = appendNew(envs, q.Environment)
 		}
 		rows = nil
+		family = ""
 		for _, env := range envs {
 			for _, mode := range r.Modes {
 				row := []string{env, mode}
+				if f := r.Family(env); grouped && f != family && r.Ran(env, mode) {
+					family = f
+					rows = append(rows, familyRow(f, len(header)))
+				}
 				measured := false
 				for _, col := range r.Columns {
 					text := "n/a"
 					if q := r.ratio(env, mode, col); q != nil {
 						measured = true
-						text = formatRatio(float64(q.Ratio)) + "× " + formatInterval(float64(q.Low), float64(q.High), formatRatio)
+						text = formatRatio(float64(q.Ratio)) + "× " + formatInterval(float64(q.Low), float64(q.High), formatRatio) +
+							noiseText(joinNoise(r.Cell(env, mode, col).Noise, r.Cell(r.Baseline, mode, col).Noise))
 					}
 					row = append(row, text)
 				}
@@ -296,7 +302,8 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 			}
 		}
 		mdTable(&b, header, "ll", rows)
-		fmt.Fprintf(&b, "Intervals hold with at least %.0f%% confidence: each median's interval is taken at %.1f%% and the ratio bounded by their extremes.\n\n",
+		fmt.Fprintf(&b, "Intervals hold with at least %.0f%% confidence: each median's interval is taken at %.1f%% and the ratio bounded by their extremes. "+
+			"[busy] or [unstable]: the environment's cell or the baseline's was flagged.\n\n",
 			100*r.Confidence, 100*math.Sqrt(r.Confidence))
 	}
 
@@ -463,4 +470,9 @@ func more(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" and %d more", n)
+}
+
+// joinNoise flags a ratio with what either of its cells was flagged.
+func joinNoise(a, b Noise) Noise {
+	return Noise{Busy: a.Busy || b.Busy, Unstable: a.Unstable || b.Unstable}
 }
