@@ -80,7 +80,7 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 	}
 	resumed := *first
 	resumed.ID, resumed.Command, resumed.Interrupted = 2, "resume", false
-	resumed.Args = []string{"run", "specs/sequential.cue", "--resume"}
+	resumed.Args = []string{"./bin/spawnbench", "run", "specs/sequential.cue", "--resume"}
 	resumed.StartedAt = fixtureStart.Add(time.Hour)
 	resumed.EndedAt = nil
 	s.Provenance.Invocations = append(s.Provenance.Invocations, resumed)

@@ -175,12 +175,17 @@ func writeSources(b *strings.Builder, label string, sources []Source) {
 	b.WriteString("\n")
 }
 
-// invocationCommand is the command line an invocation ran, as typed.
+// invocationCommand is the command line an invocation ran, with the
+// program spelled "spawnbench" whatever path it was started by.
 func invocationCommand(inv results.Invocation) string {
-	if len(inv.Args) == 0 {
+	args := inv.Args
+	if len(args) > 0 && args[0] != inv.Command && args[0] != "run" && args[0] != "calibrate" {
+		args = args[1:] // argv[0], the binary's path
+	}
+	if len(args) == 0 {
 		return "spawnbench " + inv.Command
 	}
-	return "spawnbench " + strings.Join(inv.Args, " ")
+	return "spawnbench " + strings.Join(args, " ")
 }
 
 func formatTime(t *time.Time) string {
