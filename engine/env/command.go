@@ -82,7 +82,7 @@ func (e *command) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	argv := expand(e.cfg.Run, map[string]string{
 		"out": r.BuildDir, "bench": string(r.Benchmark), "arg": fmt.Sprint(r.Arg),
 	})
-	return proc.Run(ctx, proc.Command{Argv: argv, Env: e.cfg.Env, CPUs: r.CPUs, Dir: r.BuildDir})
+	return proc.Run(ctx, proc.Command{Argv: argv, Env: e.cfg.Env, CPUs: r.CPUs, Dir: r.BuildDir, Stdout: r.Stdout})
 }
 
 // expand substitutes {key} placeholders in every argument.

@@ -74,7 +74,7 @@ func (e *emscripten) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	argv := append([]string{e.cfg.Node}, nodeFetchOff)
 	argv = append(argv, e.cfg.NodeFlags...)
 	argv = append(argv, filepath.Join(r.BuildDir, string(r.Benchmark)+".js"), fmt.Sprint(r.Arg))
-	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, CPUs: r.CPUs})
+	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, CPUs: r.CPUs, Stdout: r.Stdout})
 }
 
 // nodeFetchOff stops Node.js from offering the global fetch, which makes

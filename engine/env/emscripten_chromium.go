@@ -134,5 +134,6 @@ func (s chromiumSettings) run(ctx context.Context, r Repetition, page string) (O
 		CPUs:     r.CPUs,
 		Chromium: s.Chromium,
 		Flags:    s.ChromiumFlags,
+		Stdout:   r.Stdout,
 	})
 }

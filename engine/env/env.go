@@ -18,6 +18,7 @@ package env
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 
 	"spawnbench/engine/proc"
@@ -69,6 +70,10 @@ type Repetition struct {
 	// CPUs is the affinity for every process this repetition starts; empty
 	// means no pinning.
 	CPUs []int
+	// Stdout, when set, receives the benchmark's standard output as it
+	// streams (an engine/protocol Collector, say), and the Outcome's
+	// Stdout is nil.
+	Stdout io.Writer
 }
 
 // Outcome is what one repetition produced, before any interpretation.

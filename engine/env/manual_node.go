@@ -48,5 +48,5 @@ func (e *manualNode) Build(ctx context.Context, srcDir, outDir string) error {
 func (e *manualNode) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	argv := append([]string{e.cfg.Node}, e.cfg.NodeFlags...)
 	argv = append(argv, filepath.Join(r.BuildDir, "node.mjs"), string(r.Benchmark), fmt.Sprint(r.Arg))
-	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, CPUs: r.CPUs})
+	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, CPUs: r.CPUs, Stdout: r.Stdout})
 }

@@ -63,6 +63,7 @@ func (e *native) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	return proc.Run(ctx, proc.Command{
 		Argv:   []string{filepath.Join(r.BuildDir, string(r.Benchmark)), fmt.Sprint(r.Arg)},
 		CPUs:   r.CPUs,
+		Stdout: r.Stdout,
 	})
 }
 

@@ -1,11 +1,10 @@
 package env_test
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/protocol"
 	"spawnbench/engine/spec"
 )
 
@@ -29,28 +28,28 @@ n: [1]
 	return e
 }
 
-// parseSpawns reads c/sb.h's output protocol, as every environment prints
-// it: three integers a line, blank and '#' lines skipped.
+// parseSpawns reads c/sb.h's output protocol with engine/protocol, as the
+// runner does, and insists on all three fields: every environment prints
+// them.
 func parseSpawns(t testing.TB, stdout []byte) [][3]int64 {
 	t.Helper()
-	var rows [][3]int64
-	for _, line := range strings.Split(string(stdout), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
-			continue
+	lines, err := protocol.Parse(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][3]int64, len(lines))
+	for i, l := range lines {
+		if l.CreateNS == nil || l.JoinedNS == nil {
+			t.Fatalf("spawn line %d has only %d of 3 fields", i+1, 1+btoi(l.CreateNS != nil)+btoi(l.JoinedNS != nil))
 		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			t.Fatalf("line %q: want 3 fields", line)
-		}
-		var row [3]int64
-		for i := range f {
-			v, err := strconv.ParseInt(f[i], 10, 64)
-			if err != nil {
-				t.Fatalf("line %q: %v", line, err)
-			}
-			row[i] = v
-		}
-		rows = append(rows, row)
+		rows[i] = [3]int64{l.SpawnNS, *l.CreateNS, *l.JoinedNS}
 	}
 	return rows
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

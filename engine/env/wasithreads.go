@@ -144,5 +144,6 @@ func (e *wasiThreads) Run(ctx context.Context, r Repetition) (Outcome, error) {
 			"--spin", e.cfg.IdleSpin,
 			filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg)},
 		CPUs:   r.CPUs,
+		Stdout: r.Stdout,
 	})
 }
