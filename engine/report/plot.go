@@ -423,10 +423,16 @@ func logAxis(a *plot.Axis, label string) {
 	a.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		var ticks []plot.Tick
 		for k := math.Floor(lo); k <= math.Ceil(hi); k++ {
-			ticks = append(ticks, plot.Tick{Value: k, Label: powerOfTenLabel(k)})
+			ticks = append(ticks, plot.Tick{Value: k, Label: powerOfTenLabel(k, 1)})
 			for m := 2; m <= 9; m++ {
 				if v := k + math.Log10(float64(m)); v <= hi {
-					ticks = append(ticks, plot.Tick{Value: v})
+					t := plot.Tick{Value: v}
+					// A range of less than two decades may hold only one
+					// power of ten: label 2 and 5 times it as well.
+					if hi-lo < 2 && (m == 2 || m == 5) {
+						t.Label = powerOfTenLabel(k, m)
+					}
+					ticks = append(ticks, t)
 				}
 			}
 		}
@@ -439,13 +445,13 @@ func logAxis(a *plot.Axis, label string) {
 	a.Max += pad
 }
 
-// powerOfTenLabel prints 10^k µs as a plain number while that stays short.
-func powerOfTenLabel(k float64) string {
-	v := math.Pow(10, k)
+// powerOfTenLabel prints m·10^k as a plain number while that stays short.
+func powerOfTenLabel(k float64, m int) string {
+	v := float64(m) * math.Pow(10, k)
 	if k >= -3 && k <= 6 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	return fmt.Sprintf("1e%d", int(k))
+	return fmt.Sprintf("%de%d", m, int(k))
 }
 
 // savePlot writes p as base.svg and base.png. A legend, when given, gets
