@@ -1,8 +1,13 @@
 package env_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"spawnbench"
 	"spawnbench/engine/env"
 	"spawnbench/engine/protocol"
 	"spawnbench/engine/spec"
@@ -52,4 +57,52 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestNativeStreamsIntoACollector: a real benchmark's stdout streams
+// through Repetition.Stdout into the runner's parser, and the process
+// tree's cost comes back in the Outcome.
+func TestNativeStreamsIntoACollector(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := envFromSpec(t, "native", "native", "")
+	if tc := e.Toolchain(ctx); !tc.Present {
+		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
+	}
+	dir := t.TempDir()
+	srcDir, buildDir := filepath.Join(dir, "src"), filepath.Join(dir, "build")
+	if err := spawnbench.Sources.WriteTo(srcDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(buildDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Build(ctx, srcDir, buildDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		benchmark env.Benchmark
+		n         int
+	}{{env.Sequential, 50}, {env.Parallel, 20}} {
+		t.Run(string(tc.benchmark), func(t *testing.T) {
+			c := protocol.NewCollector(tc.n)
+			out, err := e.Run(ctx, env.Repetition{Benchmark: tc.benchmark, Arg: tc.n, BuildDir: buildDir, Stdout: c})
+			c.Close()
+			if err != nil || out.ExitCode != 0 || out.Stdout != nil {
+				t.Fatalf("err %v, exit %d, Outcome.Stdout %q (want nil: it streamed)", err, out.ExitCode, out.Stdout)
+			}
+			lines := c.Lines()
+			if len(lines) != tc.n || c.Extra() != 0 || c.Err() != nil {
+				t.Fatalf("%d lines, %d extra, err %v; want %d lines", len(lines), c.Extra(), c.Err(), tc.n)
+			}
+			for i, l := range lines {
+				if l.JoinedNS == nil || l.SpawnNS < 0 || l.SpawnNS > *l.JoinedNS {
+					t.Errorf("spawn %d: spawn_ns %d, joined_ns %v", i, l.SpawnNS, l.JoinedNS)
+				}
+			}
+			if out.UserNS == nil || out.SysNS == nil || *out.UserNS+*out.SysNS <= 0 || out.MaxRSSBytes == nil || *out.MaxRSSBytes < 1<<20 {
+				t.Errorf("user %v sys %v max rss %v: want CPU time > 0 and more than 1 MiB", out.UserNS, out.SysNS, out.MaxRSSBytes)
+			}
+		})
+	}
 }

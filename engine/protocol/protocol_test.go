@@ -22,7 +22,7 @@ func format(lines []Line) string {
 	return b.String()
 }
 
-func TestParse(t *testing.T) {
+func TestProtocolParse(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
 		want     string // format(lines)
@@ -62,7 +62,7 @@ func TestParse(t *testing.T) {
 
 // TestCollectorStreams: however the output is cut into writes, the
 // Collector sees the same lines as Parse on the whole.
-func TestCollectorStreams(t *testing.T) {
+func TestProtocolCollectorStreams(t *testing.T) {
 	in := "# spawnbench\n1 2 3\n\n40 50 60\n700 800 900\n" + "#" + strings.Repeat("c", 3000) + "\n8"
 	want, wantErr := Parse([]byte(in))
 	for _, chunk := range []int{1, 2, 3, 7, 64, 4096, len(in)} {
@@ -83,7 +83,7 @@ func TestCollectorStreams(t *testing.T) {
 	}
 }
 
-func TestCollectorBound(t *testing.T) {
+func TestProtocolCollectorBound(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		max       int
@@ -114,7 +114,7 @@ func TestCollectorBound(t *testing.T) {
 
 // TestCollectorMemory: a long stream of spawn lines, and one endless line,
 // leave the Collector holding what max and MaxLineBytes allow, no more.
-func TestCollectorMemory(t *testing.T) {
+func TestProtocolCollectorMemory(t *testing.T) {
 	line := []byte("123456 234567 345678\n")
 	block := bytes.Repeat(line, 4096)
 	c := NewCollector(100)
@@ -144,7 +144,7 @@ func TestCollectorMemory(t *testing.T) {
 	}
 }
 
-func TestWritesAfterCloseAreIgnored(t *testing.T) {
+func TestProtocolWritesAfterCloseAreIgnored(t *testing.T) {
 	c := NewCollector(-1)
 	c.Write([]byte("1\n2"))
 	c.Close()
