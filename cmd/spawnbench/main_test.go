@@ -436,3 +436,37 @@ calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processe
 		t.Errorf("%d checks, %d runs, invocations %+v", len(set.Calibration), len(set.Runs), invs)
 	}
 }
+
+// TestLargeOutputKeepsMemoryBounded: a benchmark that prints 300 MB of
+// well-formed spawn lines for n = 1 is a failed process with a clear
+// reason, and spawnbench's memory stays bounded by n, not by the output.
+func TestLargeOutputKeepsMemoryBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "chatty", kind: "command", run: ["sh", "-c", "yes '1 2 3' | head -c 300000000"]}]
+n: [1]
+samples: min: 1
+limits: timeout: "60s"
+`)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	// ru_maxrss of a waited-for child covers it and its reaped
+	// descendants; yes, head and sh use a few MB.
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if rss > 200<<20 {
+		t.Errorf("spawnbench peaked at %d MB for 300 MB of output", rss>>20)
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Runs) != 1 || set.Runs[0].Status != results.StatusFailed || !strings.Contains(set.Runs[0].Error, "spawn lines for n = 1") || len(set.Samples) != 1 {
+		t.Fatalf("%d runs (first: %s %q), %d samples", len(set.Runs), set.Runs[0].Status, set.Runs[0].Error, len(set.Samples))
+	}
+	t.Logf("peak RSS %d MB; %s", rss>>20, set.Runs[0].Error)
+}
