@@ -19,9 +19,9 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"time"
 )
 
@@ -79,6 +79,8 @@ type Command struct {
 	// engine/protocol Collector, say), and Outcome.Stdout is nil. Its
 	// errors are ignored: the process's output is drained regardless.
 	Stdout io.Writer
+	// combined sends standard error to standard output's pipe (Output).
+	combined bool
 }
 
 // Run starts the command and waits for it, or for ctx to end, whichever
@@ -95,12 +97,24 @@ func Run(ctx context.Context, c Command) (Outcome, error) {
 
 // Output runs a short tool command (a version query, a compiler) and
 // returns its combined output, with the output in the error on failure.
+// It has Run's guarantees: when ctx ends (Ctrl-C during a build), the
+// tool's whole tree is killed at once and the error wraps ctx's error, so
+// an interrupt is never mistaken for a missing or failing tool.
 func Output(ctx context.Context, dir string, argv ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(b), fmt.Errorf("%s: %w\n%s", argv[0], err, bytes.TrimSpace(b))
+	if len(argv) == 0 {
+		return "", errors.New("proc: empty command")
 	}
-	return string(b), nil
+	out, err := Run(ctx, Command{Argv: argv, Dir: dir, combined: true})
+	text := string(out.Stdout)
+	switch {
+	case err != nil:
+		return text, fmt.Errorf("%s: %w", argv[0], err)
+	case out.TimedOut:
+		return text, fmt.Errorf("%s: %w", argv[0], context.DeadlineExceeded)
+	case out.Signal != "":
+		return text, fmt.Errorf("%s: ended by signal %s\n%s", argv[0], out.Signal, bytes.TrimSpace(out.Stdout))
+	case out.ExitCode != 0:
+		return text, fmt.Errorf("%s: exit status %d\n%s", argv[0], out.ExitCode, bytes.TrimSpace(out.Stdout))
+	}
+	return text, nil
 }

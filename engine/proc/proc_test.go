@@ -395,3 +395,41 @@ func TestTailBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestOutput: a tool's combined output, its failures with their output,
+// and an interrupt that stops a tool whose detached child holds the pipe
+// at once, as an interrupt and not a tool failure.
+func TestOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		argv     []string
+		cancelAt time.Duration // 0: never
+		want     string        // the output
+		err      string        // substring of the error; "" for none
+		canceled bool
+	}{
+		{"combined output", []string{"sh", "-c", "echo one; echo two >&2; echo three"}, 0, "one\ntwo\nthree\n", "", false},
+		{"failure carries the output", []string{"sh", "-c", "echo bad flag >&2; exit 3"}, 0, "bad flag\n", "sh: exit status 3\nbad flag", false},
+		{"missing tool", []string{"/no/such/tool"}, 0, "", "/no/such/tool", false},
+		{"interrupted with a detached child holding the pipe", []string{"sh", "-c", "setsid sleep 1000 & sleep 1000"}, 200 * time.Millisecond, "", "context canceled", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancelAt > 0 {
+				time.AfterFunc(tc.cancelAt, cancel)
+			}
+			begun := time.Now()
+			out, err := Output(ctx, "", tc.argv...)
+			if out != tc.want || errors.Is(err, context.Canceled) != tc.canceled {
+				t.Errorf("output %q, err %v; want %q, canceled %v", out, err, tc.want, tc.canceled)
+			}
+			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("err = %v, want %q", err, tc.err)
+			}
+			if took := time.Since(begun); took > tc.cancelAt+time.Second {
+				t.Errorf("took %s", took)
+			}
+		})
+	}
+}

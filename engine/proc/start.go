@@ -111,6 +111,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	cmd.Dir = c.Dir
 	cmd.Env = append(append(os.Environ(), c.Env...), treeVar+"="+token)
 	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	if c.combined {
+		cmd.Stderr = stdoutW
+	}
 	cmd.ExtraFiles = extraFiles
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
