@@ -159,6 +159,9 @@ type Writer struct {
 	journal *os.File
 	// pending counts journal records not yet compacted.
 	pending int
+	// created: Open made the directory, so Close removes it again when
+	// nothing was recorded (bad input writes nothing).
+	created bool
 }
 
 // Open takes dir's lock (creating dir), removes temporary files a killed
@@ -166,6 +169,8 @@ type Writer struct {
 // it, and starts a new journal. A directory locked by another live
 // spawnbench gives a *LockedError.
 func Open(dir string) (*Writer, error) {
+	_, statErr := os.Stat(dir)
+	created := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create result directory: %w", err)
 	}
@@ -173,7 +178,7 @@ func Open(dir string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, lock: lock, set: &Set{Provenance: Provenance{Format: FormatVersion}}}
+	w := &Writer{dir: dir, lock: lock, created: created, set: &Set{Provenance: Provenance{Format: FormatVersion}}}
 	if err := w.open(); err != nil {
 		lock.Release()
 		return nil, err
@@ -316,6 +321,10 @@ func (w *Writer) Close() error {
 	}
 	w.journal = nil
 	w.lock.Release()
+	if w.created && len(w.set.Provenance.Invocations) == 0 {
+		os.Remove(filepath.Join(w.dir, LockFile))
+		os.Remove(w.dir) // only if empty
+	}
 	return err
 }
 

@@ -219,3 +219,17 @@ func TestKilledBeforeAnything(t *testing.T) {
 	}
 	w.Close()
 }
+
+// TestNothingRecordedLeavesNoDirectory: a writer that recorded nothing
+// (the plan was refused) leaves no directory it created behind.
+func TestNothingRecordedLeavesNoDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new")
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left behind: %v", dir, err)
+	}
+}

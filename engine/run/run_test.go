@@ -432,3 +432,36 @@ samples: min: 6
 		}
 	}
 }
+
+// TestPlansTheRunnerRefuses: one cell is one measurement, and an empty
+// plan measures nothing; both are bad input and leave no directory.
+func TestPlansTheRunnerRefuses(t *testing.T) {
+	s, err := spec.Parse("d.cue", []byte(`environments: [{name: "native", kind: "native"}]
+n: [1]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := spec.Expand(s, nil)
+	dup := *plan
+	dup.Cells = append(slices.Clone(plan.Cells), plan.Cells[0])
+	empty := *plan
+	empty.Cells = nil
+	for _, c := range []struct {
+		name string
+		plan *spec.RunPlan
+		want string
+	}{
+		{"duplicate cell", &dup, "measures cell native/sequential/1 twice"},
+		{"empty plan", &empty, "no cells"},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		err := runPlanInto(t, context.Background(), dir, c.plan, RunOptions{})
+		var in *inputerr.Error
+		if !asInput(err, &in) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an input error saying %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s: %s was left behind", c.name, dir)
+		}
+	}
+}
