@@ -143,8 +143,9 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 	}
 	command := "run"
 	if opts.Resume {
-		command = "resume"
+		// Resuming a directory no run wrote into is a plain run.
 		if last := r.Set().Provenance.LastMeasuring(); last != nil {
+			command = "resume"
 			if last.SpecHash != plan.Spec.Hash {
 				return inputerr.New("--resume: %s was made by spec %s (sha256 %.12s), not by %s (sha256 %.12s); resume with the same spec, or run into a new directory",
 					r.w.Dir(), last.SpecPath, last.SpecHash, plan.Spec.Path, plan.Spec.Hash)
