@@ -187,8 +187,20 @@ func Open(dir string) (*Writer, error) {
 }
 
 func (w *Writer) open() error {
-	if err := atomicfile.Clean(w.dir); err != nil {
-		return fmt.Errorf("remove temporary files of a killed run: %w", err)
+	// Temporary files of a killed writer: the set's own, and the report's
+	// (plots live one directory down).
+	dirs := []string{w.dir}
+	if entries, err := os.ReadDir(w.dir); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(w.dir, e.Name()))
+			}
+		}
+	}
+	for _, d := range dirs {
+		if err := atomicfile.Clean(d); err != nil {
+			return fmt.Errorf("remove temporary files of a killed run: %w", err)
+		}
 	}
 	if Exists(w.dir) {
 		set, err := Read(w.dir)

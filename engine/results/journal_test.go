@@ -155,9 +155,20 @@ func restore(t *testing.T, files map[string][]byte, dir string) {
 // directory, naming it, and takes over once it is released.
 func TestLock(t *testing.T) {
 	dir := t.TempDir()
+	// What a killed writer (of the set or of the report's plots) left.
+	os.MkdirAll(filepath.Join(dir, "plots"), 0o755)
+	left := []string{filepath.Join(dir, ".samples.parquet.tmp-123"), filepath.Join(dir, "plots", ".a.svg.tmp-9")}
+	for _, f := range left {
+		os.WriteFile(f, []byte("x"), 0o644)
+	}
 	first, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range left {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s not cleaned", f)
+		}
 	}
 	var locked *LockedError
 	if _, err := Open(dir); !errors.As(err, &locked) || !strings.Contains(err.Error(), "pid ") {
