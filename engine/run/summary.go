@@ -16,14 +16,13 @@ func Summary(set *results.Set) string {
 	type cell struct {
 		statuses map[string]int
 		spawns   []float64
-		order    int
 	}
 	cells := map[string]*cell{}
 	var keys []string
 	get := func(k string) *cell {
 		c, ok := cells[k]
 		if !ok {
-			c = &cell{statuses: map[string]int{}, order: len(cells)}
+			c = &cell{statuses: map[string]int{}}
 			cells[k] = c
 			keys = append(keys, k)
 		}
@@ -44,6 +43,24 @@ func Summary(set *results.Set) string {
 			c.spawns = append(c.spawns, float64(s.SpawnNS))
 		}
 	}
+	// Rows in plan order (as the invocations planned them), not in the
+	// interleaved order in which cells happened to be measured.
+	rank := map[string]int{}
+	for _, inv := range set.Provenance.Invocations {
+		for _, c := range inv.Planned {
+			if _, ok := rank[c.Key()]; !ok {
+				rank[c.Key()] = len(rank)
+			}
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		ri, oki := rank[keys[i]]
+		rj, okj := rank[keys[j]]
+		if oki != okj {
+			return oki
+		}
+		return ri < rj
+	})
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ENVIRONMENT\tMODE\tN\tPROCESSES\tSAMPLES\tMEDIAN µs\t")
