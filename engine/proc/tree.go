@@ -257,11 +257,13 @@ func (t *tree) scan() {
 // that was seen (and not a successor with a recycled pid).
 func (t *tree) join(pid int, start uint64) bool {
 	fd, err := unix.PidfdOpen(pid, 0)
+	if err == unix.ESRCH {
+		return false // gone already
+	}
 	if err != nil {
+		// No pidfds (an old kernel, or no file descriptors left): the
+		// member is still killed, by pid, though not reaped.
 		fd = -1
-		if err != unix.ENOSYS {
-			return false // gone already
-		}
 	}
 	if st, ok := readStat(pid); !ok || st.start != start {
 		if fd >= 0 {
