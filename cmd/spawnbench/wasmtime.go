@@ -20,8 +20,10 @@ var wasmtimeCmd = &cobra.Command{
 	Long: `Run a wasi-threads module (imported shared memory, wasi.thread-spawn,
 exported wasi_thread_start) with one Wasmtime Store and instance per thread.
 The process exits with the module's exit code: proc_exit's code on any
-thread, 0 when _start returns, 134 when any thread traps (the trap's message
-goes to stderr).`,
+thread, 0 when _start returns, 134 when any thread traps and 1 when a host function
+fails (a WASI call given a bad pointer), as the Wasmtime CLI does; the
+message goes to stderr. A thread-spawn past --max-threads or the pool's
+slots returns a negative id (pthread_create's EAGAIN).`,
 	Args: cobra.MinimumNArgs(1),
 	RunE: runWasmtime,
 }
@@ -31,6 +33,7 @@ var wasmtimeFlags struct {
 	instantiate string
 	allocation  string
 	maxThreads  int
+	poolSize    int
 	prestart    int
 	trace       bool
 	spin        time.Duration
@@ -48,6 +51,8 @@ func init() {
 		`Wasmtime's instance allocator: "on-demand" or "pooling"`)
 	f.IntVar(&wasmtimeFlags.maxThreads, "max-threads", 0,
 		"threads alive at once besides the main one; thread-spawn fails beyond it (0: no bound)")
+	f.IntVar(&wasmtimeFlags.poolSize, "pool-instances", 0,
+		"with --allocation pooling: instances alive at once, the main thread's included (0: 4096); thread-spawn fails beyond it")
 	f.IntVar(&wasmtimeFlags.prestart, "prestart-threads", 0,
 		"OS threads started before _start to wait for spawns (with --threads reuse)")
 	f.DurationVar(&wasmtimeFlags.spin, "spin", 0,
@@ -70,6 +75,7 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 		Instantiate:     wasmhost.InstantiateOn(wasmtimeFlags.instantiate),
 		Allocation:      wasmhost.Allocation(wasmtimeFlags.allocation),
 		MaxThreads:      wasmtimeFlags.maxThreads,
+		PoolInstances:   wasmtimeFlags.poolSize,
 		Trace:           wasmtimeFlags.trace,
 		PrestartThreads: wasmtimeFlags.prestart,
 		Spin:            wasmtimeFlags.spin,

@@ -193,10 +193,22 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 		cm.min_pages, cm.max_pages = C.uint64_t(m.min), C.uint64_t(m.max)
 	}
 
-	cwasm := C.CBytes(wasm)
+	m0 := shape.memories[0]
+	tramp, err := wasmtime.Wat2Wasm(fmt.Sprintf(`(module
+  (import %q %q (memory %d %d shared))
+  (export "memory" (memory 0))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (func (export "poll") (param i32 i32 i32 i32) (result i32)
+    (call $poll (local.get 0) (local.get 1) (local.get 2) (local.get 3))))`, m0.module, m0.name, m0.min, m0.max))
+	if err != nil {
+		return nil, fmt.Errorf("poll_oneoff trampoline: %w", err)
+	}
+	cwasm, ctramp := C.CBytes(wasm), C.CBytes(tramp)
 	defer C.free(cwasm)
+	defer C.free(ctramp)
 	var why *C.char
-	p.host = C.sbh_new((*C.uint8_t)(cwasm), C.size_t(len(wasm)), mems, C.size_t(len(shape.memories)),
+	p.host = C.sbh_new((*C.uint8_t)(cwasm), C.size_t(len(wasm)), (*C.uint8_t)(ctramp), C.size_t(len(tramp)),
+		mems, C.size_t(len(shape.memories)),
 		argv, C.size_t(len(opts.Args)), envNames, envValues, C.size_t(len(names)), copts, &why)
 	if p.host == nil {
 		msg := C.GoString(why)
@@ -284,6 +296,9 @@ func checkShape(m *wasmtime.Module) (moduleShape, error) {
 	}
 	if t, ok := exports["_start"]; !ok || t.FuncType() == nil {
 		return s, errors.New("it exports no _start function")
+	} else if len(t.FuncType().Params()) != 0 || len(t.FuncType().Results()) != 0 {
+		// The host calls _start with no arguments and no room for results.
+		return s, errors.New("its _start is not a function () -> ()")
 	}
 	if spawns {
 		t, ok := exports["wasi_thread_start"]
