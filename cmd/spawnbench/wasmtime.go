@@ -43,8 +43,8 @@ var wasmtimeFlags struct {
 func init() {
 	f := wasmtimeCmd.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Reuse),
-		`how a wasm thread gets an OS thread: "reuse" (finished OS threads wait for the next spawn) or "fresh" (a new OS thread per spawn)`)
+	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Fresh),
+		`how a wasm thread gets an OS thread: "fresh" (a new OS thread per spawn, as Wasmtime does) or "reuse" (finished OS threads wait for the next spawn: a pool no shipping runtime uses)`)
 	f.StringVar(&wasmtimeFlags.instantiate, "instantiate", string(wasmhost.Child),
 		`where a new thread's instance is made: "child" (on the new thread) or "parent" (inside thread-spawn)`)
 	f.StringVar(&wasmtimeFlags.allocation, "allocation", string(wasmhost.OnDemand),

@@ -72,7 +72,8 @@ type Options struct {
 	Args []string
 	// Env is the guest's environment, "KEY=value".
 	Env []string
-	// Threads says how wasm threads get OS threads; "" means Reuse.
+	// Threads says how wasm threads get OS threads; "" means Fresh, as
+	// Wasmtime does.
 	Threads ThreadMode
 	// Instantiate says where a thread's instance is made; "" means Child.
 	Instantiate InstantiateOn
@@ -118,8 +119,8 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	}
 	copts.spin_ns = C.int64_t(opts.Spin.Nanoseconds())
 	switch opts.Threads {
-	case "", Reuse:
-	case Fresh:
+	case Reuse:
+	case "", Fresh:
 		copts.fresh_threads = 1
 	default:
 		return nil, fmt.Errorf("unknown thread mode %q (want %q or %q)", opts.Threads, Reuse, Fresh)
@@ -145,7 +146,7 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	if opts.MaxThreads < 0 || opts.PrestartThreads < 0 {
 		return nil, fmt.Errorf("max threads %d and prestarted threads %d must not be negative", opts.MaxThreads, opts.PrestartThreads)
 	}
-	if opts.PrestartThreads > 0 && opts.Threads == Fresh {
+	if opts.PrestartThreads > 0 && opts.Threads != Reuse {
 		return nil, fmt.Errorf("prestarted threads need thread mode %q", Reuse)
 	}
 	if len(opts.Args) == 0 {
