@@ -336,3 +336,51 @@ n: [1]
 		t.Errorf("New error %v, want one about the 65536-byte page", err)
 	}
 }
+
+// cloneCalls runs `spawnbench wasmtime` (its default thread mode) on the
+// sequential benchmark under strace and returns the clone and clone3
+// calls of the whole process tree: counted from outside the host, not by
+// its own trace.
+func cloneCalls(t *testing.T, f *wasiThreadsFixture, n int) int {
+	t.Helper()
+	exe, err := env.HostExecutable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(t.TempDir(), "strace.txt")
+	out, err := exec.Command("strace", "-f", "-c", "-e", "trace=clone,clone3", "-o", summary,
+		exe, "wasmtime", filepath.Join(f.buildDir, "sequential.wasm"), strconv.Itoa(n)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("strace spawnbench wasmtime sequential %d: %v\n%s", n, err, out)
+	}
+	text, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, line := range strings.Split(string(text), "\n") {
+		// % time seconds usecs/call calls [errors] syscall
+		fields := strings.Fields(line)
+		if len(fields) >= 5 && (fields[len(fields)-1] == "clone" || fields[len(fields)-1] == "clone3") {
+			c, err := strconv.Atoi(fields[3])
+			if err != nil {
+				t.Fatalf("strace summary line %q: %v", line, err)
+			}
+			calls += c
+		}
+	}
+	return calls
+}
+
+// The wasi-threads host starts a new OS thread for every thread-spawn by
+// default, as Wasmtime does: 19 more spawns cost at least 19 more clones.
+func TestWasiThreadsDefaultHostStartsAnOSThreadPerSpawn(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace not installed (`bash .ci/setup` installs it)")
+	}
+	f := setUpWasiThreads(t)
+	one, twenty := cloneCalls(t, f, 1), cloneCalls(t, f, 20)
+	if twenty-one < 19 {
+		t.Errorf("sequential 1 made %d clone calls, sequential 20 made %d: want at least 19 more, one OS thread per spawn", one, twenty)
+	}
+}

@@ -69,6 +69,7 @@ func guest(t *testing.T, fields string) string {
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
   (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (func $block_forever (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))))
   (func $spin_forever (loop $l (br $l)))
 ` + fields + `)`
