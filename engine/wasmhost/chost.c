@@ -9,6 +9,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +26,18 @@
 /* HOST_ERROR_EXIT_CODE is the Wasmtime CLI's exit code for an error that
  * is not a wasm trap, such as a WASI call given a misaligned pointer. */
 #define HOST_ERROR_EXIT_CODE 1
+/* THREAD_STACK_SIZE is a spawned thread's native stack: 2 MiB, the
+ * default of a Rust std::thread, on which the Wasmtime CLI runs each
+ * wasi-threads thread. It holds Wasmtime's default 512 KiB wasm stack
+ * limit and the host's frames; and glibc's stack cache (40 MiB) keeps
+ * twenty of them for reuse, where 8 MiB stacks (the default) fit five. */
+#define THREAD_STACK_SIZE (2u << 20)
+/* SIGNAL_STACK_SIZE is the alternate signal stack the host installs on
+ * each of its threads before Wasmtime first runs there. Wasmtime keeps an
+ * existing alternate stack of at least its minimum instead of mapping,
+ * guarding and unmapping one of its own per thread: three memory-map
+ * changes per spawn, each taking the process's memory-map lock. */
+#define SIGNAL_STACK_SIZE (512u << 10)
 /* MAX_TID is the largest thread id the wasi-threads ABI allows. */
 #define MAX_TID 0x1FFFFFFF
 
@@ -49,6 +64,9 @@ typedef struct job {
  * stderr where its spawn's time went; the first clock reading a thread
  * takes is recorded through this thread-local. */
 static __thread uint64_t *trace_first_clock;
+/* trace_store_ready is when this thread's Store and WASI context were
+ * ready, before instantiation (tracing only). */
+static __thread uint64_t trace_store_ready;
 
 /* spin_hint tells the CPU that this is a busy-wait loop, on every
  * architecture the host builds for. */
@@ -120,6 +138,11 @@ struct sbh_host {
   pthread_mutex_t exit_mu;
   pthread_cond_t exit_cv;
   int exit_decided, exit_ready, exit_code;
+
+  /* signal_stacks are alternate signal stacks of ended threads, kept for
+   * the next ones (a list through each stack's first word). */
+  pthread_mutex_t sigstack_mu;
+  void *signal_stacks;
 
   /* warm_module has one empty exported function, "f"; prestarted workers
    * run it once. warm_workers counts those ready (under idle_mu). */
@@ -286,6 +309,8 @@ static thread_instance *instantiate(sbh_host *h, char **why) {
   t->store = wasmtime_store_new(h->engine, t, NULL);
   t->ctx = wasmtime_store_context(t->store);
   wasmtime_error_t *err = wasmtime_context_set_wasi(t->ctx, wasi);
+  if (h->opts.trace)
+    trace_store_ready = now_ns();
   wasm_trap_t *trap = NULL;
   if (!err)
     err = wasmtime_instance_pre_instantiate(h->pre, t->ctx, &t->instance, &trap);
@@ -329,6 +354,7 @@ static void run_job(sbh_host *h, job *j) {
   uint64_t running = h->opts.trace ? now_ns() : 0, first_clock = 0;
   trace_first_clock = h->opts.trace ? &first_clock : NULL;
   thread_instance *t = j->ready;
+  trace_store_ready = running;
   if (!t) {
     char *why = NULL;
     t = instantiate(h, &why);
@@ -348,9 +374,10 @@ static void run_job(sbh_host *h, job *j) {
   if (h->opts.trace)
     fprintf(stderr,
             "# trace thread %d (ns after thread-spawn was entered): spawn returned %lld, "
-            "thread running %lld, instantiated %lld, first clock read %lld\n",
+            "thread running %lld, store ready %lld, instantiated %lld, first clock read %lld\n",
             (int)j->tid, (long long)(j->spawn_returned - j->spawn_entered),
-            (long long)(running - j->spawn_entered), (long long)(instantiated - j->spawn_entered),
+            (long long)(running - j->spawn_entered), (long long)(trace_store_ready - j->spawn_entered),
+            (long long)(instantiated - j->spawn_entered),
             first_clock ? (long long)(first_clock - j->spawn_entered) : -1LL);
   trace_first_clock = NULL;
   /* After the trace: ending the program may end the process at once. */
@@ -406,9 +433,56 @@ static void spin_for_job(sbh_host *h, worker *w) {
   }
 }
 
+/* install_signal_stack gives this thread an alternate signal stack from
+ * the host's free list, mapping a new one only when the list is empty. It
+ * returns the stack, or NULL (Wasmtime then maps its own). */
+static void *install_signal_stack(sbh_host *h) {
+  pthread_mutex_lock(&h->sigstack_mu);
+  void *ss = h->signal_stacks;
+  if (ss)
+    h->signal_stacks = *(void **)ss;
+  pthread_mutex_unlock(&h->sigstack_mu);
+  if (!ss) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    /* A guard page below, as Wasmtime's own signal stacks have. */
+    uint8_t *m = mmap(NULL, SIGNAL_STACK_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+      return NULL;
+    if (mprotect(m, page, PROT_NONE) != 0) {
+      munmap(m, SIGNAL_STACK_SIZE + page);
+      return NULL;
+    }
+    ss = m + page;
+  }
+  stack_t st = {.ss_sp = ss, .ss_size = SIGNAL_STACK_SIZE, .ss_flags = 0};
+  if (sigaltstack(&st, NULL) != 0) {
+    pthread_mutex_lock(&h->sigstack_mu);
+    *(void **)ss = h->signal_stacks;
+    h->signal_stacks = ss;
+    pthread_mutex_unlock(&h->sigstack_mu);
+    return NULL;
+  }
+  return ss;
+}
+
+/* remove_signal_stack takes the stack off this thread, which runs no
+ * more wasm, and keeps it for the next thread. */
+static void remove_signal_stack(sbh_host *h, void *ss) {
+  if (!ss)
+    return;
+  stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+  if (sigaltstack(&off, NULL) != 0)
+    return; /* still in use: leak it rather than share it */
+  pthread_mutex_lock(&h->sigstack_mu);
+  *(void **)ss = h->signal_stacks;
+  h->signal_stacks = ss;
+  pthread_mutex_unlock(&h->sigstack_mu);
+}
+
 static void *worker_main(void *p) {
   worker *w = p;
   sbh_host *h = w->h;
+  void *signal_stack = install_signal_stack(h);
   if (!w->has_job) {
     /* Prestarted: warm up, then join the idle list. */
     warm_up(h);
@@ -435,6 +509,7 @@ static void *worker_main(void *p) {
     h->idle = w;
     pthread_mutex_unlock(&h->idle_mu);
   }
+  remove_signal_stack(h, signal_stack);
   free_worker(w);
   return NULL;
 }
@@ -445,6 +520,7 @@ static int new_worker(worker *w) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, THREAD_STACK_SIZE);
   pthread_t th;
   int rc = pthread_create(&th, &attr, worker_main, w);
   pthread_attr_destroy(&attr);
@@ -767,6 +843,7 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
   pthread_cond_init(&h->exit_cv, NULL);
   pthread_cond_init(&h->warm_cv, NULL);
   pthread_mutex_init(&h->slot_mu, NULL);
+  pthread_mutex_init(&h->sigstack_mu, NULL);
   {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
