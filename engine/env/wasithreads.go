@@ -33,6 +33,9 @@ type wasiThreadsSettings struct {
 	InstantiateOn string `json:"instantiate_on"`
 	Allocation    string `json:"allocation"`
 	MaxThreads    int    `json:"max_threads"`
+	// PoolInstances sizes the pooling allocator; 0 (or absent from the
+	// schema) leaves the host's default.
+	PoolInstances int `json:"pool_instances"`
 	Prestart      int    `json:"prestart_threads"`
 	IdleSpin      string `json:"idle_spin"`
 }
@@ -61,6 +64,9 @@ func init() {
 			}
 			if e.cfg.MaxMemory%wasmPage != 0 {
 				return nil, fmt.Errorf("max_memory %d is not a multiple of the wasm page size (65536)", e.cfg.MaxMemory)
+			}
+			if e.cfg.PoolInstances < 0 || (e.cfg.PoolInstances == 1) {
+				return nil, fmt.Errorf("pool_instances %d leaves no slot for a spawned thread (want 0 for the default, or at least 2)", e.cfg.PoolInstances)
 			}
 			if e.cfg.Prestart > 0 && e.cfg.HostThreads != "reuse" {
 				return nil, fmt.Errorf("prestart_threads %d needs host_threads \"reuse\"", e.cfg.Prestart)
@@ -159,15 +165,16 @@ func (e *wasiThreads) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return proc.Run(ctx, proc.Command{
-		Argv: []string{exe, "wasmtime",
-			"--threads", e.cfg.HostThreads,
-			"--instantiate", e.cfg.InstantiateOn,
-			"--allocation", e.cfg.Allocation,
-			"--max-threads", fmt.Sprint(e.cfg.MaxThreads),
-			"--prestart-threads", fmt.Sprint(e.cfg.Prestart),
-			"--spin", e.cfg.IdleSpin,
-			filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg)},
-		CPUs: r.CPUs,
-	})
+	argv := []string{exe, "wasmtime",
+		"--threads", e.cfg.HostThreads,
+		"--instantiate", e.cfg.InstantiateOn,
+		"--allocation", e.cfg.Allocation,
+		"--max-threads", fmt.Sprint(e.cfg.MaxThreads),
+		"--prestart-threads", fmt.Sprint(e.cfg.Prestart),
+		"--spin", e.cfg.IdleSpin}
+	if e.cfg.PoolInstances > 0 {
+		argv = append(argv, "--pool-instances", fmt.Sprint(e.cfg.PoolInstances))
+	}
+	argv = append(argv, filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg))
+	return proc.Run(ctx, proc.Command{Argv: argv, CPUs: r.CPUs})
 }
