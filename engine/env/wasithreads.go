@@ -35,7 +35,7 @@ type wasiThreadsSettings struct {
 	MaxThreads    int    `json:"max_threads"`
 	// PoolInstances sizes the pooling allocator; 0 (or absent from the
 	// schema) leaves the host's default.
-	PoolInstances int `json:"pool_instances"`
+	PoolInstances int    `json:"pool_instances"`
 	Prestart      int    `json:"prestart_threads"`
 	IdleSpin      string `json:"idle_spin"`
 }
