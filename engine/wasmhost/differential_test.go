@@ -127,6 +127,10 @@ var diffCorpus = []diffCase{
 	{name: "trap on a child while main blocks", fields: `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $await_forever))
   (func (export "wasi_thread_start") (param i32 i32) unreachable)`},
+	{name: "a child exhausts its call stack", fields: `
+  (func $forever (param i64) (result i64) (i64.add (call $forever (i64.add (local.get 0) (i64.const 1))) (i64.const 1)))
+  (func (export "_start") (drop (call $spawn (i32.const 0))) (call $await_forever))
+  (func (export "wasi_thread_start") (param i32 i32) (drop (call $forever (i64.const 0))))`},
 	{name: "return from _start while a child spins", fields: `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $await) (call $say_main))
   (func (export "wasi_thread_start") (param i32 i32) (call $flag) (loop $l (br $l)))`},
