@@ -480,3 +480,26 @@ func TestCAPIMatchesWasmtimeHeaders(t *testing.T) {
 		t.Errorf("capi.h disagrees with %s: %v\n%s", include, err, out)
 	}
 }
+
+// The host's clock and sleep write to the first imported memory; a module
+// whose exported "memory" (which Wasmtime's WASI uses) is another memory
+// is refused before _start runs.
+func TestExportedMemoryMustBeTheImportedOne(t *testing.T) {
+	wasm, err := wasmtime.Wat2Wasm(`(module
+  (import "env" "memory" (memory 1 1 shared))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory $own 1 1 shared)
+  (export "memory" (memory $own))
+  (func (export "_start") (call $exit (i32.const 3))))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "two-memories.wasm")
+	if err := os.WriteFile(path, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, path)
+	if r.code != 1 || !strings.Contains(r.stderr, `exported "memory" is not the first imported memory`) {
+		t.Errorf("exit %d, stderr %q: want 1 and a message about the exported memory", r.code, r.stderr)
+	}
+}
