@@ -869,6 +869,13 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
     wasmtime_pooling_allocation_config_total_core_instances_set(pool, 2 * opts.pool_instances);
     wasmtime_pooling_allocation_config_total_tables_set(pool, opts.pool_instances);
     wasmtime_pooling_allocation_config_total_memories_set(pool, 1);
+    /* A freed slot's table pages are cleared in place rather than given
+     * back with madvise, and what is given back goes in batches: each
+     * madvise takes the memory-map lock and flushes TLBs on every CPU the
+     * process runs on. Measured side by side with native: sequential
+     * n=1000 last 10 5.12x -> 2.99x, parallel 2.98x -> 1.56x. */
+    wasmtime_pooling_allocation_config_table_keep_resident_set(pool, 1 << 16);
+    wasmtime_pooling_allocation_config_decommit_batch_size_set(pool, 64);
     wasmtime_pooling_allocation_strategy_set(cfg, pool);
     wasmtime_pooling_allocation_config_delete(pool);
   }
