@@ -143,6 +143,9 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	default:
 		return nil, fmt.Errorf("unknown allocation %q (want %q or %q)", opts.Allocation, OnDemand, Pooling)
 	}
+	if opts.PoolInstances < 0 || opts.PoolInstances == 1 {
+		return nil, fmt.Errorf("pool instances %d leaves no slot for a spawned thread (want 0 for the default, or at least 2)", opts.PoolInstances)
+	}
 	if opts.MaxThreads < 0 || opts.PrestartThreads < 0 {
 		return nil, fmt.Errorf("max threads %d and prestarted threads %d must not be negative", opts.MaxThreads, opts.PrestartThreads)
 	}

@@ -503,3 +503,16 @@ func TestExportedMemoryMustBeTheImportedOne(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 1 and a message about the exported memory", r.code, r.stderr)
 	}
 }
+
+func TestLoadRejectsAPoolWithNoSlotForAThread(t *testing.T) {
+	wasm, err := wasmtime.Wat2Wasm(`(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0)) (func (export "_start")))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{-1, 1} {
+		_, err := wasmhost.Load(wasm, wasmhost.Options{Allocation: wasmhost.Pooling, PoolInstances: n})
+		if err == nil || !strings.Contains(err.Error(), "no slot for a spawned thread") {
+			t.Errorf("pool instances %d: Load error %v, want one saying no thread fits", n, err)
+		}
+	}
+}
