@@ -347,7 +347,7 @@ func TestPoolExhaustionFailsTheSpawn(t *testing.T) {
 // A child's trap is decided before a later _start return on the main
 // thread can end the program with 0. The child wakes the main thread and
 // then traps 5000 frames deep (a long backtrace to report); the main
-// thread sleeps 5 ms, then returns. Before the fix the trap's report was
+// thread sleeps 50 ms (ample on a loaded machine), then returns. Before the fix the trap's report was
 // formatted before the exit was claimed, leaving the return a window.
 func TestATrapIsNotOvertakenByALaterExit(t *testing.T) {
 	wasm := guest(t, `
@@ -356,9 +356,9 @@ func TestATrapIsNotOvertakenByALaterExit(t *testing.T) {
     (loop $wait
       (if (i32.eqz (i32.atomic.load (i32.const 64)))
         (then (drop (memory.atomic.wait32 (i32.const 64) (i32.const 0) (i64.const -1))) (br $wait))))
-    ;; sleep 5 ms: one relative monotonic clock subscription at 128
+    ;; sleep 50 ms: one relative monotonic clock subscription at 128
     (i32.store (i32.const 144) (i32.const 1))
-    (i64.store (i32.const 152) (i64.const 5000000))
+    (i64.store (i32.const 152) (i64.const 50000000))
     (drop (call $poll (i32.const 128) (i32.const 192) (i32.const 1) (i32.const 248))))
   (func $deep (param i32) (if (local.get 0) (then (call $deep (i32.sub (local.get 0) (i32.const 1)))) (else
     (i32.atomic.store (i32.const 64) (i32.const 1))
