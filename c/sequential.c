@@ -16,10 +16,16 @@ int main(int argc, char **argv) {
     return 2;
   }
   int64_t n = sb_atoi(argv[1]);
-  int64_t *child_at = sb_alloc(n * sizeof(int64_t));
-  int64_t *before = sb_alloc(n * sizeof(int64_t));
-  int64_t *created = sb_alloc(n * sizeof(int64_t));
-  int64_t *joined = sb_alloc(n * sizeof(int64_t));
+  /* Each result array is n * 8 bytes, which overflows a 32-bit size_t
+   * (wasm32) from n = 2^29: refuse rather than wrap. */
+  if ((uint64_t)n > SIZE_MAX / sizeof(int64_t)) {
+    sb_error("N too large: its result arrays exceed the address space; N", (int)n);
+    return 2;
+  }
+  int64_t *child_at = sb_alloc((size_t)n * sizeof(int64_t));
+  int64_t *before = sb_alloc((size_t)n * sizeof(int64_t));
+  int64_t *created = sb_alloc((size_t)n * sizeof(int64_t));
+  int64_t *joined = sb_alloc((size_t)n * sizeof(int64_t));
   if (!child_at || !before || !created || !joined) {
     sb_error("out of memory for result slots; n", (int)n);
     return 1;

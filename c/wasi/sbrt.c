@@ -47,24 +47,24 @@ void *sb_alloc(size_t bytes) {
   lock(&heap_lock);
   if (heap_next == 0)
     heap_next = ((uintptr_t)&__heap_base + 15) & ~(uintptr_t)15;
-  uintptr_t p = heap_next;
-  uintptr_t end = p + ((bytes + 15) & ~(size_t)15);
-  uintptr_t have = __builtin_wasm_memory_size(0) * PAGE;
-  if (end < p) {
-    p = 0; /* wrapped around the 32-bit address space */
+  /* 64-bit arithmetic: a 4 GiB memory is 65536 pages, whose byte size
+   * does not fit in wasm32's size_t. */
+  uint64_t p = heap_next;
+  uint64_t end = p + (((uint64_t)bytes + 15) & ~(uint64_t)15);
+  uint64_t have = (uint64_t)__builtin_wasm_memory_size(0) * PAGE;
+  if (end > (uint64_t)1 << 32) {
+    p = 0; /* beyond the 32-bit address space */
   } else if (end > have) {
-    uintptr_t pages = (end - have + PAGE - 1) / PAGE;
-    if (pages < MIN_GROW_PAGES)
-      pages = MIN_GROW_PAGES;
-    if (__builtin_wasm_memory_grow(0, pages) == (size_t)-1 &&
-        __builtin_wasm_memory_grow(0, (end - have + PAGE - 1) / PAGE) ==
-            (size_t)-1)
+    uint64_t need = (end - have + PAGE - 1) / PAGE;
+    uint64_t pages = need < MIN_GROW_PAGES ? MIN_GROW_PAGES : need;
+    if (__builtin_wasm_memory_grow(0, (size_t)pages) == (size_t)-1 &&
+        __builtin_wasm_memory_grow(0, (size_t)need) == (size_t)-1)
       p = 0;
   }
   if (p != 0)
-    heap_next = end;
+    heap_next = (uintptr_t)end;
   unlock(&heap_lock);
-  return (void *)p;
+  return (void *)(uintptr_t)p;
 }
 
 /* ---- threads ---- */
@@ -72,24 +72,54 @@ void *sb_alloc(size_t bytes) {
 static struct sbrt_thread *free_threads;
 static int free_lock;
 
-/* new_thread reuses a joined thread's block and stack when there is one, as
- * glibc reuses cached stacks, so the steady-state spawn path allocates
- * nothing. */
-static struct sbrt_thread *new_thread(void) {
+/* CANARY is written at the bottom of every thread stack and checked at
+ * join: an overflow reaches it before anything outside the region. */
+#define CANARY 0x5350574E42454E43ull /* "SPWNBENC" */
+
+/* __wasm_init_tls copies the module's TLS image to a block and points
+ * this instance's __tls_base at it; wasm-ld synthesises it. */
+extern void __wasm_init_tls(void *block);
+
+static void stack_overflow(struct sbrt_thread *t) {
+  sb_error("a thread overflowed its stack (raise the environment's stack_size, or "
+           "pthread_attr_setstacksize); its stack in bytes",
+           (int)t->stack_size);
+  wasi_proc_exit(70);
+}
+
+/* new_thread reuses a joined thread's block and stack of the same size
+ * when there is one, as glibc reuses cached stacks, so the steady-state
+ * spawn path allocates nothing. */
+static struct sbrt_thread *new_thread(size_t stack_size) {
   lock(&free_lock);
-  struct sbrt_thread *t = free_threads;
+  struct sbrt_thread **link = &free_threads, *t;
+  while ((t = *link) && t->stack_size != stack_size)
+    link = &t->next_free;
   if (t)
-    free_threads = t->next_free;
+    *link = t->next_free;
   unlock(&free_lock);
   if (t)
     return t;
-  size_t block = (sizeof(struct sbrt_thread) + 15) & ~(size_t)15;
-  unsigned char *region = sb_alloc(SBRT_STACK_SIZE + block);
+  size_t tls_align = __builtin_wasm_tls_align();
+  if (tls_align < 16)
+    tls_align = 16;
+  uint64_t tls_size = ((uint64_t)__builtin_wasm_tls_size() + 15) & ~(uint64_t)15;
+  uint64_t block = (sizeof(struct sbrt_thread) + 15) & ~(uint64_t)15;
+  /* Region: canary (16 bytes), stack, alignment slack, TLS, block. */
+  uint64_t total = 16 + (uint64_t)stack_size + tls_align + tls_size + block;
+  if (total > 0xFFFFFFFFu)
+    return 0;
+  unsigned char *region = sb_alloc((size_t)total);
   if (!region)
     return 0;
-  /* The block sits above the stack, which grows down from it. */
-  t = (struct sbrt_thread *)(region + SBRT_STACK_SIZE);
-  t->stack_top = (uint32_t)(uintptr_t)t;
+  t = (struct sbrt_thread *)(region + total - block);
+  uintptr_t tls = ((uintptr_t)t - (uintptr_t)tls_size) & ~(uintptr_t)(tls_align - 1);
+  t->tls = (void *)tls;
+  t->stack_top = (uint32_t)tls;
+  t->stack_size = stack_size;
+  t->canary = (uint64_t *)region;
+  t->canary[0] = CANARY;
+  t->canary[1] = CANARY;
   return t;
 }
 
@@ -101,15 +131,41 @@ static void release_thread(struct sbrt_thread *t) {
 }
 
 /* sbrt_thread_main runs on the new thread once wasi_thread_start has set
- * its stack pointer; wasi_thread_start then marks it done and wakes the
- * joiner, so no C runs on the stack after a joiner may reuse it. */
-void sbrt_thread_main(struct sbrt_thread *t) { t->result = t->start(t->arg); }
+ * its stack pointer; it gives the thread its TLS block before any C code
+ * can touch a thread-local. wasi_thread_start then marks it done and
+ * wakes the joiner, so no C runs on the stack after a joiner may reuse
+ * it. */
+void sbrt_thread_main(struct sbrt_thread *t) {
+  __wasm_init_tls(t->tls);
+  t->result = t->start(t->arg);
+}
+
+int pthread_attr_init(pthread_attr_t *attr) {
+  attr->stack_size = SBRT_STACK_SIZE;
+  return 0;
+}
+
+int pthread_attr_destroy(pthread_attr_t *attr) {
+  (void)attr;
+  return 0;
+}
+
+int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size) {
+  if (size < PTHREAD_STACK_MIN)
+    return 22; /* EINVAL */
+  attr->stack_size = (size + 15) & ~(size_t)15;
+  return 0;
+}
+
+int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size) {
+  *size = attr->stack_size ? attr->stack_size : SBRT_STACK_SIZE;
+  return 0;
+}
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                    void *(*start)(void *), void *arg) {
-  if (attr)
-    return 22; /* EINVAL: attributes are not supported */
-  struct sbrt_thread *t = new_thread();
+  size_t stack_size = attr && attr->stack_size ? attr->stack_size : SBRT_STACK_SIZE;
+  struct sbrt_thread *t = new_thread(stack_size);
   if (!t)
     return 11; /* EAGAIN: no memory for a stack */
   t->done = 0;
@@ -128,6 +184,8 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 int pthread_join(pthread_t t, void **result) {
   while (__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) == 0)
     __builtin_wasm_memory_atomic_wait32(&t->done, 0, -1);
+  if (t->canary[0] != CANARY || t->canary[1] != CANARY)
+    stack_overflow(t);
   if (result)
     *result = t->result;
   release_thread(t);

@@ -21,9 +21,12 @@
  * --import-memory --export-memory --shared-memory --max-memory=N. Thread
  * stacks are SBRT_STACK_SIZE bytes (override with -DSBRT_STACK_SIZE=...).
  *
- * There is no TLS: nothing here uses thread-locals, so a thread's setup is
- * one global.set. Output helpers buffer in one shared buffer and are meant
- * for the main thread, as the benchmarks use them.
+ * Each thread's region holds, from the bottom: a canary, the stack, the
+ * thread's TLS block (initialised by __wasm_init_tls, so _Thread_local
+ * works) and the control block. pthread_join checks the canary and ends
+ * the program with a clear message if the stack overflowed. Output
+ * helpers buffer in one shared buffer and are meant for the main thread,
+ * as the benchmarks use them.
  */
 #ifndef SBRT_H
 #define SBRT_H
@@ -36,21 +39,33 @@
 #endif
 
 /* sbrt_thread is one thread's control block; it sits at the top of the
- * thread's stack region. thread_start.s knows the first two fields'
- * offsets: keep them first. */
+ * thread's region. thread_start.s knows the first two fields' offsets:
+ * keep them first. */
 struct sbrt_thread {
   uint32_t stack_top;      /* offset 0: the new thread's __stack_pointer */
   int32_t done;            /* offset 4: 1 once the start routine returned */
   void *(*start)(void *);
   void *arg;
   void *result;
+  void *tls;               /* this thread's TLS block */
+  uint64_t *canary;        /* at the bottom of the stack */
+  size_t stack_size;
   struct sbrt_thread *next_free; /* blocks of joined threads are reused */
 };
 
 typedef struct sbrt_thread *pthread_t;
-/* Attributes are not supported: pass 0. */
-typedef struct sbrt_pthread_attr pthread_attr_t;
 
+/* Attributes: only the stack size is honoured. */
+typedef struct {
+  size_t stack_size; /* 0: SBRT_STACK_SIZE */
+} pthread_attr_t;
+
+#define PTHREAD_STACK_MIN 16384
+
+int pthread_attr_init(pthread_attr_t *attr);
+int pthread_attr_destroy(pthread_attr_t *attr);
+int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size);
+int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size);
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                    void *(*start)(void *), void *arg);
 int pthread_join(pthread_t thread, void **result);

@@ -20,8 +20,10 @@ var wasmtimeCmd = &cobra.Command{
 	Long: `Run a wasi-threads module (imported shared memory, wasi.thread-spawn,
 exported wasi_thread_start) with one Wasmtime Store and instance per thread.
 The process exits with the module's exit code: proc_exit's code on any
-thread, 0 when _start returns, 134 when any thread traps (the trap's message
-goes to stderr).`,
+thread, 0 when _start returns, 134 when any thread traps and 1 when a host function
+fails (a WASI call given a bad pointer), as the Wasmtime CLI does; the
+message goes to stderr. A thread-spawn past --max-threads or the pool's
+slots returns a negative id (pthread_create's EAGAIN).`,
 	Args: cobra.MinimumNArgs(1),
 	RunE: runWasmtime,
 }
@@ -31,6 +33,7 @@ var wasmtimeFlags struct {
 	instantiate string
 	allocation  string
 	maxThreads  int
+	poolSize    int
 	prestart    int
 	trace       bool
 	spin        time.Duration
@@ -40,20 +43,22 @@ var wasmtimeFlags struct {
 func init() {
 	f := wasmtimeCmd.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Reuse),
-		`how a wasm thread gets an OS thread: "reuse" (finished OS threads wait for the next spawn) or "fresh" (a new OS thread per spawn)`)
+	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Fresh),
+		`how a wasm thread gets an OS thread: "fresh" (a new OS thread per spawn, as Wasmtime does) or "reuse" (finished OS threads wait for the next spawn: a pool no shipping runtime uses)`)
 	f.StringVar(&wasmtimeFlags.instantiate, "instantiate", string(wasmhost.Child),
 		`where a new thread's instance is made: "child" (on the new thread) or "parent" (inside thread-spawn)`)
 	f.StringVar(&wasmtimeFlags.allocation, "allocation", string(wasmhost.OnDemand),
 		`Wasmtime's instance allocator: "on-demand" or "pooling"`)
 	f.IntVar(&wasmtimeFlags.maxThreads, "max-threads", 0,
 		"threads alive at once besides the main one; thread-spawn fails beyond it (0: no bound)")
+	f.IntVar(&wasmtimeFlags.poolSize, "pool-instances", 0,
+		"with --allocation pooling: instances alive at once, the main thread's included (0: 4096); thread-spawn fails beyond it")
 	f.IntVar(&wasmtimeFlags.prestart, "prestart-threads", 0,
 		"OS threads started before _start to wait for spawns (with --threads reuse)")
 	f.DurationVar(&wasmtimeFlags.spin, "spin", 0,
 		"how long an idle OS thread polls for the next spawn before it sleeps (with --threads reuse)")
 	f.BoolVar(&wasmtimeFlags.trace, "trace", false,
-		"report each spawn's phases (hand-off, OS thread running, instance ready, first clock read) on stderr")
+		"report each spawn's phases (hand-off, OS thread running, Store and WASI context ready, instance ready, first clock read) on stderr")
 	f.StringArrayVar(&wasmtimeFlags.env, "env", nil, "KEY=value for the module's environment (repeatable)")
 	rootCmd.AddCommand(wasmtimeCmd)
 }
@@ -70,6 +75,7 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 		Instantiate:     wasmhost.InstantiateOn(wasmtimeFlags.instantiate),
 		Allocation:      wasmhost.Allocation(wasmtimeFlags.allocation),
 		MaxThreads:      wasmtimeFlags.maxThreads,
+		PoolInstances:   wasmtimeFlags.poolSize,
 		Trace:           wasmtimeFlags.trace,
 		PrestartThreads: wasmtimeFlags.prestart,
 		Spin:            wasmtimeFlags.spin,

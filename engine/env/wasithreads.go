@@ -31,6 +31,9 @@ type wasiThreadsSettings struct {
 	InstantiateOn string `json:"instantiate_on"`
 	Allocation    string `json:"allocation"`
 	MaxThreads    int    `json:"max_threads"`
+	// PoolInstances sizes the pooling allocator; 0 (or absent from the
+	// schema) leaves the host's default.
+	PoolInstances int    `json:"pool_instances"`
 	Prestart      int    `json:"prestart_threads"`
 	IdleSpin      string `json:"idle_spin"`
 }
@@ -134,16 +137,16 @@ func (e *wasiThreads) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return proc.Run(ctx, proc.Command{
-		Argv: []string{exe, "wasmtime",
-			"--threads", e.cfg.HostThreads,
-			"--instantiate", e.cfg.InstantiateOn,
-			"--allocation", e.cfg.Allocation,
-			"--max-threads", fmt.Sprint(e.cfg.MaxThreads),
-			"--prestart-threads", fmt.Sprint(e.cfg.Prestart),
-			"--spin", e.cfg.IdleSpin,
-			filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg)},
-		CPUs:   r.CPUs,
-		Stdout: r.Stdout,
-	})
+	argv := []string{exe, "wasmtime",
+		"--threads", e.cfg.HostThreads,
+		"--instantiate", e.cfg.InstantiateOn,
+		"--allocation", e.cfg.Allocation,
+		"--max-threads", fmt.Sprint(e.cfg.MaxThreads),
+		"--prestart-threads", fmt.Sprint(e.cfg.Prestart),
+		"--spin", e.cfg.IdleSpin}
+	if e.cfg.PoolInstances > 0 {
+		argv = append(argv, "--pool-instances", fmt.Sprint(e.cfg.PoolInstances))
+	}
+	argv = append(argv, filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg))
+	return proc.Run(ctx, proc.Command{Argv: argv, CPUs: r.CPUs, Stdout: r.Stdout})
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +58,10 @@ func TestSpawnRatioFigures(t *testing.T) {
 	if err := native.Build(context.Background(), srcDir, nativeDir); err != nil {
 		t.Fatal(err)
 	}
-	subjects := []subject{{"native", native, nativeDir}, {"wasi-threads", f.env, f.buildDir}}
+	// The second subject is the one the ratios are about: the host with a
+	// fresh OS thread per spawn, as Wasmtime does.
+	subjects := []subject{{"native", native, nativeDir},
+		{"wasi-threads fresh", newWasiThreads(t, `, host_threads: "fresh"`), f.buildDir}}
 	if os.Getenv("SPAWNBENCH_FIGURES_KNOBS") != "" {
 		for _, knobs := range []string{
 			// Against the default (fresh OS threads, instance on the child).
@@ -159,4 +164,106 @@ func quantile(v []int64, q float64) float64 {
 	}
 	frac := pos - float64(lo)
 	return float64(s[lo])*(1-frac) + float64(s[lo+1])*frac
+}
+
+// TestHostPhaseFigures prints where a fresh-thread spawn's time goes in
+// the embedded host, phase by phase (medians over every spawn but the
+// first 10 of each process), next to native pthread_create, from
+// processes run in alternation. It measures rather than asserts:
+//
+//	SPAWNBENCH_PHASES=1 go test -run TestHostPhaseFigures -v ./engine/env/
+//
+// SPAWNBENCH_FIGURES_PROCESSES sets the processes per side (default 10)
+// and SPAWNBENCH_PHASES_N the spawns per process (default 1000). The
+// host runs with --trace, whose report is written by each child after its
+// first clock read, so it does not delay the phases it reports.
+func TestHostPhaseFigures(t *testing.T) {
+	if os.Getenv("SPAWNBENCH_PHASES") == "" {
+		t.Skip("set SPAWNBENCH_PHASES=1 to measure")
+	}
+	processes, n := 10, 1000
+	if s := os.Getenv("SPAWNBENCH_FIGURES_PROCESSES"); s != "" {
+		fmt.Sscan(s, &processes)
+	}
+	if s := os.Getenv("SPAWNBENCH_PHASES_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	f := setUpWasiThreads(t)
+	native := newNative(t)
+	nativeDir := filepath.Join(t.TempDir(), "native")
+	srcDir := filepath.Join(t.TempDir(), "src")
+	if err := spawnbench.Sources.WriteTo(srcDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(nativeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := native.Build(context.Background(), srcDir, nativeDir); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := env.HostExecutable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trace fields, in ns after thread-spawn was entered.
+	names := []string{"spawn returned", "thread running", "store ready", "instantiated", "first clock read"}
+	var nativeSpawn, hostSpawn []int64
+	phases := make([][]int64, 5) // OS thread start, Store+WASI, instantiation, to first clock, total
+	for p := 0; p < processes; p++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		out, err := native.Run(ctx, env.Repetition{Benchmark: env.Sequential, Arg: n, BuildDir: nativeDir})
+		cancel()
+		if err != nil || out.ExitCode != 0 {
+			t.Fatalf("native: %v exit %d", err, out.ExitCode)
+		}
+		for _, r := range parseSpawns(t, out.Stdout)[10:] {
+			nativeSpawn = append(nativeSpawn, r[0])
+		}
+		cmd := exec.Command(exe, "wasmtime", "--threads", "fresh", "--trace", filepath.Join(f.buildDir, "sequential.wasm"), strconv.Itoa(n))
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("host: %v; stderr %q", err, stderr.String())
+		}
+		for _, r := range parseSpawns(t, []byte(stdout.String()))[10:] {
+			hostSpawn = append(hostSpawn, r[0])
+		}
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			var tid int
+			if _, err := fmt.Sscanf(line, "# trace thread %d", &tid); err != nil || tid <= 10 {
+				continue
+			}
+			at := map[string]int64{}
+			for _, name := range names {
+				i := strings.Index(line, name+" ")
+				if i < 0 {
+					t.Fatalf("trace line %q has no %q", line, name)
+				}
+				var v int64
+				fmt.Sscan(strings.TrimRight(line[i+len(name)+1:], ","), &v)
+				at[name] = v
+			}
+			phases[0] = append(phases[0], at["thread running"])
+			phases[1] = append(phases[1], at["store ready"]-at["thread running"])
+			phases[2] = append(phases[2], at["instantiated"]-at["store ready"])
+			phases[3] = append(phases[3], at["first clock read"]-at["instantiated"])
+			phases[4] = append(phases[4], at["first clock read"])
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "sequential n=%d, %d processes per side in alternation, spawns 11..n of each (medians, ns)\n", n, processes)
+	for i, label := range []string{
+		"OS thread start (thread-spawn entered -> new thread running)",
+		"Wasmtime per-thread setup (Store + WASI context)",
+		"instantiation (InstancePre)",
+		"entry to the child's first clock read",
+		"host total (thread-spawn entered -> first clock read)",
+	} {
+		fmt.Fprintf(&b, "  %-62s %9.0f\n", label, median(phases[i]))
+	}
+	nm, hm := median(nativeSpawn), median(hostSpawn)
+	fmt.Fprintf(&b, "  %-62s %9.0f\n", "wasi-threads spawn_ns (guest pthread_create -> child clock)", hm)
+	fmt.Fprintf(&b, "  %-62s %9.0f\n", "native spawn_ns (pthread_create -> child clock)", nm)
+	fmt.Fprintf(&b, "  %-62s %9.2f\n", "wasi-threads / native", hm/nm)
+	t.Log("\n" + b.String())
 }

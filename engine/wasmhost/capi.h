@@ -3,7 +3,11 @@
  * here by its documented signatures because wasmtime-go, whose static
  * libwasmtime provides the symbols, does not export its headers' location
  * to other packages. Keep this in step with the wasmtime-go version in
- * go.mod: the few struct layouts below are checked by the static asserts.
+ * go.mod. TestCAPIMatchesWasmtimeHeaders compiles testdata/capi_check.c,
+ * which includes Wasmtime's real headers and then this file with
+ * SBH_CAPI_CHECK defined: every function declared here must then agree
+ * with the real declaration, and every layout below (renamed by
+ * SBH_LAYOUT so both can coexist) is compared member by member.
  */
 #ifndef SPAWNBENCH_CAPI_H
 #define SPAWNBENCH_CAPI_H
@@ -11,6 +15,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef SBH_CAPI_CHECK
+#define SBH_LAYOUT(name) sbh_check_##name
+#else
+#define SBH_LAYOUT(name) name
+#endif
 
 typedef struct wasm_config_t wasm_config_t;
 typedef struct wasm_engine_t wasm_engine_t;
@@ -29,47 +39,45 @@ typedef struct wasmtime_sharedmemory wasmtime_sharedmemory_t;
 typedef struct wasmtime_pooling_allocation_config_t wasmtime_pooling_allocation_config_t;
 typedef struct wasi_config_t wasi_config_t;
 
-typedef struct wasm_byte_vec_t {
+typedef struct SBH_LAYOUT(wasm_byte_vec_t) {
   size_t size;
   char *data;
-} wasm_byte_vec_t;
+} SBH_LAYOUT(wasm_byte_vec_t);
 
-typedef struct wasm_valtype_vec_t {
+typedef struct SBH_LAYOUT(wasm_valtype_vec_t) {
   size_t size;
   wasm_valtype_t **data;
-} wasm_valtype_vec_t;
+} SBH_LAYOUT(wasm_valtype_vec_t);
 
-enum { WASM_I32 = 0, WASM_I64 = 1 };
+enum { SBH_LAYOUT(WASM_I32) = 0, SBH_LAYOUT(WASM_I64) = 1 };
 
-typedef struct wasmtime_func {
+typedef struct SBH_LAYOUT(wasmtime_func) {
   uint64_t store_id;
   void *private_;
-} wasmtime_func_t;
+} SBH_LAYOUT(wasmtime_func_t);
 
-typedef struct wasmtime_instance {
+typedef struct SBH_LAYOUT(wasmtime_instance) {
   uint64_t store_id;
   size_t private_;
-} wasmtime_instance_t;
+} SBH_LAYOUT(wasmtime_instance_t);
 
-enum { WASMTIME_EXTERN_FUNC = 0, WASMTIME_EXTERN_SHAREDMEMORY = 4 };
+enum { SBH_LAYOUT(WASMTIME_EXTERN_FUNC) = 0, SBH_LAYOUT(WASMTIME_EXTERN_SHAREDMEMORY) = 4 };
 
-typedef struct wasmtime_extern {
+typedef struct SBH_LAYOUT(wasmtime_extern) {
   uint8_t kind;
   union {
-    wasmtime_func_t func;
+    SBH_LAYOUT(wasmtime_func_t) func;
     wasmtime_sharedmemory_t *sharedmemory;
     struct { uint64_t store_id; uint32_t private_[3]; } global; /* the largest member */
   } of;
-} wasmtime_extern_t;
-_Static_assert(sizeof(wasmtime_extern_t) == 32, "wasmtime_extern_t is 32 bytes");
+} SBH_LAYOUT(wasmtime_extern_t);
 
-typedef union wasmtime_val_raw {
+typedef union SBH_LAYOUT(wasmtime_val_raw) {
   int32_t i32;
   int64_t i64;
   uint8_t v128[16];
   void *funcref;
-} wasmtime_val_raw_t;
-_Static_assert(sizeof(wasmtime_val_raw_t) == 16, "wasmtime_val_raw_t is 16 bytes");
+} SBH_LAYOUT(wasmtime_val_raw_t);
 
 typedef wasm_trap_t *(*wasmtime_func_unchecked_callback_t)(
     void *env, wasmtime_caller_t *caller, wasmtime_val_raw_t *args_and_results,
@@ -83,6 +91,8 @@ void wasmtime_pooling_allocation_config_total_core_instances_set(wasmtime_poolin
 void wasmtime_pooling_allocation_config_total_tables_set(wasmtime_pooling_allocation_config_t *, uint32_t);
 void wasmtime_pooling_allocation_config_total_memories_set(wasmtime_pooling_allocation_config_t *, uint32_t);
 void wasmtime_pooling_allocation_config_max_memories_per_module_set(wasmtime_pooling_allocation_config_t *, uint32_t);
+void wasmtime_pooling_allocation_config_table_keep_resident_set(wasmtime_pooling_allocation_config_t *, size_t);
+void wasmtime_pooling_allocation_config_decommit_batch_size_set(wasmtime_pooling_allocation_config_t *, size_t);
 void wasmtime_pooling_allocation_strategy_set(wasm_config_t *, const wasmtime_pooling_allocation_config_t *);
 wasm_engine_t *wasm_engine_new_with_config(wasm_config_t *);
 
@@ -141,6 +151,14 @@ bool wasmtime_error_exit_status(const wasmtime_error_t *, int *status);
 void wasmtime_error_delete(wasmtime_error_t *);
 void wasm_trap_message(const wasm_trap_t *, wasm_byte_vec_t *message);
 void wasm_trap_delete(wasm_trap_t *);
+typedef uint8_t wasmtime_trap_code_t;
+wasm_trap_t *wasmtime_trap_new(const char *msg, size_t msg_len);
+bool wasmtime_trap_code(const wasm_trap_t *, wasmtime_trap_code_t *code);
+wasmtime_context_t *wasmtime_caller_context(wasmtime_caller_t *);
+void *wasmtime_context_get_data(const wasmtime_context_t *);
+bool wasmtime_linker_get(const wasmtime_linker_t *, wasmtime_context_t *, const char *module, size_t module_len,
+                         const char *name, size_t name_len, wasmtime_extern_t *item);
+void wasmtime_sharedmemory_delete(wasmtime_sharedmemory_t *);
 void wasm_byte_vec_delete(wasm_byte_vec_t *);
 
 #endif

@@ -35,10 +35,12 @@ typedef struct sbh_options {
   int trace;
 } sbh_options;
 
-/* sbh_new compiles the module and links everything a thread needs. The
- * strings must outlive the host. On failure it returns NULL and a message
- * to free(). */
-sbh_host *sbh_new(const uint8_t *wasm, size_t len, const sbh_memory *mems, size_t nmems,
+/* sbh_new compiles the module and links everything a thread needs. tramp
+ * is the poll_oneoff trampoline module (host.go): it imports mems[0] and
+ * WASI's poll_oneoff and exports "memory" and "poll". The strings must
+ * outlive the host. On failure it returns NULL and a message to free(). */
+sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t tramp_len,
+                  const sbh_memory *mems, size_t nmems,
                   const char **argv, size_t argc, const char **env_names,
                   const char **env_values, size_t envc, sbh_options opts, char **err);
 

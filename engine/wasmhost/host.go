@@ -72,7 +72,8 @@ type Options struct {
 	Args []string
 	// Env is the guest's environment, "KEY=value".
 	Env []string
-	// Threads says how wasm threads get OS threads; "" means Reuse.
+	// Threads says how wasm threads get OS threads; "" means Fresh, as
+	// Wasmtime does.
 	Threads ThreadMode
 	// Instantiate says where a thread's instance is made; "" means Child.
 	Instantiate InstantiateOn
@@ -118,8 +119,8 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	}
 	copts.spin_ns = C.int64_t(opts.Spin.Nanoseconds())
 	switch opts.Threads {
-	case "", Reuse:
-	case Fresh:
+	case Reuse:
+	case "", Fresh:
 		copts.fresh_threads = 1
 	default:
 		return nil, fmt.Errorf("unknown thread mode %q (want %q or %q)", opts.Threads, Reuse, Fresh)
@@ -142,10 +143,13 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	default:
 		return nil, fmt.Errorf("unknown allocation %q (want %q or %q)", opts.Allocation, OnDemand, Pooling)
 	}
+	if opts.PoolInstances < 0 || opts.PoolInstances == 1 {
+		return nil, fmt.Errorf("pool instances %d leaves no slot for a spawned thread (want 0 for the default, or at least 2)", opts.PoolInstances)
+	}
 	if opts.MaxThreads < 0 || opts.PrestartThreads < 0 {
 		return nil, fmt.Errorf("max threads %d and prestarted threads %d must not be negative", opts.MaxThreads, opts.PrestartThreads)
 	}
-	if opts.PrestartThreads > 0 && opts.Threads == Fresh {
+	if opts.PrestartThreads > 0 && opts.Threads != Reuse {
 		return nil, fmt.Errorf("prestarted threads need thread mode %q", Reuse)
 	}
 	if len(opts.Args) == 0 {
@@ -193,10 +197,22 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 		cm.min_pages, cm.max_pages = C.uint64_t(m.min), C.uint64_t(m.max)
 	}
 
-	cwasm := C.CBytes(wasm)
+	m0 := shape.memories[0]
+	tramp, err := wasmtime.Wat2Wasm(fmt.Sprintf(`(module
+  (import %q %q (memory %d %d shared))
+  (export "memory" (memory 0))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (func (export "poll") (param i32 i32 i32 i32) (result i32)
+    (call $poll (local.get 0) (local.get 1) (local.get 2) (local.get 3))))`, m0.module, m0.name, m0.min, m0.max))
+	if err != nil {
+		return nil, fmt.Errorf("poll_oneoff trampoline: %w", err)
+	}
+	cwasm, ctramp := C.CBytes(wasm), C.CBytes(tramp)
 	defer C.free(cwasm)
+	defer C.free(ctramp)
 	var why *C.char
-	p.host = C.sbh_new((*C.uint8_t)(cwasm), C.size_t(len(wasm)), mems, C.size_t(len(shape.memories)),
+	p.host = C.sbh_new((*C.uint8_t)(cwasm), C.size_t(len(wasm)), (*C.uint8_t)(ctramp), C.size_t(len(tramp)),
+		mems, C.size_t(len(shape.memories)),
 		argv, C.size_t(len(opts.Args)), envNames, envValues, C.size_t(len(names)), copts, &why)
 	if p.host == nil {
 		msg := C.GoString(why)
@@ -284,6 +300,9 @@ func checkShape(m *wasmtime.Module) (moduleShape, error) {
 	}
 	if t, ok := exports["_start"]; !ok || t.FuncType() == nil {
 		return s, errors.New("it exports no _start function")
+	} else if len(t.FuncType().Params()) != 0 || len(t.FuncType().Results()) != 0 {
+		// The host calls _start with no arguments and no room for results.
+		return s, errors.New("its _start is not a function () -> ()")
 	}
 	if spawns {
 		t, ok := exports["wasi_thread_start"]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,6 +67,9 @@ func guest(t *testing.T, fields string) string {
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
   (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (func $block_forever (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))))
   (func $spin_forever (loop $l (br $l)))
 ` + fields + `)`
@@ -278,5 +282,237 @@ func TestSharedMemoryUnderAnyImportName(t *testing.T) {
 	}
 	if code := p.Run(); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
+	}
+}
+
+// sequentialSpawns is a guest that spawns 500 threads one after another,
+// each joined (through a done flag at address 64) before the next spawn,
+// and exits 0 if every spawn succeeded, 1 at the first refused one.
+const sequentialSpawns = `
+  (func (export "_start") (local $i i32)
+    (loop $next
+      (i32.atomic.store (i32.const 64) (i32.const 0))
+      (if (i32.lt_s (call $spawn (i32.const 0)) (i32.const 0)) (then (call $exit (i32.const 1))))
+      (loop $wait
+        (if (i32.eqz (i32.atomic.load (i32.const 64)))
+          (then (drop (memory.atomic.wait32 (i32.const 64) (i32.const 0) (i64.const -1))) (br $wait))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $next (i32.lt_s (local.get $i) (i32.const 500))))
+    (call $exit (i32.const 0)))
+  (func (export "wasi_thread_start") (param i32 i32)
+    (i32.atomic.store (i32.const 64) (i32.const 1))
+    (drop (memory.atomic.notify (i32.const 64) (i32.const 1))))`
+
+// A child counts against --max-threads and the pool until its Store is
+// gone, which is a moment after the guest's join returned: a sequential
+// run must never be refused for the previous child.
+func TestOneLiveThreadAtATimeNeverHitsTheLimit(t *testing.T) {
+	wasm := guest(t, sequentialSpawns)
+	for _, mode := range [][]string{
+		{"--threads", "fresh", "--max-threads", "1"},
+		{"--threads", "reuse", "--max-threads", "1"},
+		{"--threads", "fresh", "--allocation", "pooling", "--pool-instances", "2"},
+		{"--threads", "reuse", "--allocation", "pooling", "--pool-instances", "2", "--instantiate", "parent"},
+	} {
+		if r := run(t, append(mode, wasm)...); r.code != 0 {
+			t.Errorf("%v: exit %d, want 0 (all 500 sequential spawns succeed); stderr %q", mode, r.code, r.stderr)
+		}
+	}
+}
+
+// Past the pooling allocator's slots, thread-spawn fails (EAGAIN for
+// pthread_create) instead of the process dying when the child cannot be
+// instantiated.
+func TestPoolExhaustionFailsTheSpawn(t *testing.T) {
+	// Exit code 21 as in TestSpawnIDsAndFailure: two spawns succeed, the
+	// third is refused.
+	wasm := guest(t, `
+  (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
+    (local.set $a (call $spawn (i32.const 0)))
+    (local.set $b (call $spawn (i32.const 0)))
+    (local.set $c (call $spawn (i32.const 0)))
+    (call $exit (i32.add (i32.add
+      (i32.mul (i32.gt_s (local.get $a) (i32.const 0)) (i32.const 10))
+      (i32.mul (i32.gt_s (local.get $b) (local.get $a)) (i32.const 10)))
+      (i32.lt_s (local.get $c) (i32.const 0)))))
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
+	for _, inst := range []string{"child", "parent"} {
+		r := run(t, "--threads", "fresh", "--allocation", "pooling", "--pool-instances", "3", "--instantiate", inst, wasm)
+		if r.code != 21 {
+			t.Errorf("instantiate on %s: exit %d, want 21 (third spawn refused, process alive); stderr %q", inst, r.code, r.stderr)
+		}
+	}
+}
+
+// A child's trap is decided before a later _start return on the main
+// thread can end the program with 0. The child wakes the main thread and
+// then traps 5000 frames deep (a long backtrace to report); the main
+// thread sleeps 50 ms (ample on a loaded machine), then returns. Before the fix the trap's report was
+// formatted before the exit was claimed, leaving the return a window.
+func TestATrapIsNotOvertakenByALaterExit(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start")
+    (drop (call $spawn (i32.const 0)))
+    (loop $wait
+      (if (i32.eqz (i32.atomic.load (i32.const 64)))
+        (then (drop (memory.atomic.wait32 (i32.const 64) (i32.const 0) (i64.const -1))) (br $wait))))
+    ;; sleep 50 ms: one relative monotonic clock subscription at 128
+    (i32.store (i32.const 144) (i32.const 1))
+    (i64.store (i32.const 152) (i64.const 50000000))
+    (drop (call $poll (i32.const 128) (i32.const 192) (i32.const 1) (i32.const 248))))
+  (func $deep (param i32) (if (local.get 0) (then (call $deep (i32.sub (local.get 0) (i32.const 1)))) (else
+    (i32.atomic.store (i32.const 64) (i32.const 1))
+    (drop (memory.atomic.notify (i32.const 64) (i32.const 1)))
+    unreachable)))
+  (func (export "wasi_thread_start") (param i32 i32) (call $deep (i32.const 5000)))`)
+	for i := 0; i < 10; i++ {
+		if r := run(t, "--threads", "fresh", wasm); r.code != wasmhost.TrapExitCode {
+			t.Fatalf("run %d: exit %d, want %d: the trap came before the return; stderr %q", i, r.code, wasmhost.TrapExitCode, r.stderr)
+		}
+	}
+}
+
+// clock_time_get behaves as Wasmtime 46's WASI: CPU-time clocks give
+// BADF (8); a misaligned or out-of-bounds pointer and an unknown clock are
+// errors that end the program with 1.
+func TestClockTimeGetChecksItsArguments(t *testing.T) {
+	cases := []struct {
+		name       string
+		clock, ptr int
+		want       int
+	}{
+		{"monotonic", 1, 64, 0},
+		{"realtime", 0, 64, 0},
+		{"process CPU time", 2, 64, 8},
+		{"thread CPU time", 3, 64, 8},
+		{"unknown clock", 9, 64, 1},
+		{"misaligned", 1, 65, 1},
+		{"last bytes of memory", 1, 65528, 0},
+		{"past the end", 1, 65532, 1},
+		{"far past the end", 1, -8, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wasm := guest(t, fmt.Sprintf(`
+  (func (export "wasi_thread_start") (param i32 i32))
+  (func (export "_start") (call $exit (call $clock (i32.const %d) (i64.const 1) (i32.const %d))))`, c.clock, c.ptr))
+			if r := run(t, wasm); r.code != c.want {
+				t.Errorf("exit %d, want %d; stderr %q", r.code, c.want, r.stderr)
+			}
+		})
+	}
+}
+
+// A sleep goes through the host's clock: a 1 µs poll_oneoff takes
+// microseconds, not the millisecond Wasmtime's own WASI rounds it up to,
+// and a 1 ms one takes at least 1 ms. The guest exits with the measured
+// time in units of 100 µs, capped at 255.
+func TestSleepIsAsFineAsTheClock(t *testing.T) {
+	for _, c := range []struct {
+		sleepNs      int
+		min, maxUnit int
+	}{{1000, 0, 4}, {1_000_000, 10, 40}} {
+		wasm := guest(t, fmt.Sprintf(`
+  (func (export "wasi_thread_start") (param i32 i32))
+  (func (export "_start") (local $d i64)
+    ;; subscription at 128: userdata 0, tag 0 (clock), id 1, timeout, precision 1, flags 0
+    (i32.store (i32.const 144) (i32.const 1))
+    (i64.store (i32.const 152) (i64.const %d))
+    (i64.store (i32.const 160) (i64.const 1))
+    (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 256)))
+    (if (call $poll (i32.const 128) (i32.const 192) (i32.const 1) (i32.const 248)) (then unreachable))
+    (if (i32.ne (i32.load (i32.const 248)) (i32.const 1)) (then unreachable))
+    (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 264)))
+    (local.set $d (i64.div_u (i64.sub (i64.load (i32.const 264)) (i64.load (i32.const 256))) (i64.const 100000)))
+    (if (i64.gt_u (local.get $d) (i64.const 255)) (then (local.set $d (i64.const 255))))
+    (call $exit (i32.wrap_i64 (local.get $d))))`, c.sleepNs))
+		r := run(t, wasm)
+		if r.code < c.min || r.code > c.maxUnit {
+			t.Errorf("sleep of %d ns measured %d00 µs (exit code), want between %d00 and %d00 µs; stderr %q",
+				c.sleepNs, r.code, c.min, c.maxUnit, r.stderr)
+		}
+	}
+}
+
+// A poll that is not only clocks goes to Wasmtime's WASI: a stdin read
+// subscription on a closed stdin is ready at once.
+func TestPollOnAFileGoesToWasmtime(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "wasi_thread_start") (param i32 i32))
+  (func (export "_start")
+    ;; subscription at 128: tag 1 (fd_read), fd 0
+    (i32.store8 (i32.const 136) (i32.const 1))
+    (i32.store (i32.const 144) (i32.const 0))
+    (call $exit (i32.add (call $poll (i32.const 128) (i32.const 192) (i32.const 1) (i32.const 248))
+      (i32.mul (i32.load (i32.const 248)) (i32.const 10)))))`)
+	if r := run(t, wasm); r.code != 10 {
+		t.Errorf("exit %d, want 10 (errno 0, one event); stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestModuleWhoseStartReturnsValuesIsRejected(t *testing.T) {
+	wasm, err := wasmtime.Wat2Wasm(`(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0))
+  (func (export "_start") (result i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64)
+    i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1
+    i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wasmhost.Load(wasm, wasmhost.Options{}); err == nil || !strings.Contains(err.Error(), "_start is not a function () -> ()") {
+		t.Errorf("Load error %v, want one about _start's type", err)
+	}
+}
+
+// capi.h declares Wasmtime's C API by hand; it must agree with the
+// headers bundled in the wasmtime-go module the host links.
+func TestCAPIMatchesWasmtimeHeaders(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/bytecodealliance/wasmtime-go/v39").Output()
+	if err != nil {
+		t.Fatalf("find wasmtime-go: %v", err)
+	}
+	include := filepath.Join(strings.TrimSpace(string(dir)), "build", "include")
+	out, err := exec.Command(cc, "-fsyntax-only", "-std=c11", "-Werror", "-I", include, filepath.Join("testdata", "capi_check.c")).CombinedOutput()
+	if err != nil {
+		t.Errorf("capi.h disagrees with %s: %v\n%s", include, err, out)
+	}
+}
+
+// The host's clock and sleep write to the first imported memory; a module
+// whose exported "memory" (which Wasmtime's WASI uses) is another memory
+// is refused before _start runs.
+func TestExportedMemoryMustBeTheImportedOne(t *testing.T) {
+	wasm, err := wasmtime.Wat2Wasm(`(module
+  (import "env" "memory" (memory 1 1 shared))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory $own 1 1 shared)
+  (export "memory" (memory $own))
+  (func (export "_start") (call $exit (i32.const 3))))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "two-memories.wasm")
+	if err := os.WriteFile(path, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, path)
+	if r.code != 1 || !strings.Contains(r.stderr, `exported "memory" is not the first imported memory`) {
+		t.Errorf("exit %d, stderr %q: want 1 and a message about the exported memory", r.code, r.stderr)
+	}
+}
+
+func TestLoadRejectsAPoolWithNoSlotForAThread(t *testing.T) {
+	wasm, err := wasmtime.Wat2Wasm(`(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0)) (func (export "_start")))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{-1, 1} {
+		_, err := wasmhost.Load(wasm, wasmhost.Options{Allocation: wasmhost.Pooling, PoolInstances: n})
+		if err == nil || !strings.Contains(err.Error(), "no slot for a spawned thread") {
+			t.Errorf("pool instances %d: Load error %v, want one saying no thread fits", n, err)
+		}
 	}
 }
