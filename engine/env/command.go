@@ -67,11 +67,8 @@ func (e *command) Build(ctx context.Context, srcDir, outDir string) error {
 	for _, b := range Benchmarks {
 		for _, tmpl := range e.cfg.Build {
 			argv := expand(tmpl, map[string]string{"src": srcDir, "out": outDir, "bench": string(b)})
-			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-			cmd.Dir = srcDir
-			cmd.Env = append(cmd.Environ(), e.cfg.Env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("build %s: %s: %w\n%s", b, strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
+			if _, err := proc.OutputOf(ctx, proc.Command{Argv: argv, Dir: srcDir, Env: e.cfg.Env}); err != nil {
+				return fmt.Errorf("build %s: %s: %w", b, strings.Join(argv, " "), err)
 			}
 		}
 	}

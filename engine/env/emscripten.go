@@ -152,11 +152,8 @@ func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
 	for _, b := range Benchmarks {
 		args := append(s.flags(), "-o", filepath.Join(outDir, string(b)+".js"),
 			filepath.Join(srcDir, "c", string(b)+".c"))
-		cmd := exec.CommandContext(ctx, s.Emcc, args...)
-		cmd.Dir = srcDir
-		cmd.Env = environ
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("emcc %s: %s %s: %w\n%s", b, s.Emcc, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		if _, err := proc.OutputOf(ctx, proc.Command{Argv: append([]string{s.Emcc}, args...), Dir: srcDir, Env: environ}); err != nil {
+			return fmt.Errorf("emcc %s: %s %s: %w", b, s.Emcc, strings.Join(args, " "), err)
 		}
 	}
 	return nil

@@ -101,10 +101,18 @@ func Run(ctx context.Context, c Command) (Outcome, error) {
 // tool's whole tree is killed at once and the error wraps ctx's error, so
 // an interrupt is never mistaken for a missing or failing tool.
 func Output(ctx context.Context, dir string, argv ...string) (string, error) {
+	return OutputOf(ctx, Command{Argv: argv, Dir: dir})
+}
+
+// OutputOf is Output for a whole Command (one with its own Env, say);
+// c.Stdout is ignored.
+func OutputOf(ctx context.Context, c Command) (string, error) {
+	argv := c.Argv
 	if len(argv) == 0 {
 		return "", errors.New("proc: empty command")
 	}
-	out, err := Run(ctx, Command{Argv: argv, Dir: dir, combined: true})
+	c.Stdout, c.combined = nil, true
+	out, err := Run(ctx, c)
 	text := string(out.Stdout)
 	switch {
 	case err != nil:

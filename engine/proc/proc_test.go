@@ -403,15 +403,17 @@ func TestOutput(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		argv     []string
+		env      []string
 		cancelAt time.Duration // 0: never
 		want     string        // the output
 		err      string        // substring of the error; "" for none
 		canceled bool
 	}{
-		{"combined output", []string{"sh", "-c", "echo one; echo two >&2; echo three"}, 0, "one\ntwo\nthree\n", "", false},
-		{"failure carries the output", []string{"sh", "-c", "echo bad flag >&2; exit 3"}, 0, "bad flag\n", "sh: exit status 3\nbad flag", false},
-		{"missing tool", []string{"/no/such/tool"}, 0, "", "/no/such/tool", false},
-		{"interrupted with a detached child holding the pipe", []string{"sh", "-c", "setsid sleep 1000 & sleep 1000"}, 200 * time.Millisecond, "", "context canceled", true},
+		{"combined output", []string{"sh", "-c", "echo one; echo two >&2; echo three"}, nil, 0, "one\ntwo\nthree\n", "", false},
+		{"environment added", []string{"sh", "-c", "echo $PROC_TEST_X $HOME"}, []string{"PROC_TEST_X=y"}, 0, "y " + os.Getenv("HOME") + "\n", "", false},
+		{"failure carries the output", []string{"sh", "-c", "echo bad flag >&2; exit 3"}, nil, 0, "bad flag\n", "sh: exit status 3\nbad flag", false},
+		{"missing tool", []string{"/no/such/tool"}, nil, 0, "", "/no/such/tool", false},
+		{"interrupted with a detached child holding the pipe", []string{"sh", "-c", "setsid sleep 1000 & sleep 1000"}, nil, 200 * time.Millisecond, "", "context canceled", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -420,7 +422,7 @@ func TestOutput(t *testing.T) {
 				time.AfterFunc(tc.cancelAt, cancel)
 			}
 			begun := time.Now()
-			out, err := Output(ctx, "", tc.argv...)
+			out, err := OutputOf(ctx, Command{Argv: tc.argv, Env: tc.env})
 			if out != tc.want || errors.Is(err, context.Canceled) != tc.canceled {
 				t.Errorf("output %q, err %v; want %q, canceled %v", out, err, tc.want, tc.canceled)
 			}
