@@ -25,6 +25,8 @@ func init() {
 	var only []string
 	var resume bool
 	var seed int64
+	var shardFlag string
+	var shards int
 	cmd := &cobra.Command{
 		Use:   "run SPEC.cue",
 		Short: "Build the benchmarks, run the spec's plan and write a result set",
@@ -34,20 +36,41 @@ fresh process in the spec's schedule (interleaved by default), and writes
 samples.parquet, runs.parquet, provenance.json and a report into the output
 directory. Each process reaches disk as it finishes. Ctrl-C stops cleanly,
 keeps every process measured so far and exits 130; --resume continues an
-interrupted or killed run with the same schedule.`,
+interrupted or killed run with the same schedule.
+
+--shard K/N runs shard K of N (numbered from 0, as spawnbench plan --shards N
+shows them): whole cells, balanced by processes, the same split on every
+machine. Without --shard the shard comes from SPAWNBENCH_SHARD=K/N, from a
+Kubernetes Indexed Job's JOB_COMPLETION_INDEX (with --shards N or
+SPAWNBENCH_SHARDS=N), or from a Slurm array's SLURM_ARRAY_TASK_ID and
+SLURM_ARRAY_TASK_COUNT (counted from SLURM_ARRAY_TASK_MIN). Each shard is a
+complete result set; spawnbench merge combines them.`,
 		Args: exactArgs(1, "give one spec file, e.g. spawnbench run specs/sequential.cue"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			shard, err := run.ShardFrom(shardFlag, shards, os.Getenv)
+			if err != nil {
+				return err
+			}
 			plan, err := spec.LoadPlan(args[0], only)
 			if err != nil {
 				return err
+			}
+			if shard != nil {
+				if plan, err = plan.Shard(shard.Index, shard.Count); err != nil {
+					return fmt.Errorf("%s %s: %w", shard.Source, shard, err)
+				}
 			}
 			if resume && out == "" {
 				return usageError{errors.New("run --resume: give the result directory to continue with -o DIR")}
 			}
 			if out == "" {
-				out = defaultOutDir(plan.Spec.SafeName())
+				name := plan.Spec.SafeName()
+				if shard != nil {
+					name += fmt.Sprintf("-shard%dof%d", shard.Index, shard.Count)
+				}
+				out = defaultOutDir(name)
 			}
-			opts := run.RunOptions{Resume: resume}
+			opts := run.RunOptions{Resume: resume, Shard: shard}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return usageError{fmt.Errorf("run --seed %d: the seed must be >= 0", seed)}
@@ -61,6 +84,8 @@ interrupted or killed run with the same schedule.`,
 	cmd.Flags().StringArrayVar(&only, "env", nil, "run only this environment (repeatable)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted or killed run into -o DIR: keep its processes, run the missing ones in the same order")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the interleaved order (default: the spec's; the seed used is recorded)")
+	cmd.Flags().StringVar(&shardFlag, "shard", "", "run shard K of N (K/N, numbered from 0); default from SPAWNBENCH_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")
+	cmd.Flags().IntVar(&shards, "shards", 0, "the shard count, when the index comes from JOB_COMPLETION_INDEX (else SPAWNBENCH_SHARDS)")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -13,6 +13,9 @@ import (
 
 // Change is one cell measured by both result sets of a comparison.
 type Change struct {
+	// Machine is the machine both sides were measured on (the old side's
+	// when the sets share no machine).
+	Machine     string `json:"machine,omitempty"`
 	Environment string `json:"environment"`
 	Mode        string `json:"mode"`
 	Column
@@ -105,6 +108,12 @@ type Comparison struct {
 	// measure.
 	Incomplete []string `json:"incomplete,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
+	// OldMachines and NewMachines are the machines each set was measured
+	// on; DifferentMachines is true when they differ, so a change may be
+	// the machine's rather than the code's.
+	OldMachines       []string `json:"old_machines"`
+	NewMachines       []string `json:"new_machines"`
+	DifferentMachines bool     `json:"different_machines"`
 }
 
 // Compare compares every (environment, mode, n, view) cell that both sets
@@ -123,10 +132,25 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 	}
 	cmp := &Comparison{Old: oldR.Sources[0], New: newR.Sources[0]}
 	cmp.Differences = provenanceDiffs(&oldIn.Set.Provenance, &newIn.Set.Provenance)
+	cmp.OldMachines, cmp.NewMachines = machinesOf([]Input{oldIn}), machinesOf([]Input{newIn})
+	cmp.DifferentMachines = !slices.Equal(slices.Sorted(slices.Values(cmp.OldMachines)), slices.Sorted(slices.Values(cmp.NewMachines)))
+	// Cells match on their machine too. Two one-machine sets from
+	// different machines are compared cell by cell, with a warning.
+	counterpart := func(m string) string { return m }
+	if len(cmp.OldMachines) == 1 && len(cmp.NewMachines) == 1 {
+		counterpart = func(string) string { return cmp.NewMachines[0] }
+	} else if !slices.ContainsFunc(cmp.OldMachines, func(m string) bool { return slices.Contains(cmp.NewMachines, m) }) {
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s (machines %v) and %s (machines %v) share no machine; compare sets machine by machine, or one-machine sets",
+			oldIn.Dir, cmp.OldMachines, newIn.Dir, cmp.NewMachines)}
+	}
+	oldOf := map[string]string{}
+	for _, m := range cmp.OldMachines {
+		oldOf[counterpart(m)] = m
+	}
 	warnings := map[string]bool{}
 	for i := range oldR.Cells {
 		o := &oldR.Cells[i]
-		n := newR.Cell(o.Environment, o.Mode, o.Column)
+		n := newR.cellOn(counterpart(o.Machine), o.Environment, o.Mode, o.Column)
 		if o.Stats == nil {
 			if n != nil && n.Stats != nil {
 				cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
@@ -144,7 +168,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			warnings[fmt.Sprintf("%s: %v", cellName(o), w)] = true
 		}
 		cmp.Changes = append(cmp.Changes, Change{
-			Environment: o.Environment, Mode: o.Mode, Column: o.Column,
+			Machine: o.Machine, Environment: o.Environment, Mode: o.Mode, Column: o.Column,
 			Old: o.Stats, New: n.Stats, OldSamples: o.Samples, NewSamples: n.Samples,
 			ChangePct:   Float(100 * (divide(float64(n.Stats.MedianUS), float64(o.Stats.MedianUS)) - 1)),
 			P:           Float(res.P),
@@ -157,7 +181,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 	}
 	for i := range newR.Cells {
 		n := &newR.Cells[i]
-		if n.Stats != nil && oldR.Cell(n.Environment, n.Mode, n.Column) == nil {
+		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
 			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
 		}
 	}
@@ -181,6 +205,18 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 
 func cellName(c *Cell) string {
 	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, viewLabel(c.Last))
+}
+
+// cellOn is the cell for (environment, mode, column) measured on machine,
+// or nil.
+func (r *Report) cellOn(machine, env, mode string, col Column) *Cell {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Machine == machine && c.Environment == env && c.Mode == mode && c.Column == col {
+			return c
+		}
+	}
+	return nil
 }
 
 // provenanceDiffs lists what differs between the two sets' latest

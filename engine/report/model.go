@@ -66,6 +66,8 @@ type Stats struct {
 
 // Cell is everything known about one (environment, mode, column).
 type Cell struct {
+	// Machine is the ID of the machine that measured the cell.
+	Machine     string `json:"machine,omitempty"`
 	Environment string `json:"environment"`
 	// Kind is the environment's kind and Family its host family.
 	Kind   string `json:"kind,omitempty"`
@@ -91,6 +93,8 @@ type Cell struct {
 // Ratio is an environment's median spawn time divided by the baseline's in
 // the same (mode, column).
 type Ratio struct {
+	// Machine measured both the cell and the baseline's.
+	Machine     string `json:"machine,omitempty"`
 	Environment string `json:"environment"`
 	Baseline    string `json:"baseline"`
 	Mode        string `json:"mode"`
@@ -168,6 +172,10 @@ type Report struct {
 	// Warnings are benchmath's caveats about individual cells and notes
 	// about missing data, deduplicated.
 	Warnings []string `json:"warnings,omitempty"`
+	// Machines holds one whole report per machine when the sets were
+	// measured on more than one; Cells and Ratios then gather theirs,
+	// each naming its machine.
+	Machines []MachineReport `json:"machines,omitempty"`
 
 	// groups keeps the measured samples for plots.
 	groups map[cellKey]*group
@@ -214,6 +222,10 @@ type group struct {
 func Build(inputs []Input, opt Options) (*Report, error) {
 	if len(inputs) == 0 {
 		return nil, &inputerr.Error{Msg: "no result directories given"}
+	}
+	machines := machinesOf(inputs)
+	if len(machines) > 1 {
+		return buildPerMachine(inputs, opt, machines)
 	}
 	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, machines: map[cellKey]string{}}
 	if r.Baseline == "" {
@@ -383,6 +395,9 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	}
 	r.Warnings = sortedKeys(warnings)
 	r.groups = groups
+	if len(machines) == 1 {
+		r.markMachine(machines[0])
+	}
 	return r, nil
 }
 

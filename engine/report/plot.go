@@ -43,6 +43,21 @@ func (r *Report) WritePlots(dir string) ([]Plot, error) {
 		return nil, fmt.Errorf("create plot directory: %w", err)
 	}
 	var out []Plot
+	if len(r.Machines) > 0 {
+		// One directory per machine: its plots compare environments on it.
+		for _, m := range r.Machines {
+			plots, err := m.Report.WritePlots(filepath.Join(dir, m.ID))
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range plots {
+				p.Title = "machine " + m.ID + ": " + p.Title
+				p.Path = m.ID + "/" + p.Path
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	}
 	for _, mode := range r.Modes {
 		for _, col := range r.Columns {
 			if col.Last != 0 {

@@ -14,7 +14,7 @@ import (
 func views(p *results.Provenance) (last int, minN int32, err error) {
 	set := false
 	for _, inv := range p.Invocations {
-		if inv.Command == "calibrate" {
+		if inv.Command == "calibrate" || inv.Command == "merge" {
 			continue
 		}
 		v := inv.Views

@@ -56,6 +56,13 @@ type benchLine struct {
 // benchLines lists, cell by cell, each ok process's mean spawn time in
 // the cell's view.
 func (r *Report) benchLines() []benchLine {
+	if len(r.Machines) > 0 {
+		var out []benchLine
+		for _, m := range r.Machines {
+			out = append(out, m.Report.benchLines()...)
+		}
+		return out
+	}
 	var out []benchLine
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -88,7 +95,7 @@ func (r *Report) benchLines() []benchLine {
 func (r *Report) ProcessMeansUS(c *Cell) []float64 {
 	var out []float64
 	for _, l := range r.benchLines() {
-		if l.cell.Environment == c.Environment && l.cell.Mode == c.Mode && l.cell.Column == c.Column {
+		if l.cell.Machine == c.Machine && l.cell.Environment == c.Environment && l.cell.Mode == c.Mode && l.cell.Column == c.Column {
 			out = append(out, l.meanNS/1e3)
 		}
 	}

@@ -40,6 +40,10 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 	writeSources(&b, "old", []Source{c.Old})
 	writeSources(&b, "new", []Source{c.New})
 	writeIncomplete(&b, c.Incomplete)
+	if c.DifferentMachines {
+		fmt.Fprintf(&b, "> [!WARNING]\n> **DIFFERENT MACHINES:** old was measured on %s, new on %s. A change may be the machine's, not the code's; cells are matched machine by machine where the sets share machines.\n\n",
+			strings.Join(c.OldMachines, ", "), strings.Join(c.NewMachines, ", "))
+	}
 	if c.BusyDiffers {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **BUSY LEVELS DIFFER:** %d of %d cells busy in old, %d of %d in new. Changes may be the machine's load, not the code; re-measure both on an idle machine.\n\n",
 			c.OldBusy.Busy, c.OldBusy.Judged, c.NewBusy.Busy, c.NewBusy.Judged)
@@ -70,7 +74,11 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		if ch.Significant {
 			sig = "yes"
 		}
-		rows = append(rows, []string{ch.Environment + mark, ch.Mode, strconv.Itoa(int(ch.N)), viewLabel(ch.Last),
+		env := ch.Environment
+		if len(c.OldMachines) > 1 || len(c.NewMachines) > 1 {
+			env += " on " + ch.Machine
+		}
+		rows = append(rows, []string{env + mark, ch.Mode, strconv.Itoa(int(ch.N)), viewLabel(ch.Last),
 			formatUS(float64(ch.Old.MedianUS)) + " " + formatInterval(float64(ch.Old.CILowUS), float64(ch.Old.CIHighUS), formatUS),
 			formatUS(float64(ch.New.MedianUS)) + " " + formatInterval(float64(ch.New.CILowUS), float64(ch.New.CIHighUS), formatUS),
 			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" n=%d+%d", ch.OldSamples, ch.NewSamples), sig,
@@ -96,7 +104,7 @@ func (c *Comparison) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"environment", "mode", "n", "view_last", "old_median_us", "old_ci_low_us", "old_ci_high_us",
 		"new_median_us", "new_ci_low_us", "new_ci_high_us", "change_pct", "p", "old_samples", "new_samples", "significant", "untrusted",
-		"old_busy", "new_busy", "old_unstable", "new_unstable"}); err != nil {
+		"old_busy", "new_busy", "old_unstable", "new_unstable", "machine"}); err != nil {
 		return fmt.Errorf("write CSV: %w", err)
 	}
 	for _, ch := range c.Changes {
@@ -106,7 +114,7 @@ func (c *Comparison) writeCSV(w io.Writer) error {
 			csvFloat(ch.ChangePct), csvFloat(ch.P), strconv.Itoa(ch.OldSamples), strconv.Itoa(ch.NewSamples),
 			strconv.FormatBool(ch.Significant), strconv.FormatBool(ch.Untrusted),
 			strconv.FormatBool(ch.OldNoise.Busy), strconv.FormatBool(ch.NewNoise.Busy),
-			strconv.FormatBool(ch.OldNoise.Unstable), strconv.FormatBool(ch.NewNoise.Unstable)}
+			strconv.FormatBool(ch.OldNoise.Unstable), strconv.FormatBool(ch.NewNoise.Unstable), ch.Machine}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}

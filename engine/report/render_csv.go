@@ -19,10 +19,31 @@ func (r *Report) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := []string{"environment", "mode", "n", "view_last", "classic", "samples", "processes", "failures",
 		"untrusted_samples", "mean_us", "median_us", "ci_low_us", "ci_high_us", "p95_us",
-		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "unstable", "spread"}
+		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "unstable", "spread", "machine"}
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write CSV: %w", err)
 	}
+	reports := []*Report{r}
+	if len(r.Machines) > 0 {
+		reports = nil
+		for _, m := range r.Machines {
+			reports = append(reports, m.Report)
+		}
+	}
+	for _, r := range reports {
+		if err := r.writeCSVRows(cw); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	return nil
+}
+
+// writeCSVRows writes the rows of a one-machine report.
+func (r *Report) writeCSVRows(cw *csv.Writer) error {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		var failures []string
@@ -45,14 +66,10 @@ func (r *Report) writeCSV(w io.Writer) error {
 		if c.Noise.BusyKnown {
 			busy = strconv.FormatBool(c.Noise.Busy)
 		}
-		row = append(row, c.Family, busy, strconv.FormatBool(c.Noise.Unstable), csvFloat(c.Noise.Spread))
+		row = append(row, c.Family, busy, strconv.FormatBool(c.Noise.Unstable), csvFloat(c.Noise.Spread), c.Machine)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write CSV: %w", err)
 	}
 	return nil
 }

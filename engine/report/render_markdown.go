@@ -159,10 +159,16 @@ func writeSources(b *strings.Builder, label string, sources []Source) {
 			if inv.Order != "" {
 				fmt.Fprintf(b, "; order %s, seed %d", inv.Order, inv.Seed)
 			}
+			if inv.Shard != nil {
+				fmt.Fprintf(b, "; shard %s (from %s)", inv.Shard, inv.Shard.Source)
+			}
+			if o := inv.Origin; o != nil {
+				fmt.Fprintf(b, "; merged from `%s` (invocation %d there)", o.Dir, o.ID)
+			}
 			b.WriteString("\n")
 			m := inv.Machine
-			fmt.Fprintf(b, "    - machine: %s, %d cores, kernel %s, %s; pinning %s\n",
-				orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), cpusText(inv.CPUs))
+			fmt.Fprintf(b, "    - machine `%s`: %s, %s, %d cores, kernel %s, %s; pinning %s\n",
+				m.Identity(), orDash(m.Hostname), orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), cpusText(inv.CPUs))
 			if tc := inv.Toolchains; len(tc) > 0 {
 				var parts []string
 				for _, env := range sortedKeys(tc) {
@@ -204,6 +210,13 @@ func orDash(s string) string {
 
 func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	var b strings.Builder
+	if len(r.Machines) > 0 {
+		if err := r.writeMarkdownPerMachine(&b, plots); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	b.WriteString("# spawnbench report\n\n")
 	writeSources(&b, "Result set", r.Sources)
 	writeIncomplete(&b, r.Incomplete)

@@ -70,6 +70,30 @@ func boolCol[T any](name string, f func(*T) *bool) column[T] {
 	}
 }
 
+// dictStringCol stores a string as an Arrow dictionary (int32 indices
+// into the distinct values): a column such as machine repeats a handful
+// of values over millions of rows, and pandas, polars and DuckDB read it
+// as a categorical or plain string column. A plain string column (a set
+// written before the column was dictionary-encoded) reads too.
+func dictStringCol[T any](name string, f func(*T) *string) column[T] {
+	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	return column[T]{
+		field: arrow.Field{Name: name, Type: typ},
+		put: func(b array.Builder, r *T) {
+			// Appending a string to a string dictionary cannot fail.
+			_ = b.(*array.BinaryDictionaryBuilder).AppendString(*f(r))
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			switch a := a.(type) {
+			case *array.Dictionary:
+				*f(r) = a.Dictionary().(*array.String).Value(a.GetValueIndex(i))
+			case *array.String:
+				*f(r) = a.Value(i)
+			}
+		},
+	}
+}
+
 // schemaOf builds the Arrow schema of a table.
 func schemaOf[T any](cols []column[T]) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
@@ -81,6 +105,11 @@ func schemaOf[T any](cols []column[T]) *arrow.Schema {
 
 // checkType reports a column whose stored type differs from the layout.
 func checkType[T any](c column[T], got arrow.DataType) error {
+	if d, ok := c.field.Type.(*arrow.DictionaryType); ok {
+		if g, ok := got.(*arrow.DictionaryType); ok && arrow.TypeEqual(d.ValueType, g.ValueType) || arrow.TypeEqual(d.ValueType, got) {
+			return nil
+		}
+	}
 	if !arrow.TypeEqual(c.field.Type, got) {
 		return fmt.Errorf("column %q has type %s, want %s", c.field.Name, got, c.field.Type)
 	}

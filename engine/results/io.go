@@ -197,26 +197,48 @@ func Read(dir string) (*Set, error) {
 		})
 		s.Generation = max(samples.generation, runs.generation)
 	}
+	fillMachines(s)
 	if err := checkUnique(s); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
+// fillMachines gives rows written before the machine column the machine
+// of the invocation that measured them.
+func fillMachines(s *Set) {
+	id := func(inv int32) string {
+		if i := s.Provenance.Find(inv); i != nil {
+			return i.Machine.Identity()
+		}
+		return ""
+	}
+	for i := range s.Samples {
+		if s.Samples[i].Machine == "" {
+			s.Samples[i].Machine = id(s.Samples[i].Invocation)
+		}
+	}
+	for i := range s.Runs {
+		if s.Runs[i].Machine == "" {
+			s.Runs[i].Machine = id(s.Runs[i].Invocation)
+		}
+	}
+}
+
 // checkUnique refuses a set that holds one process twice: one cell is one
 // measurement.
 func checkUnique(s *Set) error {
 	type key struct {
-		env, mode string
-		n         int32
-		process   int32
-		warmup    bool
+		machine, env, mode string
+		n                  int32
+		process            int32
+		warmup             bool
 	}
 	seen := map[key]bool{}
 	for _, r := range s.Runs {
-		k := key{r.Environment, r.Mode, r.N, r.Process, r.Warmup}
+		k := key{r.Machine, r.Environment, r.Mode, r.N, r.Process, r.Warmup}
 		if seen[k] {
-			return inputerr.New("the result set holds process %d of cell %s twice: a cell must be measured once; re-measure it into a new directory", r.Process, CellKey(r.Environment, r.Mode, int64(r.N)))
+			return inputerr.New("the result set holds process %d of cell %s (machine %s) twice: a cell must be measured once per machine; re-measure it into a new directory", r.Process, CellKey(r.Environment, r.Mode, int64(r.N)), r.Machine)
 		}
 		seen[k] = true
 	}
@@ -303,6 +325,9 @@ func readTable[T any](path string, cols []column[T], optional bool) (table[T], e
 		if len(idx) == 0 {
 			if isLegacy && addedInFormat2[col.field.Name] {
 				continue // zero: invocation 0, seq 0, noise unknown
+			}
+			if col.field.Name == "machine" {
+				continue // older sets: fillMachines takes it from provenance
 			}
 			return t, &FormatError{Path: path, Err: fmt.Errorf("no column %q", col.field.Name)}
 		}

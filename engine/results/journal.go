@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"spawnbench/engine/atomicfile"
+	"spawnbench/engine/inputerr"
 )
 
 // record is one line of the journal. Kind says which fields are set.
@@ -141,7 +142,7 @@ func samplesOf(run ProcessRun, spawns [][3]*int64) []SpawnSample {
 		out[t] = SpawnSample{
 			Environment: run.Environment, Kind: run.Kind, Mode: run.Mode, N: run.N,
 			Process: run.Process, Thread: int32(t), SpawnNS: *v[0], CreateNS: v[1], JoinedNS: v[2],
-			Warmup: run.Warmup, Invocation: run.Invocation,
+			Warmup: run.Warmup, Invocation: run.Invocation, Machine: run.Machine,
 		}
 		out[t].ClockTrusted = coherent(out[t])
 	}
@@ -318,6 +319,21 @@ func (w *Writer) compact() error {
 		return fmt.Errorf("remove compacted journal: %w", err)
 	}
 	return nil
+}
+
+// Import makes set the directory's result set, written whole as its
+// next generation (a merge writes this way). The directory must hold no
+// set yet: nothing measured is ever replaced.
+func (w *Writer) Import(set *Set) error {
+	if len(w.set.Provenance.Invocations) > 0 || len(w.set.Runs) > 0 || len(w.set.Samples) > 0 {
+		return inputerr.New("%s already holds a result set; write the merge into a new directory", w.dir)
+	}
+	set.Generation = w.set.Generation
+	w.set = set
+	if err := w.compact(); err != nil {
+		return err
+	}
+	return w.startJournal()
 }
 
 // Close compacts what the journal holds and releases the lock.

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -45,6 +47,31 @@ type Invocation struct {
 	StartedAt   time.Time         `json:"started_at"`
 	EndedAt     *time.Time        `json:"ended_at"`
 	Interrupted bool              `json:"interrupted"`
+	// Shard is the part of the plan this invocation ran; nil for the
+	// whole plan.
+	Shard *Shard `json:"shard,omitempty"`
+	// Origin is where a merged invocation came from: the directory and
+	// its ID there (rows now carry the new ID).
+	Origin *Origin `json:"origin,omitempty"`
+}
+
+// Shard is one of Count disjoint parts of a plan, numbered from 0.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Source says where the shard came from: "--shard", or the
+	// environment variable that set it (SPAWNBENCH_SHARD,
+	// JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).
+	Source string `json:"source"`
+}
+
+// String spells the shard as --shard takes it, "K/N".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Origin is the source of a merged invocation.
+type Origin struct {
+	Dir string `json:"dir"`
+	ID  int32  `json:"id"`
 }
 
 // PlannedCell is one cell an invocation meant to measure.
@@ -73,6 +100,8 @@ type Views struct {
 
 // Machine describes the machine an invocation ran on.
 type Machine struct {
+	// ID is Identity(), recorded with the fields it was made from.
+	ID        string `json:"id,omitempty"`
 	Hostname  string `json:"hostname"`
 	CPUModel  string `json:"cpu_model"`
 	Cores     int    `json:"cores"`
@@ -80,6 +109,32 @@ type Machine struct {
 	OS        string `json:"os"`
 	Arch      string `json:"arch"`
 	GoVersion string `json:"go_version"`
+}
+
+// Identity is a short stable name of the machine: a hash of its
+// hostname, CPU model, core count, kernel and architecture, so the same
+// machine gets the same ID in every result set and any change of those
+// (a new kernel, another CPU) makes another machine. It is the recorded
+// ID when there is one.
+func (m Machine) Identity() string {
+	if m.ID != "" {
+		return m.ID
+	}
+	h := sha256.New()
+	for _, f := range []string{m.Hostname, m.CPUModel, fmt.Sprint(m.Cores), m.Kernel, m.Arch} {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// Label names the machine for people: "ID (hostname, CPU, N cores, arch)".
+func (m Machine) Label() string {
+	host := m.Hostname
+	if host == "" {
+		host = "unknown host"
+	}
+	return fmt.Sprintf("%s (%s, %s, %d cores, %s)", m.Identity(), host, m.CPUModel, m.Cores, m.Arch)
 }
 
 // Last is the most recent invocation, or nil for none.
@@ -140,18 +195,23 @@ func (s *Set) Incomplete() []string {
 	}
 	have := map[string]int{}
 	for _, r := range s.Runs {
-		have[CellKey(r.Environment, r.Mode, int64(r.N))]++
+		m := r.Machine
+		if inv := s.Provenance.Find(r.Invocation); m == "" && inv != nil {
+			m = inv.Machine.Identity()
+		}
+		have[m+" "+CellKey(r.Environment, r.Mode, int64(r.N))]++
 	}
 	seen := map[string]bool{}
 	for _, inv := range s.Provenance.Invocations {
 		for _, c := range inv.Planned {
-			k := c.Key()
+			k := inv.Machine.Identity() + " " + c.Key()
 			if seen[k] || inv.Skipped[c.Environment] != "" {
 				continue
 			}
 			seen[k] = true
-			if got, want := have[k], c.Processes+c.Warmup; got < want {
-				why = append(why, fmt.Sprintf("cell %s has %d of %d processes", k, got, want))
+			// Rows of no known machine count for every machine.
+			if got, want := have[k]+have[" "+c.Key()], c.Processes+c.Warmup; got < want {
+				why = append(why, fmt.Sprintf("cell %s has %d of %d processes", c.Key(), got, want))
 			}
 		}
 	}
@@ -164,11 +224,30 @@ func (s *Set) Incomplete() []string {
 func completedLater(inv Invocation, later []Invocation) bool {
 	measuring := func(c string) bool { return c == "run" || c == "resume" }
 	for _, l := range later {
-		if l.SpecHash == inv.SpecHash && measuring(l.Command) == measuring(inv.Command) && l.EndedAt != nil && !l.Interrupted {
+		if l.Command != "merge" && sameSource(l, inv) && l.SpecHash == inv.SpecHash && measuring(l.Command) == measuring(inv.Command) && l.EndedAt != nil && !l.Interrupted {
 			return true
 		}
 	}
 	return false
+}
+
+// sameSource: a and b wrote into one directory for one shard on one
+// machine, so one can complete the other. In a merged set, an
+// interrupted shard is not completed by another shard that ended well.
+func sameSource(a, b Invocation) bool {
+	dir := func(i Invocation) string {
+		if i.Origin == nil {
+			return ""
+		}
+		return i.Origin.Dir
+	}
+	shard := func(i Invocation) Shard {
+		if i.Shard == nil {
+			return Shard{}
+		}
+		return Shard{Index: i.Shard.Index, Count: i.Shard.Count}
+	}
+	return dir(a) == dir(b) && shard(a) == shard(b) && a.Machine.Identity() == b.Machine.Identity()
 }
 
 // legacyProvenance turns the flat string map of sets written before

@@ -67,6 +67,8 @@ type SpawnSample struct {
 	ClockTrusted bool
 	// Invocation is the ID of the invocation that measured it.
 	Invocation int32
+	// Machine is the ID of the machine that measured it (Machine.ID).
+	Machine string
 }
 
 // ProcessRun is one benchmark process (or page): one row of runs.parquet.
@@ -92,6 +94,8 @@ type ProcessRun struct {
 	Seq int32
 	// Invocation is the ID of the invocation that ran it.
 	Invocation int32
+	// Machine is the ID of the machine that ran it (Machine.ID).
+	Machine string `json:",omitempty"`
 	// The machine's noise over the process's span; nil where the platform
 	// cannot tell. UserNS, SysNS, MaxRSSBytes and CtxSwitchesInvoluntary are
 	// the benchmark's whole process tree; OthersCPUNS is the CPU time
@@ -143,6 +147,7 @@ var sampleColumns = []column[SpawnSample]{
 	boolCol("warmup", func(r *SpawnSample) *bool { return &r.Warmup }),
 	boolCol("clock_trusted", func(r *SpawnSample) *bool { return &r.ClockTrusted }),
 	int32Col("invocation", func(r *SpawnSample) *int32 { return &r.Invocation }),
+	dictStringCol("machine", func(r *SpawnSample) *string { return &r.Machine }),
 }
 
 var runColumns = []column[ProcessRun]{
@@ -168,6 +173,7 @@ var runColumns = []column[ProcessRun]{
 	optInt64Col("ctx_switches_involuntary", func(r *ProcessRun) **int64 { return &r.CtxSwitchesInvoluntary }),
 	optInt64Col("others_cpu_ns", func(r *ProcessRun) **int64 { return &r.OthersCPUNS }),
 	optInt64Col("steal_ns", func(r *ProcessRun) **int64 { return &r.StealNS }),
+	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{

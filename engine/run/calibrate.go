@@ -30,7 +30,7 @@ func (r *Runner) Calibrate(ctx context.Context, s *spec.Spec, envs []spec.Enviro
 	for _, es := range envs {
 		cells = append(cells, cell{key: es.Name + "/calibration", env: es, mode: "calibration", timeout: s.Timeout, cpus: s.CPUs})
 	}
-	if err := r.begin("calibrate", s, cells, "", 0); err != nil {
+	if err := r.begin("calibrate", s, cells, "", 0, nil); err != nil {
 		return err
 	}
 	runErr := r.calibrateAll(ctx, cal, cells)

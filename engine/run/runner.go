@@ -43,12 +43,13 @@ type Runner struct {
 	opts     Options
 	w        *results.Writer
 	inv      int32
+	machine  results.Machine
 	progress progress
 }
 
 // New prepares a runner writing through w (which holds the directory).
 func New(w *results.Writer, opts Options) *Runner {
-	return &Runner{opts: opts, w: w}
+	return &Runner{opts: opts, w: w, machine: Machine()}
 }
 
 // Set is the result set as measured so far.
@@ -130,6 +131,10 @@ type RunOptions struct {
 	Resume bool
 	// Seed, when set, replaces the spec's seed of the interleaved order.
 	Seed *int64
+	// Shard, when set, is recorded as the part of the spec's plan that
+	// the plan given to Run is (the caller has cut it with
+	// spec.RunPlan.Shard).
+	Shard *results.Shard
 }
 
 // Run executes the plan's schedule. With opts.Resume, processes the set
@@ -150,6 +155,9 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 				return inputerr.New("--resume: %s was made by spec %s (sha256 %.12s), not by %s (sha256 %.12s); resume with the same spec, or run into a new directory",
 					r.w.Dir(), last.SpecPath, last.SpecHash, plan.Spec.Path, plan.Spec.Hash)
 			}
+			if !sameShard(last.Shard, opts.Shard) {
+				return inputerr.New("--resume: the run in %s was %s, not %s; resume it with the same --shard", r.w.Dir(), shardText(last.Shard), shardText(opts.Shard))
+			}
 			if opts.Seed != nil && *opts.Seed != last.Seed {
 				return inputerr.New("--resume --seed %d: the run in %s used seed %d; drop --seed to resume in the same order", *opts.Seed, r.w.Dir(), last.Seed)
 			}
@@ -161,7 +169,7 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 		reschedule(plan, *opts.Seed)
 	}
 	order, seed, steps := scheduleOf(plan)
-	if err := r.begin(command, plan.Spec, cells, order, seed); err != nil {
+	if err := r.begin(command, plan.Spec, cells, order, seed, opts.Shard); err != nil {
 		return err
 	}
 	runErr := r.measure(ctx, cells, steps)
@@ -226,6 +234,9 @@ type processKey struct {
 func (r *Runner) finished() map[processKey]bool {
 	done := map[processKey]bool{}
 	for _, run := range r.Set().Runs {
+		if run.Machine != r.machine.ID {
+			continue // another machine's, merged in
+		}
 		done[processKey{results.CellKey(run.Environment, run.Mode, int64(run.N)), int(run.Process), run.Warmup}] = true
 	}
 	return done
@@ -249,6 +260,9 @@ func (r *Runner) checkPlan(cells []cell, resume bool) error {
 	}
 	have := map[string]bool{}
 	for _, run := range r.Set().Runs {
+		if run.Machine != r.machine.ID {
+			continue // another machine's cells: this one may measure them too
+		}
 		have[results.CellKey(run.Environment, run.Mode, int64(run.N))] = true
 	}
 	for _, c := range cells {
@@ -261,7 +275,7 @@ func (r *Runner) checkPlan(cells []cell, resume bool) error {
 
 // begin records the invocation before anything runs. The spec is read
 // for provenance only; the pinning is the cells' (one for all).
-func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string, seed int64) error {
+func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string, seed int64, shard *results.Shard) error {
 	var cpus []int
 	if len(cells) > 0 {
 		cpus = cells[0].cpus
@@ -270,7 +284,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 		Command: command, Args: r.opts.Args, Version: r.opts.Version,
 		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source),
 		Resolved: s.Resolved, Order: order, Seed: seed, Views: results.Views{Last: s.Views.Last, MinN: s.Views.MinN},
-		CPUs: cpus, Machine: Machine(), StartedAt: time.Now().UTC(),
+		CPUs: cpus, Machine: r.machine, StartedAt: time.Now().UTC(), Shard: shard,
 		Toolchains: map[string]string{}, Skipped: map[string]string{},
 	}
 	for _, c := range cells {
@@ -291,7 +305,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	row := results.ProcessRun{
 		Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
 		Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
-		Seq: int32(st.Seq), Invocation: r.inv,
+		Seq: int32(st.Seq), Invocation: r.inv, Machine: r.machine.ID,
 	}
 	lines := protocol.NewCollector(c.n)
 	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)
@@ -313,7 +327,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 		samples[t] = results.SpawnSample{
 			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
 			Process: int32(st.Process), Thread: int32(t), SpawnNS: l.SpawnNS,
-			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, Warmup: st.Warmup, Invocation: r.inv,
+			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, Warmup: st.Warmup, Invocation: r.inv, Machine: r.machine.ID,
 		}
 	}
 	if err := r.w.Process(row, samples); err != nil {

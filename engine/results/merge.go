@@ -1,0 +1,154 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"spawnbench/engine/inputerr"
+)
+
+// Part is one result set to merge and the directory it was read from.
+type Part struct {
+	Dir string
+	Set *Set
+}
+
+// Merge combines result sets made from one spec (shards of one machine,
+// or the whole spec on several machines) into one set. It refuses sets
+// from different specs and sets that both hold a (machine, environment,
+// mode, n) cell, naming them. Every invocation is kept, renumbered in
+// order of the parts (its Origin says where it came from and its ID
+// there), and every row carries its invocation's new ID. inv, the merge
+// itself, is recorded last.
+func Merge(parts []Part, inv Invocation) (*Set, error) {
+	if len(parts) < 2 {
+		return nil, inputerr.New("merge needs at least two result directories, got %d", len(parts))
+	}
+	hash, hashDir := "", ""
+	for _, p := range parts {
+		for _, in := range p.Set.Provenance.Invocations {
+			if in.Command == "merge" || in.SpecHash == "" {
+				continue
+			}
+			if hash == "" {
+				hash, hashDir = in.SpecHash, p.Dir
+				if inv.SpecPath == "" {
+					inv.SpecPath, inv.SpecName = in.SpecPath, in.SpecName
+				}
+				continue
+			}
+			if in.SpecHash != hash {
+				return nil, inputerr.New("%s was made by spec %s (sha256 %.12s) but %s by spec %s (sha256 %.12s): merge combines sets of one spec only; report them side by side with `spawnbench compare` instead",
+					hashDir, specOf(parts, hashDir), hash, p.Dir, in.SpecPath, in.SpecHash)
+			}
+		}
+	}
+	if err := checkDisjoint(parts); err != nil {
+		return nil, err
+	}
+	out := &Set{Provenance: Provenance{Format: FormatVersion}}
+	for _, p := range parts {
+		ids := map[int32]int32{}
+		for _, in := range p.Set.Provenance.Invocations {
+			id := out.Provenance.NextID()
+			ids[in.ID] = id
+			if in.Origin == nil {
+				in.Origin = &Origin{Dir: p.Dir, ID: in.ID}
+			}
+			in.ID = id
+			if in.Machine.ID == "" {
+				in.Machine.ID = in.Machine.Identity()
+			}
+			out.Provenance.Invocations = append(out.Provenance.Invocations, in)
+		}
+		for _, s := range p.Set.Samples {
+			s.Invocation = ids[s.Invocation]
+			out.Samples = append(out.Samples, s)
+		}
+		for _, r := range p.Set.Runs {
+			r.Invocation = ids[r.Invocation]
+			out.Runs = append(out.Runs, r)
+		}
+		for _, c := range p.Set.Calibration {
+			c.Invocation = ids[c.Invocation]
+			out.Calibration = append(out.Calibration, c)
+		}
+	}
+	inv.ID = out.Provenance.NextID()
+	inv.Command = "merge"
+	if inv.SpecHash == "" {
+		inv.SpecHash = hash
+	}
+	out.Provenance.Invocations = append(out.Provenance.Invocations, inv)
+	MarkClockTrust(out)
+	return out, checkUnique(out)
+}
+
+// specOf is the spec path of dir's first measuring invocation.
+func specOf(parts []Part, dir string) string {
+	for _, p := range parts {
+		if p.Dir != dir {
+			continue
+		}
+		for _, in := range p.Set.Provenance.Invocations {
+			if in.SpecHash != "" && in.Command != "merge" {
+				return in.SpecPath
+			}
+		}
+	}
+	return "?"
+}
+
+// checkDisjoint refuses two parts that hold one (machine, environment,
+// mode, n) cell: one cell is one measurement per machine.
+func checkDisjoint(parts []Part) error {
+	type cell struct{ machine, key string }
+	owner := map[cell]int{}
+	var clash []string
+	clashDirs := map[[2]int]bool{}
+	for i, p := range parts {
+		mine := map[cell]bool{}
+		for _, r := range p.Set.Runs {
+			mine[cell{r.Machine, CellKey(r.Environment, r.Mode, int64(r.N))}] = true
+		}
+		for _, s := range p.Set.Samples {
+			mine[cell{s.Machine, CellKey(s.Environment, s.Mode, int64(s.N))}] = true
+		}
+		for c := range mine {
+			if j, ok := owner[c]; ok {
+				clash = append(clash, fmt.Sprintf("%s on machine %s", c.key, c.machine))
+				clashDirs[[2]int{j, i}] = true
+				continue
+			}
+			owner[c] = i
+		}
+	}
+	if len(clash) == 0 {
+		return nil
+	}
+	sort.Strings(clash)
+	var pairs []string
+	for _, k := range slices.SortedFunc(func(yield func([2]int) bool) {
+		for k := range clashDirs {
+			if !yield(k) {
+				return
+			}
+		}
+	}, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	}) {
+		pairs = append(pairs, parts[k[0]].Dir+" and "+parts[k[1]].Dir)
+	}
+	more := ""
+	if len(clash) > 5 {
+		more = fmt.Sprintf(" and %d more", len(clash)-5)
+		clash = clash[:5]
+	}
+	return inputerr.New("%s both hold %s%s: each (machine, environment, mode, n) cell must come from one set; merge each shard once, and measure a cell again into a new directory rather than merging it twice",
+		strings.Join(pairs, "; "), strings.Join(clash, ", "), more)
+}
