@@ -2,7 +2,10 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"maps"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +181,44 @@ func TestCompareMatchesMachines(t *testing.T) {
 	}
 	if !cmp.DifferentMachines || !strings.Contains(md.String(), "DIFFERENT MACHINES") {
 		t.Errorf("different machines not warned:\n%s", md.String())
+	}
+}
+
+// TestMachineColumnReadsEverywhere: the dictionary-encoded machine column
+// of a merged set reads in pandas, polars and DuckDB as the two machines'
+// IDs, with each machine's rows.
+func TestMachineColumnReadsEverywhere(t *testing.T) {
+	py := venvPython(t, repoRoot(t))
+	a := machineSet(t, "host-a", 10, 30, "hash")
+	b := machineSet(t, "host-b", 20, 100, "hash")
+	dir, set := mergedOnDisk(t, a, b)
+	want := map[string]int{}
+	for _, s := range set.Samples {
+		want[s.Machine]++
+	}
+	script := `
+import json, sys, duckdb, pandas, polars
+d = sys.argv[1]
+p = pandas.read_parquet(d + "/samples.parquet")["machine"].astype(str).value_counts().to_dict()
+l = dict(polars.read_parquet(d + "/samples.parquet")["machine"].cast(polars.Utf8).value_counts().iter_rows())
+k = dict(duckdb.sql(f"select machine, count(*) from '{d}/samples.parquet' group by machine").fetchall())
+r = dict(duckdb.sql(f"select machine, count(*) from '{d}/runs.parquet' group by machine").fetchall())
+print(json.dumps({"pandas": p, "polars": l, "duckdb": k, "runs": r}))
+`
+	out, err := exec.Command(py, "-c", script, dir).Output()
+	if err != nil {
+		t.Fatalf("python: %v", err)
+	}
+	var got map[string]map[string]int
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, reader := range []string{"pandas", "polars", "duckdb"} {
+		if !maps.Equal(got[reader], want) {
+			t.Errorf("%s reads machines %v, want %v", reader, got[reader], want)
+		}
+	}
+	if len(got["runs"]) != 2 {
+		t.Errorf("runs.parquet machines: %v", got["runs"])
 	}
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/results"
+)
+
+const tinyFleetSpec = `
+environments: [{name: "native", kind: "native"}, {name: "native-o1", kind: "native", cflags: ["-O1"]}]
+modes: ["sequential"]
+n: [1, 2]
+samples: {min: 2, pause: "1ms", warmup: 0}
+schedule: seed: 3
+`
+
+// TestShardsMergeAndReport runs a tiny spec as two shards (one by flag,
+// one by SPAWNBENCH_SHARD), merges them and reports the merged set, as
+// deploy/ does; and the ways each step refuses bad input with exit 2.
+func TestShardsMergeAndReport(t *testing.T) {
+	dir := t.TempDir()
+	specPath := writeSpec(t, dir, tinyFleetSpec)
+	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "0/2", "-o", "s0"); code != 0 {
+		t.Fatalf("shard 0: exit %d: %s", code, stderr)
+	}
+	t.Setenv("SPAWNBENCH_SHARD", "1/2")
+	if _, stderr, code := runCLI(t, dir, "run", specPath, "-o", "s1"); code != 0 {
+		t.Fatalf("shard 1: exit %d: %s", code, stderr)
+	}
+	os.Unsetenv("SPAWNBENCH_SHARD")
+	if _, stderr, code := runCLI(t, dir, "merge", "-o", "merged", "s0", "s1"); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	set, err := results.Read(filepath.Join(dir, "merged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, inv := range set.Provenance.Invocations {
+		if inv.Shard != nil {
+			sources = append(sources, inv.Shard.String()+" "+inv.Shard.Source)
+		}
+	}
+	if strings.Join(sources, ", ") != "0/2 --shard, 1/2 SPAWNBENCH_SHARD" {
+		t.Errorf("merged shards: %v", sources)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "merged", "report.md")); err != nil {
+		t.Errorf("merge wrote no report: %v", err)
+	}
+	out, stderr, code := runCLI(t, dir, "report", "merged")
+	if code != 0 || !strings.Contains(out, "native-o1") || !strings.Contains(out, "Ratio to native") {
+		t.Errorf("report of the merged set: exit %d: %s\n%s", code, stderr, out)
+	}
+
+	other := writeSpec(t, t.TempDir(), strings.Replace(tinyFleetSpec, "n: [1, 2]", "n: [3]", 1))
+	if _, stderr, code := runCLI(t, dir, "run", other, "-o", "other"); code != 0 {
+		t.Fatalf("other spec: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"shard past the count", nil, []string{"run", specPath, "--shard", "2/2", "-o", "x"}, "out of range"},
+		{"malformed shard", nil, []string{"run", specPath, "--shard", "first", "-o", "x"}, "give K/N"},
+		{"more shards than cells", nil, []string{"run", specPath, "--shard", "0/9", "-o", "x"}, "at most 4 shards"},
+		{"index without count", []string{"JOB_COMPLETION_INDEX=1"}, []string{"run", specPath, "-o", "x"}, "--shards N"},
+		{"one directory", nil, []string{"merge", "-o", "x", "s0"}, "at least two"},
+		{"no -o", nil, []string{"merge", "s0", "s1"}, "-o OUT"},
+		{"a shard twice", nil, []string{"merge", "-o", "x", "s0", "s0"}, "both hold"},
+		{"mixed specs", nil, []string{"merge", "-o", "x", "s0", "other"}, "one spec only"},
+		{"into an existing set", nil, []string{"merge", "-o", "merged", "s0", "s1"}, "already holds"},
+		{"not a result set", nil, []string{"merge", "-o", "x", "s0", "nowhere"}, "does not exist"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, kv := range c.env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			_, stderr, code := runCLI(t, dir, c.args...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want 2 with %q: %s", code, c.want, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+				t.Error("refused input left directory x")
+			}
+		})
+	}
+}
