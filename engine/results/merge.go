@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"spawnbench/engine/inputerr"
 )
@@ -78,6 +79,14 @@ func Merge(parts []Part, inv Invocation) (*Set, error) {
 	}
 	inv.ID = out.Provenance.NextID()
 	inv.Command = "merge"
+	if inv.EndedAt == nil {
+		// A merge happens at once: it begins and ends with the write.
+		now := time.Now().UTC()
+		if inv.StartedAt.IsZero() {
+			inv.StartedAt = now
+		}
+		inv.EndedAt = &now
+	}
 	if inv.SpecHash == "" {
 		inv.SpecHash = hash
 	}

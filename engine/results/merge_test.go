@@ -1,0 +1,88 @@
+package results
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// oneMachineSet is a set measured on host: one run invocation (ID 1)
+// with one native process of two spawns, and a calibration invocation
+// (ID 2) whose check passes or fails.
+func oneMachineSet(host string, clockPasses bool) *Set {
+	now := time.Now().UTC()
+	m := Machine{Hostname: host, CPUModel: "Test CPU", Cores: 2, Kernel: "Linux 6", Arch: "amd64"}
+	m.ID = m.Identity()
+	s := &Set{Provenance: Provenance{Format: FormatVersion, Invocations: []Invocation{
+		{ID: 1, Command: "run", SpecHash: "h", Machine: m, StartedAt: now, EndedAt: &now,
+			Planned: []PlannedCell{{Environment: "native", Mode: "sequential", N: 2, Processes: 1}}},
+		{ID: 2, Command: "calibrate", SpecHash: "h", Machine: m, StartedAt: now, EndedAt: &now},
+	}}}
+	s.Runs = []ProcessRun{{Environment: "native", Mode: "sequential", N: 2, Status: StatusOK, Samples: 2, Invocation: 1, Machine: m.ID, StartedAt: now}}
+	for th := range 2 {
+		s.Samples = append(s.Samples, SpawnSample{Environment: "native", Mode: "sequential", N: 2, Thread: int32(th), SpawnNS: 1000, Invocation: 1, Machine: m.ID})
+	}
+	s.Calibration = []CalibrationCheck{{Environment: "native", Check: "sleep", Pass: clockPasses, Invocation: 2}}
+	return s
+}
+
+// TestMergeKeepsMachinesApart: two machines' sets of the same cell merge;
+// invocations are renumbered with their origin, rows follow them, one
+// machine's failed clock check marks only its own samples, and the set
+// reads back from disk the same.
+func TestMergeKeepsMachinesApart(t *testing.T) {
+	a, b := oneMachineSet("a", false), oneMachineSet("b", true)
+	merged, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "B", Set: b}}, Invocation{Machine: Machine{Hostname: "m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "merged")
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Import(merged); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Import(merged); err == nil {
+		t.Error("a second import over a set was accepted")
+	}
+	w.Close()
+	back, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invs := back.Provenance.Invocations
+	if len(invs) != 5 || invs[4].Command != "merge" || invs[4].SpecHash != "h" {
+		t.Fatalf("invocations: %+v", invs)
+	}
+	for i, want := range []Origin{{"A", 1}, {"A", 2}, {"B", 1}, {"B", 2}} {
+		if invs[i].ID != int32(i+1) || invs[i].Origin == nil || *invs[i].Origin != want {
+			t.Errorf("invocation %d: id %d origin %+v, want %+v", i, invs[i].ID, invs[i].Origin, want)
+		}
+	}
+	idA, idB := a.Provenance.Invocations[0].Machine.ID, b.Provenance.Invocations[0].Machine.ID
+	for _, s := range back.Samples {
+		wantInv, wantTrust := int32(1), false
+		if s.Machine == idB {
+			wantInv, wantTrust = 3, true
+		} else if s.Machine != idA {
+			t.Fatalf("sample of machine %q", s.Machine)
+		}
+		if s.Invocation != wantInv || s.ClockTrusted != wantTrust {
+			t.Errorf("machine %s sample: invocation %d trusted %v, want %d %v", s.Machine, s.Invocation, s.ClockTrusted, wantInv, wantTrust)
+		}
+	}
+	for _, c := range back.Calibration {
+		if inv := back.Provenance.Find(c.Invocation); inv == nil || inv.Command != "calibrate" {
+			t.Errorf("calibration check traces to %+v", inv)
+		}
+	}
+	if why := back.Incomplete(); len(why) != 0 {
+		t.Errorf("incomplete: %v", why)
+	}
+	// The same machine twice is an overlap.
+	if _, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "A2", Set: oneMachineSet("a", true)}}, Invocation{}); err == nil {
+		t.Error("one machine's cell merged twice")
+	}
+}
