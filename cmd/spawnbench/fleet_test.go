@@ -69,6 +69,7 @@ func TestShardsMergeAndReport(t *testing.T) {
 		{"malformed shard", nil, []string{"run", specPath, "--shard", "first", "-o", "x"}, "give K/N"},
 		{"more shards than cells", nil, []string{"run", specPath, "--shard", "0/9", "-o", "x"}, "at most 4 shards"},
 		{"index without count", []string{"JOB_COMPLETION_INDEX=1"}, []string{"run", specPath, "-o", "x"}, "--shards N"},
+		{"resume as another shard", nil, []string{"run", specPath, "--shard", "1/2", "-o", "s0", "--resume"}, "same --shard"},
 		{"one directory", nil, []string{"merge", "-o", "x", "s0"}, "at least two"},
 		{"no -o", nil, []string{"merge", "s0", "s1"}, "-o OUT"},
 		{"a shard twice", nil, []string{"merge", "-o", "x", "s0", "s0"}, "both hold"},
