@@ -128,13 +128,14 @@ func (m Machine) Identity() string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// Label names the machine for people: "ID (hostname, CPU, N cores, arch)".
+// Label describes the machine for people: "hostname, CPU, N cores,
+// kernel, arch" (its ID names it).
 func (m Machine) Label() string {
 	host := m.Hostname
 	if host == "" {
 		host = "unknown host"
 	}
-	return fmt.Sprintf("%s (%s, %s, %d cores, %s)", m.Identity(), host, m.CPUModel, m.Cores, m.Arch)
+	return fmt.Sprintf("%s, %s, %d cores, %s, %s", host, m.CPUModel, m.Cores, m.Kernel, m.Arch)
 }
 
 // Last is the most recent invocation, or nil for none.
