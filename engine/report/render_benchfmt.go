@@ -126,5 +126,7 @@ func machineName(inv *results.Invocation) string {
 	if name == "" {
 		name = "unknown-host"
 	}
-	return fmt.Sprintf("%s (%s, %d cores, %s)", name, orDash(m.CPUModel), m.Cores, orDash(m.Arch))
+	// The ID keeps apart two machines that share a hostname (another
+	// kernel, another CPU), which benchstat would otherwise pool.
+	return fmt.Sprintf("%s (%s, %d cores, %s, id %s)", name, orDash(m.CPUModel), m.Cores, orDash(m.Arch), m.Identity())
 }
