@@ -20,6 +20,12 @@
 // that is less than its invocations planned says so first. Warm-up spawns
 // never enter any statistic.
 //
+// A machine is a dimension, never a pool: a set measured on several
+// machines (spawnbench merge) is reported machine by machine (machines.go),
+// every ratio divides by the baseline measured on the same machine, and a
+// machine × environment table sets those ratios side by side. Compare
+// matches cells on their machine and warns when the sets' machines differ.
+//
 // As in benchstat, the model and its renderers are kept apart: Build and
 // Compare compute a Report or a Comparison (cells, statistics, ratios,
 // flags; model.go, compare_model.go, noise.go, family.go and the files

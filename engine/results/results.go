@@ -15,6 +15,11 @@
 // kill at any moment leaves a set that reads back whole. Provenance is the
 // history of every invocation that wrote into the set, and travels inside
 // every file's key-value metadata.
+//
+// Every row names the machine that measured it (the machine column, a
+// dictionary of the machines' IDs; Machine.Identity), so sets measured on
+// many machines merge (Merge) into one that still says where each row
+// came from; one (machine, environment, mode, n) cell is one measurement.
 package results
 
 import "time"
