@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -34,19 +35,62 @@ func init() {
 					fmt.Fprintf(tw, "%s\tuser-defined\t%s: %s\t-\n", kind, k.Doc, "declare it in a spec")
 					continue
 				}
-				e, err := k.New(es.Name, es.Settings)
-				if err != nil {
-					fmt.Fprintf(tw, "%s\terror\t%v\t-\n", kind, err)
-					continue
+				rows := []struct {
+					label    string
+					settings json.RawMessage
+				}{{kind, es.Settings}}
+				for _, v := range envVariants[kind] {
+					settings, err := withSettings(es.Settings, v.settings)
+					if err != nil {
+						return err
+					}
+					rows = append(rows, struct {
+						label    string
+						settings json.RawMessage
+					}{kind + " (" + v.name + ")", settings})
 				}
-				tc := e.Toolchain(cmd.Context())
-				if tc.Present {
-					fmt.Fprintf(tw, "%s\tready\t%s\t%s\n", kind, tc.Version, tc.Install)
-				} else {
-					fmt.Fprintf(tw, "%s\tmissing\t%s\t%s\n", kind, tc.Problem, tc.Install)
+				for _, row := range rows {
+					e, err := k.New(es.Name, row.settings)
+					if err != nil {
+						fmt.Fprintf(tw, "%s\terror\t%v\t-\n", row.label, err)
+						continue
+					}
+					tc := e.Toolchain(cmd.Context())
+					if tc.Present {
+						fmt.Fprintf(tw, "%s\tready\t%s\t%s\n", row.label, tc.Version, tc.Install)
+					} else {
+						fmt.Fprintf(tw, "%s\tmissing\t%s\t%s\n", row.label, tc.Problem, tc.Install)
+					}
 				}
 			}
 			return tw.Flush()
 		},
 	})
+}
+
+// envVariants are environments of the shipped specs that run something
+// else than their kind's defaults do (another runtime, not other knobs),
+// so envs checks them too: the wasmtime-cli kind's default is Wasmtime 46,
+// and the specs also measure the 36 LTS line.
+var envVariants = map[string][]struct {
+	name     string
+	settings map[string]any
+}{
+	"wasmtime-cli": {{"wasmtime-36", map[string]any{"wasmtime": "wasmtime-36"}}},
+}
+
+// withSettings returns the kind's default settings with some replaced.
+func withSettings(defaults json.RawMessage, replace map[string]any) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal(defaults, &m); err != nil {
+		return nil, fmt.Errorf("decode default settings: %w", err)
+	}
+	for k, v := range replace {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode settings: %w", err)
+	}
+	return b, nil
 }
