@@ -61,6 +61,19 @@ func (f Firefox) Version(ctx context.Context) (string, error) {
 // looks at; and console messages, which workers can only write there,
 // go to the browser's standard output so a dying page's last words are
 // in its log.
+//
+// One preference is about the clock, the benchmark's instrument. Firefox
+// coarsens performance.now() and timeOrigin (20 µs steps in a
+// cross-origin-isolated page here; turning privacy.reduceTimerPrecision
+// off did not change that) and by default jitters the rounding edge
+// differently in a page and in each of its workers, so readings of one
+// instant in two workers can land a step apart. The jitter is turned off:
+// it changes what a page can measure, not what spawning a worker costs.
+// A step of disagreement remains, since timeOrigin and now() are rounded
+// apart: emscripten-firefox, whose reused workers answer within a few
+// steps, still had about 1 spawn in 300 with its first reading a step
+// after its parent's join reading in calibrate's coherence check (4 in
+// 300 with the jitter on).
 var FirefoxPrefs = map[string]any{
 	"app.update.auto":                                    false,
 	"app.update.enabled":                                 false,
