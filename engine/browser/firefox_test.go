@@ -60,7 +60,7 @@ func TestFirefoxTimeoutIsAnOutcome(t *testing.T) {
 		"spin.js":    `console.log("spinning"); for (;;) {}`,
 	})
 	// Long enough for a cold Firefox on a busy machine to open the page.
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Browser: Firefox{}})
 	if err != nil {
