@@ -1,5 +1,6 @@
-// Package spawnbench embeds the benchmark sources (c/ and manual/) so the
-// spawnbench binary can build them from any directory.
+// Package spawnbench embeds the benchmark sources (c/, manual/ and the
+// JavaScript wasi-threads host's own files in jshost/) so the spawnbench
+// binary can build them from any directory.
 package spawnbench
 
 import (
@@ -12,7 +13,7 @@ import (
 	"sort"
 )
 
-//go:embed c manual
+//go:embed c manual jshost/*.mjs jshost/*.html
 var sourceFS embed.FS
 
 // Sources is the embedded benchmark tree; it implements env.Sources.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"cuelang.org/go/cue"
 	"github.com/spf13/cobra"
 
 	"spawnbench/engine/env"
@@ -34,19 +35,59 @@ func init() {
 					fmt.Fprintf(tw, "%s\tuser-defined\t%s: %s\t-\n", kind, k.Doc, "declare it in a spec")
 					continue
 				}
-				e, err := k.New(es.Name, es.Settings)
-				if err != nil {
-					fmt.Fprintf(tw, "%s\terror\t%v\t-\n", kind, err)
-					continue
+				rows := []struct {
+					label    string
+					settings cue.Value
+				}{{kind, es.Settings}}
+				for _, v := range envVariants[kind] {
+					settings, err := withSettings(es.Settings, v.settings)
+					if err != nil {
+						return err
+					}
+					rows = append(rows, struct {
+						label    string
+						settings cue.Value
+					}{kind + " (" + v.name + ")", settings})
 				}
-				tc := e.Toolchain(cmd.Context())
-				if tc.Present {
-					fmt.Fprintf(tw, "%s\tready\t%s\t%s\n", kind, tc.Version, tc.Install)
-				} else {
-					fmt.Fprintf(tw, "%s\tmissing\t%s\t%s\n", kind, tc.Problem, tc.Install)
+				for _, row := range rows {
+					e, err := k.New(es.Name, row.settings)
+					if err != nil {
+						fmt.Fprintf(tw, "%s\terror\t%v\t-\n", row.label, err)
+						continue
+					}
+					tc := e.Toolchain(cmd.Context())
+					if tc.Present {
+						fmt.Fprintf(tw, "%s\tready\t%s\t%s\n", row.label, tc.Version, tc.Install)
+					} else {
+						fmt.Fprintf(tw, "%s\tmissing\t%s\t%s\n", row.label, tc.Problem, tc.Install)
+					}
 				}
 			}
 			return tw.Flush()
 		},
 	})
+}
+
+// envVariants are environments of the shipped specs that run something
+// else than their kind's defaults do (another runtime, not other knobs),
+// so envs checks them too: the wasmtime-cli kind's default is Wasmtime 46,
+// and the specs also measure the 36 LTS line.
+var envVariants = map[string][]struct {
+	name     string
+	settings map[string]any
+}{
+	"wasmtime-cli": {{"wasmtime-36", map[string]any{"wasmtime": "wasmtime-36"}}},
+}
+
+// withSettings returns the kind's default settings with some set, checked
+// against the kind's definition as a spec's would be.
+func withSettings(defaults cue.Value, set map[string]any) (cue.Value, error) {
+	v := defaults
+	for k, x := range set {
+		v = v.FillPath(cue.MakePath(cue.Str(k)), x)
+	}
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return cue.Value{}, fmt.Errorf("settings %v: %w", set, err)
+	}
+	return v, nil
 }

@@ -1,15 +1,23 @@
-// Package browser runs one benchmark page in a fresh headless Chromium and
-// reports it the way engine/proc reports a process: its standard output
-// lines, standard error, exit status and wall time.
+// Package browser runs one benchmark page in a fresh headless browser,
+// Chromium or Firefox, and reports it the way engine/proc reports a
+// process: its standard output lines, standard error, exit status and wall
+// time.
 //
 // This package is opinionated: every page gets a browser of its own (a
-// fresh process tree and a fresh --user-data-dir), started pinned and in
-// its own process group by engine/proc, and that whole group is killed
-// when the page ends, fails, passes its timeout or is interrupted. The
-// page is served from one directory only, on loopback, cross-origin
-// isolated. The page talks to spawnbench through a small object,
-// spawnbench.{argv,out,err,exit} (see reporter.js), so a page needs no
-// knowledge of DevTools, and a crash keeps every line printed before it.
+// fresh process tree and a fresh profile), started pinned and in its own
+// process group by engine/proc, and that whole group is killed when the
+// page ends, fails, passes its timeout or is interrupted. The page is
+// served from one directory only, on loopback, cross-origin isolated. The
+// page talks to spawnbench through a small object,
+// spawnbench.{argv,out,err,exit}, so a page needs no knowledge of the
+// browser it runs in, and each line reaches spawnbench as it is printed,
+// so a crash keeps every line printed before it. Chromium carries the
+// lines over the DevTools protocol (reporter.js); Firefox, which has no
+// DevTools bindings, posts them to the page server (reporter_http.js).
+//
+// A browser is a value of the Browser interface: Chromium and Firefox
+// here. Another set of flags for either is a field; another browser is
+// one more implementation of Browser.
 package browser
 
 import (
@@ -49,14 +57,30 @@ type Page struct {
 	// CPUs pins the browser and every process it starts; empty means no
 	// pinning.
 	CPUs []int
-	// Chromium is the browser command; empty means "chromium".
+	// Browser runs the page; nil means Chromium{Command: Chromium,
+	// Flags: Flags}.
+	Browser Browser
+	// Chromium is the browser command when Browser is nil; empty means
+	// "chromium".
 	Chromium string
-	// Flags are added to the browser's command line after Flags().
+	// Flags are added to Chromium's command line after Flags() when
+	// Browser is nil.
 	Flags []string
 	// Stdout, when set, receives each line the page prints to standard
 	// output as it comes, and the Outcome's Stdout is nil (as with
 	// proc.Command.Stdout).
 	Stdout io.Writer
+}
+
+// Browser is one browser that spawnbench can start, headless, on a fresh
+// profile, and open a page in.
+type Browser interface {
+	// Name names the browser in messages, e.g. "chromium".
+	Name() string
+	// Version returns the browser's version line.
+	Version(ctx context.Context) (string, error)
+	// run is Run for this browser.
+	run(ctx context.Context, p Page) (proc.Outcome, error)
 }
 
 // bindingName is the DevTools binding reporter.js hands to the page.
@@ -69,18 +93,29 @@ var reporterTemplate string
 // spawnbench.exit, crashes, or ctx ends, and then ends the browser.
 //
 // As with proc.Run, a page that ran but failed is an Outcome and not an
-// error: a page that passes ctx's deadline has TimedOut set; a crashed
-// page has a nonzero ExitCode and says why on Stderr ("out of memory"
-// when Chromium reports it). An error means the page could not be run at
-// all, or ctx was cancelled (the Outcome then holds what came so far).
-// Wall runs from the browser's start to its end, as a process's would.
+// error: a page that passes ctx's deadline has TimedOut set, with the tail
+// of the browser's own log on Stderr; a crashed page has a nonzero
+// ExitCode and says why on Stderr ("out of memory" when Chromium reports
+// it). A browser that exits before the page did is a nonzero ExitCode
+// with its log. An error means the page could not be run at all, or ctx
+// was cancelled (the Outcome then holds what came so far). Wall runs from
+// the browser's start to its end, as a process's would.
 func Run(ctx context.Context, p Page) (proc.Outcome, error) {
-	begun := time.Now()
+	b := p.Browser
+	if b == nil {
+		b = Chromium{Command: p.Chromium, Flags: p.Flags}
+	}
 	// A missing page would only show as a timeout.
 	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
 		return proc.Outcome{}, fmt.Errorf("the page to open: %w", err)
 	}
-	srv, err := serve(p.Dir)
+	return b.run(ctx, p)
+}
+
+// run opens p in a new Chromium driven over the DevTools protocol.
+func (c Chromium) run(ctx context.Context, p Page) (proc.Outcome, error) {
+	begun := time.Now()
+	srv, err := serve(p.Dir, nil)
 	if err != nil {
 		return proc.Outcome{}, err
 	}
@@ -89,7 +124,7 @@ func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 		srv.close()
 		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)
 	}
-	chrome, err := startChromium(ctx, p, profile)
+	chrome, err := c.start(ctx, p, profile)
 	if err != nil {
 		srv.close()
 		os.RemoveAll(profile)

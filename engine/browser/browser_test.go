@@ -188,7 +188,7 @@ func TestServerServesOnlyItsDirectory(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve(dir)
+	srv, err := serve(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,15 +38,40 @@ func Flags() []string {
 	}
 }
 
+// Chromium is Debian's Chromium (or another Chromium build), headless,
+// driven over the DevTools protocol.
+type Chromium struct {
+	// Command is the browser command; empty means DefaultChromium.
+	Command string
+	// Flags are added after Flags().
+	Flags []string
+}
+
+func (c Chromium) Name() string { return "chromium" }
+
+func (c Chromium) command() string {
+	if c.Command == "" {
+		return DefaultChromium
+	}
+	return c.Command
+}
+
 // Version returns the browser's version line, e.g. "Chromium 156.0.8078.108
 // built on Debian GNU/Linux 12 (bookworm)".
+func (c Chromium) Version(ctx context.Context) (string, error) {
+	return versionLine(ctx, c.command())
+}
+
+// Version returns the version line of the Chromium command chromium.
 func Version(ctx context.Context, chromium string) (string, error) {
-	if chromium == "" {
-		chromium = DefaultChromium
-	}
-	path, err := exec.LookPath(chromium)
+	return Chromium{Command: chromium}.Version(ctx)
+}
+
+// versionLine runs `browser --version` and returns its last line.
+func versionLine(ctx context.Context, browser string) (string, error) {
+	path, err := exec.LookPath(browser)
 	if err != nil {
-		return "", fmt.Errorf("browser %q not found on PATH: %w", chromium, err)
+		return "", fmt.Errorf("browser %q not found on PATH: %w", browser, err)
 	}
 	out, err := proc.Output(ctx, "", path, "--version")
 	if err != nil {
@@ -68,13 +93,10 @@ type chromium struct {
 	fromBrowser *os.File
 }
 
-// startChromium starts a browser for p with profile as its user data
-// directory. ctx bounds the browser's life.
-func startChromium(ctx context.Context, p Page, profile string) (*chromium, error) {
-	exe := p.Chromium
-	if exe == "" {
-		exe = DefaultChromium
-	}
+// start starts a browser for p with profile as its user data directory.
+// ctx bounds the browser's life.
+func (c Chromium) start(ctx context.Context, p Page, profile string) (*chromium, error) {
+	exe := c.command()
 	// Chromium reads commands from fd 3 and writes answers to fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
@@ -87,7 +109,7 @@ func startChromium(ctx context.Context, p Page, profile string) (*chromium, erro
 		return nil, fmt.Errorf("create the DevTools answer pipe: %w", err)
 	}
 	argv := append([]string{exe}, Flags()...)
-	argv = append(argv, p.Flags...)
+	argv = append(argv, c.Flags...)
 	argv = append(argv, "--user-data-dir="+profile, "about:blank")
 	// Everything Chromium writes goes inside the profile, the crash
 	// handlers' database too, so leftovers.go can find those handlers.

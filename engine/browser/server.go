@@ -1,19 +1,26 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"path"
+	"strings"
+	"sync"
 	"time"
 )
 
 // server serves one build directory to one browser: on loopback only, on a
 // port the kernel picks, read-only, with the headers that make its pages
 // cross-origin isolated (SharedArrayBuffer, and so Emscripten's pthreads,
-// need that).
+// need that). With a reporter, it also takes the page's lines (see
+// reporter_http.js) under reportPath, and puts the reporter into every
+// HTML page it serves, before the page's own scripts.
 type server struct {
 	url  string
 	root *os.Root
@@ -21,9 +28,22 @@ type server struct {
 	done chan error
 }
 
+// reporter is the page-to-spawnbench channel of a browser with no
+// DevTools bindings.
+type reporter struct {
+	// script is reporter_http.js, filled in for the page.
+	script []byte
+	// take gets each message the page posts, in order.
+	take func(msg string)
+}
+
+// reportPath is where the page's reporter lives and posts; no build
+// directory has a directory of that name.
+const reportPath = "/__spawnbench/"
+
 // serve starts serving dir. os.Root keeps every request inside dir, even
-// through a symbolic link.
-func serve(dir string) (*server, error) {
+// through a symbolic link. rep may be nil.
+func serve(dir string, rep *reporter) (*server, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open the directory to serve: %w", err)
@@ -38,16 +58,21 @@ func serve(dir string) (*server, error) {
 		root: root,
 		done: make(chan error, 1),
 	}
-	s.http = &http.Server{Handler: isolated(http.FileServerFS(root.FS())), ReadHeaderTimeout: 10 * time.Second}
+	var files http.Handler = http.FileServerFS(root.FS())
+	if rep != nil {
+		files = rep.handler(root, files)
+	}
+	s.http = &http.Server{Handler: isolated(files, rep != nil), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.done <- s.http.Serve(ln) }()
 	return s, nil
 }
 
 // isolated adds the cross-origin isolation headers to every answer and
-// refuses anything but reading.
-func isolated(files http.Handler) http.Handler {
+// refuses anything but reading (and, with a reporter, its posts).
+func isolated(files http.Handler, reports bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		post := reports && r.Method == http.MethodPost && r.URL.Path == reportPath+"report"
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
 			http.Error(w, "read-only", http.StatusMethodNotAllowed)
 			return
 		}
@@ -81,4 +106,56 @@ func (s *server) close() error {
 		return fmt.Errorf("stop the page server: %w", err)
 	}
 	return nil
+}
+
+// handler serves the reporter's script and posts, and every HTML page of
+// root with the reporter's script put first.
+func (rep *reporter) handler(root *os.Root, files http.Handler) http.Handler {
+	var mu sync.Mutex // one message at a time, in the order they came
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == reportPath+"report" && r.Method == http.MethodPost:
+			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			mu.Lock()
+			rep.take(string(body))
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		case r.URL.Path == reportPath+"reporter.js":
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Write(rep.script)
+		case strings.HasSuffix(r.URL.Path, ".html"):
+			page, err := root.ReadFile(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(withReporter(page))
+		default:
+			files.ServeHTTP(w, r)
+		}
+	})
+}
+
+// withReporter puts the reporter's script tag at the start of an HTML
+// page, after its doctype (a tag before it would put the page in quirks
+// mode), so it runs before any of the page's own scripts.
+func withReporter(page []byte) []byte {
+	tag := []byte(`<script src="` + reportPath + `reporter.js"></script>` + "\n")
+	at := 0
+	if bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(page)), []byte("<!doctype")) {
+		if end := bytes.IndexByte(page, '>'); end >= 0 {
+			at = end + 1
+		}
+	}
+	out := append([]byte(nil), page[:at]...)
+	if at > 0 {
+		out = append(out, '\n')
+	}
+	out = append(out, tag...)
+	return append(out, page[at:]...)
 }

@@ -7,7 +7,9 @@
 // tolerance applies to the median of repeats, since the scheduler, not the
 // clock, makes one sleep now and then run long; and every spawn of a
 // sequential run must fall inside the parent's own bracket,
-// 0 <= spawn_ns <= joined_ns, or the threads do not share one clock.
+// 0 <= spawn_ns <= joined_ns, or the threads do not share one clock
+// (one step above joined_ns is allowed only where the environment's
+// clock is rounded in two parts: results.ClockStepSlackNS).
 // Printing the verdicts is the caller's business.
 package clockcheck
 
@@ -77,7 +79,17 @@ func JudgeOversleep(repeats []results.CalibrationCheck) []results.CalibrationChe
 	return repeats
 }
 
-// Coherence judges one sequential run of n spawns.
+// slackText is how the rule reads with a clock step of slack.
+func slackText(slack int64) string {
+	if slack == 0 {
+		return ""
+	}
+	return " + " + time.Duration(slack).String()
+}
+
+// Coherence judges one sequential run of n spawns. A kind whose clock is
+// rounded in two parts gets one clock step of slack above joined_ns
+// (results.ClockStepSlackNS); every other is held to the bracket.
 func Coherence(env, kind string, process, n int, status, msg string, lines []protocol.Line, wall time.Duration) results.CalibrationCheck {
 	c := results.CalibrationCheck{
 		Environment: env, Kind: kind, Check: "coherence", Process: int32(process),
@@ -86,9 +98,10 @@ func Coherence(env, kind string, process, n int, status, msg string, lines []pro
 	if len(lines) > 0 {
 		c.MeasuredNS = lines[0].SpawnNS
 	}
+	slack := results.ClockStepSlackNS(kind)
 	for _, l := range lines {
 		c.MeasuredNS = min(c.MeasuredNS, l.SpawnNS)
-		if l.SpawnNS < 0 || (l.JoinedNS != nil && l.SpawnNS > *l.JoinedNS) || l.SpawnNS > c.WallNS {
+		if l.SpawnNS < 0 || (l.JoinedNS != nil && l.SpawnNS > *l.JoinedNS+slack) || l.SpawnNS > c.WallNS {
 			c.Violations++
 		}
 	}
@@ -96,7 +109,7 @@ func Coherence(env, kind string, process, n int, status, msg string, lines []pro
 	case status != results.StatusOK:
 		c.Detail = status + ": " + msg
 	case c.Violations > 0:
-		c.Detail = fmt.Sprintf("%d of %d spawns outside 0 <= spawn_ns <= joined_ns: threads do not share one clock", c.Violations, len(lines))
+		c.Detail = fmt.Sprintf("%d of %d spawns outside 0 <= spawn_ns <= joined_ns%s: threads do not share one clock", c.Violations, len(lines), slackText(slack))
 	default:
 		c.Pass = true
 	}

@@ -21,11 +21,7 @@ type wasiThreads struct {
 }
 
 type wasiThreadsSettings struct {
-	CC        string   `json:"cc"`
-	Linker    string   `json:"linker"`
-	CFlags    []string `json:"cflags"`
-	MaxMemory int64    `json:"max_memory"`
-	StackSize int64    `json:"stack_size"`
+	wasiThreadsBuild
 	// The embedded host's knobs (see kind_wasithreads.cue).
 	HostThreads   string `json:"host_threads"`
 	InstantiateOn string `json:"instantiate_on"`
@@ -36,6 +32,22 @@ type wasiThreadsSettings struct {
 	PoolInstances int    `json:"pool_instances"`
 	Prestart      int    `json:"prestart_threads"`
 	IdleSpin      string `json:"idle_spin"`
+}
+
+// wasiThreadsBuild are the build settings (#WasiThreadsBuild in the
+// schema), shared by every kind that runs the wasi-threads .wasm files:
+// those kinds build them with this kind's code (builder).
+type wasiThreadsBuild struct {
+	CC        string   `json:"cc"`
+	Linker    string   `json:"linker"`
+	CFlags    []string `json:"cflags"`
+	MaxMemory int64    `json:"max_memory"`
+	StackSize int64    `json:"stack_size"`
+}
+
+// builder returns a wasi-threads environment that builds with s.
+func (s wasiThreadsBuild) builder(name string) *wasiThreads {
+	return &wasiThreads{name: name, cfg: wasiThreadsSettings{wasiThreadsBuild: s}}
 }
 
 // HostExecutable finds the spawnbench binary that runs the modules (its

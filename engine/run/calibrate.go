@@ -128,7 +128,16 @@ func (r *Runner) runChecked(ctx context.Context, c cell, p prepared, b env.Bench
 func WriteVerdicts(w io.Writer, checks []results.CalibrationCheck, cal *spec.Calibration) {
 	fmt.Fprintf(w, "sleep passes when request <= recorded <= process wall time, and the median of the repeats <= request x %.2f + %s\n",
 		1+cal.RelativeTolerance, cal.AbsoluteTolerance)
-	fmt.Fprintf(w, "coherence passes when every spawn has 0 <= spawn_ns <= joined_ns\n\n")
+	fmt.Fprintf(w, "coherence passes when every spawn has 0 <= spawn_ns <= joined_ns\n")
+	slacked := map[string]bool{}
+	for _, c := range checks {
+		if slack := results.ClockStepSlackNS(c.Kind); c.Check == "coherence" && slack > 0 && !slacked[c.Environment] {
+			slacked[c.Environment] = true
+			fmt.Fprintf(w, "  %s (kind %s): joined_ns + %s, one step of its clock (Firefox rounds timeOrigin and now() separately)\n",
+				c.Environment, c.Kind, time.Duration(slack))
+		}
+	}
+	fmt.Fprintln(w)
 	type key struct{ env, check string }
 	var order []key
 	agg := map[key][]results.CalibrationCheck{}

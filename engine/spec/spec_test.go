@@ -177,6 +177,11 @@ var badSpecs = []struct {
 	{"views.last beyond int64", nativeEnv + "n: [1]\nviews: last: 99999999999999999999\n", []string{"bad.cue:3:", "views.last"}},
 	{"stack beyond its bound", "environments: [{name: \"w\", kind: \"wasi-threads\", stack_size: 99999999999999999984}]\nn: [1]\n", []string{"bad.cue:1:", "stack_size"}},
 	{"calibration without sleeps", nativeEnv + "n: [1]\ncalibration: sleep_us: []\n", []string{"bad.cue:3:", "calibration.sleep_us: is empty"}},
+	{"wasmtime-cli max_memory not pages", "environments: [{name: \"w\", kind: \"wasmtime-cli\", max_memory: 100000}]\nn: [1]\n", []string{"bad.cue:1:", "max_memory", "MultipleOf(65536)"}},
+	{"wasi-threads-chromium stack not 16", "environments: [{name: \"w\", kind: \"wasi-threads-chromium\", stack_size: 65544}]\nn: [1]\n", []string{"bad.cue:1:", "stack_size", "MultipleOf(16)"}},
+	{"js host pool without reuse", "environments: [{name: \"w\", kind: \"wasi-threads-node\", pool_size: 4}]\nn: [1]\n", []string{"bad.cue:1:", "pool_size", "reuse_worker: true"}},
+	{"js host pool beyond its bound", "environments: [{name: \"w\", kind: \"wasi-threads-firefox\", reuse_worker: true, pool_size: 4097}]\nn: [1]\n", []string{"bad.cue:1:", "pool_size", "<=4096"}},
+	{"unknown firefox field", "environments: [{name: \"f\", kind: \"manual-firefox\", chromium: \"chromium\"}]\nn: [1]\n", []string{"bad.cue:1:", "chromium", "not allowed"}},
 	{"command without run", "environments: [{name: \"c\", kind: \"command\"}]\nn: [1]\n", []string{"bad.cue", "run: field is required"}},
 	{"command env not KEY=value", "environments: [{name: \"c\", kind: \"command\", run: [\"x\"], env: [\"oops\"]}]\nn: [1]\n", []string{"bad.cue:1:", "env.0"}},
 }

@@ -1,0 +1,66 @@
+package env_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/env"
+)
+
+// The Wasmtime CLIs that .ci/setup installs (bin/wasmtime-46,
+// bin/wasmtime-36), on the wasi-threads kind's own build.
+
+var wasmtimeCLIs = []string{"wasmtime-46", "wasmtime-36"}
+
+func newWasmtimeCLI(t testing.TB, cli string) (env.Environment, string) {
+	t.Helper()
+	e := envFromSpec(t, cli, "wasmtime-cli", `, wasmtime: "`+cli+`"`)
+	// One build serves both CLIs: it is the wasi-threads build.
+	return e, webBuild(t, "wasmtime-cli", e)
+}
+
+// spawnCases are the small cells every new environment runs in the tests.
+var spawnCases = []struct {
+	bench env.Benchmark
+	n     int
+}{
+	{env.Sequential, 1}, {env.Sequential, 10}, {env.Parallel, 1}, {env.Parallel, 10},
+}
+
+// TestWasmtimeCLISpawnsCoherently also holds each CLI's WASI clock to one
+// origin for all threads: 0 <= spawn_ns <= joined_ns fails when a child's
+// CLOCK_MONOTONIC counts from its own Store's creation.
+func TestWasmtimeCLISpawnsCoherently(t *testing.T) {
+	for _, cli := range wasmtimeCLIs {
+		t.Run(cli, func(t *testing.T) {
+			e, dir := newWasmtimeCLI(t, cli)
+			for _, c := range spawnCases {
+				checkSpawns(t, webRun(t, e, dir, c.bench, c.n), c.n)
+			}
+			checkCalibration(t, webRun(t, e, dir, env.Calibration, 1000), 1000)
+		})
+	}
+}
+
+func TestWasmtimeCLIShowsItsVersion(t *testing.T) {
+	for _, cli := range wasmtimeCLIs {
+		e := envFromSpec(t, cli, "wasmtime-cli", `, wasmtime: "`+cli+`"`)
+		tc := e.Toolchain(context.Background())
+		if !tc.Present {
+			t.Fatalf("%s: %s (install: %s)", cli, tc.Problem, tc.Install)
+		}
+		major := strings.TrimPrefix(cli, "wasmtime-")
+		if !strings.HasPrefix(tc.Version, "wasmtime "+major+".") || !strings.Contains(tc.Version, "clang") {
+			t.Errorf("%s: version %q, want the CLI's (wasmtime %s.x) and the compiler's", cli, tc.Version, major)
+		}
+	}
+}
+
+func TestWasmtimeCLIMissingNamesTheInstall(t *testing.T) {
+	e := envFromSpec(t, "w", "wasmtime-cli", `, wasmtime: "wasmtime-0-not-installed"`)
+	tc := e.Toolchain(context.Background())
+	if tc.Present || !strings.Contains(tc.Problem, "wasmtime-0-not-installed") || !strings.Contains(tc.Install, ".ci/setup") {
+		t.Errorf("a missing CLI gave present %v, problem %q, install %q", tc.Present, tc.Problem, tc.Install)
+	}
+}
