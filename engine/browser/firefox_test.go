@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -112,5 +113,45 @@ func TestReporterGoesBeforeThePageScripts(t *testing.T) {
 		if got := string(withReporter([]byte(c.page))); got != c.want {
 			t.Errorf("withReporter(%q) = %q, want %q", c.page, got, c.want)
 		}
+	}
+}
+
+// TestPageStdoutStreamsAndTheBrowserTreeIsCharged: with Page.Stdout set,
+// each browser hands the page's stdout lines to it as they come (the
+// Outcome's Stdout stays nil, as with proc.Command.Stdout), and the
+// Outcome carries the CPU time and memory of the browser's process tree.
+func TestPageStdoutStreamsAndTheBrowserTreeIsCharged(t *testing.T) {
+	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
+spawnbench.out("one");
+spawnbench.out("two");
+spawnbench.exit(0);
+</script>`})
+	for _, c := range []struct {
+		name    string
+		need    func(*testing.T)
+		browser Browser
+	}{
+		{"chromium", needChromium, nil},
+		{"firefox", needFirefox, Firefox{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			var stdout bytes.Buffer
+			out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Browser: c.browser, Stdout: &stdout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stdout.String() != "one\ntwo\n" || out.Stdout != nil {
+				t.Errorf("streamed %q, Outcome.Stdout %q; want the lines streamed and no Outcome.Stdout", stdout.String(), out.Stdout)
+			}
+			if out.ExitCode != 0 || out.TimedOut {
+				t.Errorf("exit %d, timed out %v (stderr %q)", out.ExitCode, out.TimedOut, out.Stderr)
+			}
+			if out.UserNS == nil || out.SysNS == nil || *out.UserNS+*out.SysNS <= 0 || out.MaxRSSBytes == nil || *out.MaxRSSBytes <= 0 {
+				t.Errorf("the browser tree's cost is missing: user %v sys %v max RSS %v", out.UserNS, out.SysNS, out.MaxRSSBytes)
+			}
+		})
 	}
 }

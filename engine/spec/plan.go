@@ -220,9 +220,9 @@ func (p *RunPlan) String() string {
 	} else {
 		fmt.Fprintf(&b, "order %s, seed %d\n\n", p.Schedule.Order, p.Schedule.Seed)
 	}
-	fmt.Fprintf(&b, "%-26s %-20s %-11s %7s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
+	fmt.Fprintf(&b, "%-26s %-22s %-11s %7s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
 	for _, c := range p.Cells {
-		fmt.Fprintf(&b, "%-26s %-20s %-11s %7d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
+		fmt.Fprintf(&b, "%-26s %-22s %-11s %7d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
 	}
 	fmt.Fprintf(&b, "\n%d cells, %d processes\n", len(p.Cells), p.TotalProcesses())
 	return b.String()
