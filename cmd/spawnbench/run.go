@@ -163,7 +163,7 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 		return runErr
 	}
 	if busy := run.BusyCells(set); len(busy) > 0 {
-		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) ran on a busy machine (others' CPU or steal above %.0f%% of the median process's wall time): %v; their figures may not hold up, re-measure on an idle machine\n",
+		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) ran on a busy machine (others' CPU or steal above %.0f%% of the cell's wall time): %v; their figures may not hold up, re-measure on an idle machine\n",
 			len(busy), results.BusyThreshold*100, busy)
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)

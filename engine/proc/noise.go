@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // machineCPU is the machine-wide CPU time from the "cpu" line of
@@ -183,4 +185,14 @@ func counter(file, key string) int64 {
 		}
 	}
 	return -1
+}
+
+// selfCPU is spawnbench's own CPU time so far, every thread's, so that
+// the supervision of a benchmark is not counted as other load.
+func selfCPU() (int64, bool) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano(), true
 }

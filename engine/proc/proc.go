@@ -52,8 +52,8 @@ type Outcome struct {
 	// OthersCPUNS is the CPU time everything else on the machine used
 	// while the tree ran: the machine's non-idle time from /proc/stat
 	// (user, nice, system, irq, softirq, all CPUs) over the span, less the
-	// tree's own user and system time, floored at 0. It includes
-	// spawnbench's own supervision. StealNS is the hypervisor's steal time
+	// tree's own user and system time and less spawnbench's own (its
+	// supervision, output parsing and journal), floored at 0. StealNS is the hypervisor's steal time
 	// over the same span. /proc/stat counts in ticks of USER_HZ (10 ms on
 	// common kernels), so both are coarse for short processes. Nil when the
 	// platform does not say.

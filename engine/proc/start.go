@@ -118,6 +118,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	cpuBefore, cpuKnown := readMachineCPU()
+	selfBefore, selfKnown := selfCPU()
 	oomBefore := readOOMKills()
 	begun := time.Now()
 	err = cmd.Start()
@@ -206,6 +207,7 @@ wait:
 	}
 	grace.Stop()
 	cpuAfter, cpuKnownAfter := readMachineCPU()
+	selfAfter, selfKnownAfter := selfCPU()
 	oomAfter := readOOMKills()
 
 	if c.Stdout == nil {
@@ -231,8 +233,11 @@ wait:
 	}
 	if cpuKnown && cpuKnownAfter {
 		s.out.StealNS = ptr(cpuAfter.steal - cpuBefore.steal)
-		if u.known {
-			s.out.OthersCPUNS = ptr(max(0, cpuAfter.busy-cpuBefore.busy-u.userNS-u.sysNS))
+		if u.known && selfKnown && selfKnownAfter {
+			// Neither the benchmark's tree nor spawnbench itself (its
+			// supervision, parsing and journal) is "everything else".
+			own := u.userNS + u.sysNS + selfAfter - selfBefore
+			s.out.OthersCPUNS = ptr(max(0, cpuAfter.busy-cpuBefore.busy-own))
 		}
 	}
 	clean := s.out.ExitCode == 0 && s.out.Signal == ""

@@ -21,10 +21,10 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 		{"other work above 10%", share(0.30), share(0), true, true},
 		{"steal above 10%", share(0.02), share(0.15), true, true},
 		{"just under the threshold", share(0.09), share(0.09), false, true},
-		// Two of five processes busy: the median process was not.
-		{"a minority of busy processes", func(p int) float64 { return []float64{0.5, 0.5, 0, 0, 0}[p] }, nil, false, true},
-		// Three of five: it was.
-		{"a majority of busy processes", func(p int) float64 { return []float64{0.5, 0.5, 0.5, 0, 0}[p] }, nil, true, true},
+		// Pooled over the cell: one process in five with 40% is 8%.
+		{"one busy process of five", func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true},
+		// Two of five with 50% is 20%.
+		{"two busy processes of five", func(p int) float64 { return []float64{0.5, 0.5, 0, 0, 0}[p] }, nil, true, true},
 		{"load not recorded", nil, nil, false, false},
 	}
 	for _, tc := range cases {

@@ -432,8 +432,8 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 }
 
 // noiseLegend explains the noise flags wherever they appear.
-var noiseLegend = fmt.Sprintf("[busy]: over the cell's processes, the median share of wall time that other work on the machine (others_cpu_ns), "+
-	"or the hypervisor's steal (steal_ns), took is more than %.0f%% of its wall time. [unstable]: the cell has at least %d processes with %d or more spawns in the view, and the interquartile range "+
+var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns) "+
+	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time. [unstable]: the cell has at least %d processes with %d or more spawns in the view, and the interquartile range "+
 	"of their median spawn times exceeds %.0f%% of the median of those medians. A flagged cell's number depends on when it was measured.",
 	100*busyShareThreshold, UnstableMinProcesses, UnstableMinSpawns, 100*UnstableSpread)
 

@@ -14,32 +14,46 @@ const BusyThreshold = 0.10
 
 // Noise is how much the machine disturbed one cell's measured processes.
 type Noise struct {
-	// OthersShare and StealShare are the medians over the cell's measured
-	// processes of others_cpu_ns / wall_ns and steal_ns / wall_ns; NaN when
-	// no process recorded them.
+	// OthersShare and StealShare are the cell's others_cpu_ns and steal_ns
+	// over its wall time, summed over its measured processes; NaN when no
+	// process recorded them.
 	OthersShare, StealShare float64
-	// Busy: the median process had others_cpu_ns or steal_ns above
-	// BusyThreshold of its wall time.
+	// Busy: others' CPU or steal above BusyThreshold of the wall time.
 	Busy bool
 }
 
 // CellNoise applies the busy rule to the runs of one cell (warm-ups are
 // ignored; so are processes that recorded no wall time). It is the one
 // place the rule lives: run's closing warning and the reports both call it.
+//
+// The shares are pooled over the cell (Σ others / Σ wall), not the median
+// of each process's share: /proc/stat counts in 10 ms ticks, so a 5 ms
+// process sees either no tick of other load or a whole one (200% of its
+// wall time). Summed over the cell the ticks average out; for processes
+// long against a tick, the pooled share and the median process's share
+// agree.
 func CellNoise(runs []ProcessRun) Noise {
-	var others, steal []float64
+	var wallO, others, wallS, steal float64
 	for _, r := range runs {
 		if r.Warmup || r.WallNS <= 0 {
 			continue
 		}
 		if r.OthersCPUNS != nil {
-			others = append(others, float64(*r.OthersCPUNS)/float64(r.WallNS))
+			wallO += float64(r.WallNS)
+			others += float64(*r.OthersCPUNS)
 		}
 		if r.StealNS != nil {
-			steal = append(steal, float64(*r.StealNS)/float64(r.WallNS))
+			wallS += float64(r.WallNS)
+			steal += float64(*r.StealNS)
 		}
 	}
-	n := Noise{OthersShare: Median(others), StealShare: Median(steal)}
+	share := func(part, whole float64) float64 {
+		if whole == 0 {
+			return math.NaN()
+		}
+		return part / whole
+	}
+	n := Noise{OthersShare: share(others, wallO), StealShare: share(steal, wallS)}
 	n.Busy = n.OthersShare > BusyThreshold || n.StealShare > BusyThreshold
 	return n
 }
