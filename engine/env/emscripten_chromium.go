@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-
-	"spawnbench/engine/browser"
 )
 
 // emscriptenChromium: the emscripten kind's build, run in headless
@@ -25,12 +22,6 @@ type emscriptenChromium struct {
 type emscriptenChromiumSettings struct {
 	emccSettings
 	chromiumSettings
-}
-
-// chromiumSettings are #ChromiumRun's fields.
-type chromiumSettings struct {
-	Chromium      string   `json:"chromium"`
-	ChromiumFlags []string `json:"chromium_flags"`
 }
 
 func init() {
@@ -112,28 +103,3 @@ const emscriptenHarness = `<!doctype html>
 
 // chromiumInstall is the install hint of the Chromium kinds.
 const chromiumInstall = "apt-get install -y chromium"
-
-// toolchain returns the browser's version, or what is wrong.
-func (s chromiumSettings) toolchain(ctx context.Context) (version, problem string) {
-	if _, err := exec.LookPath(s.Chromium); err != nil {
-		return "", fmt.Sprintf("browser %q not found on PATH", s.Chromium)
-	}
-	v, err := browser.Version(ctx, s.Chromium)
-	if err != nil {
-		return "", err.Error()
-	}
-	return v, ""
-}
-
-// run opens page from the build directory in a fresh browser.
-func (s chromiumSettings) run(ctx context.Context, r Repetition, page string) (Outcome, error) {
-	return browser.Run(ctx, browser.Page{
-		Dir:      r.BuildDir,
-		Path:     page,
-		Argv:     []string{string(r.Benchmark), fmt.Sprint(r.Arg)},
-		CPUs:     r.CPUs,
-		Chromium: s.Chromium,
-		Flags:    s.ChromiumFlags,
-		Stdout:   r.Stdout,
-	})
-}

@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-
-	"spawnbench/engine/browser"
 )
 
 // The Firefox kinds: the builds of emscripten-chromium, manual and
@@ -16,41 +13,7 @@ import (
 // (Debian's firefox-esr) instead, a fresh browser on a fresh profile per
 // repetition (engine/browser.Firefox).
 
-// firefoxSettings are #FirefoxRun's fields.
-type firefoxSettings struct {
-	Firefox      string   `json:"firefox"`
-	FirefoxFlags []string `json:"firefox_flags"`
-}
-
 const firefoxInstall = "apt-get install -y firefox-esr"
-
-func (s firefoxSettings) browser() browser.Firefox {
-	return browser.Firefox{Command: s.Firefox, Flags: s.FirefoxFlags}
-}
-
-// toolchain returns the browser's version, or what is wrong.
-func (s firefoxSettings) toolchain(ctx context.Context) (version, problem string) {
-	if _, err := exec.LookPath(s.Firefox); err != nil {
-		return "", fmt.Sprintf("browser %q not found on PATH", s.Firefox)
-	}
-	v, err := s.browser().Version(ctx)
-	if err != nil {
-		return "", err.Error()
-	}
-	return v, ""
-}
-
-// run opens page from the build directory in a fresh Firefox.
-func (s firefoxSettings) run(ctx context.Context, r Repetition, page string) (Outcome, error) {
-	return browser.Run(ctx, browser.Page{
-		Dir:     r.BuildDir,
-		Path:    page,
-		Argv:    []string{string(r.Benchmark), fmt.Sprint(r.Arg)},
-		CPUs:    r.CPUs,
-		Browser: s.browser(),
-		Stdout:  r.Stdout,
-	})
-}
 
 // emscriptenFirefox: the emscripten kind's build and emscripten-chromium's
 // page, in Firefox.

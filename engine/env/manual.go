@@ -2,9 +2,6 @@ package env
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 )
 
 // manual: raw Web Workers in headless Chromium, no C and no Emscripten
@@ -42,13 +39,4 @@ func (e *manual) Build(ctx context.Context, srcDir, outDir string) error {
 
 func (e *manual) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	return e.cfg.run(ctx, r, "index.html")
-}
-
-// copyManual copies manual/ into the build directory, which is all the
-// page server may serve.
-func copyManual(srcDir, outDir string) error {
-	if err := os.CopyFS(outDir, os.DirFS(filepath.Join(srcDir, "manual"))); err != nil {
-		return fmt.Errorf("copy manual/ to the build directory: %w", err)
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"spawnbench/engine/proc"
 )
@@ -65,25 +64,4 @@ func (e *native) Run(ctx context.Context, r Repetition) (Outcome, error) {
 		CPUs:   r.CPUs,
 		Stdout: r.Stdout,
 	})
-}
-
-// debianPackageFor guesses the Debian package of a compiler command,
-// for the install hint.
-func debianPackageFor(cc string) string {
-	base := filepath.Base(cc)
-	switch {
-	case strings.HasPrefix(base, "clang"):
-		return base
-	case base == "cc" || strings.HasPrefix(base, "gcc"):
-		return "gcc"
-	}
-	return base
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

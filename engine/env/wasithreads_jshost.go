@@ -153,17 +153,6 @@ func (s jsHostSettings) build(ctx context.Context, b *wasiThreads, srcDir, outDi
 	return nil
 }
 
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", filepath.Base(from), err)
-	}
-	if err := atomicfile.WriteBytes(to, b); err != nil {
-		return fmt.Errorf("copy %s: %w", filepath.Base(from), err)
-	}
-	return nil
-}
-
 // jsHostToolchain checks the build's tools and the packages.
 func jsHostToolchain(ctx context.Context, b *wasiThreads) (Toolchain, string) {
 	tc := b.Toolchain(ctx)

@@ -2,10 +2,7 @@ package env
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -117,55 +114,4 @@ func (e *wasmtimeCLI) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	argv = append(argv, e.cfg.WasmtimeFlags...)
 	argv = append(argv, filepath.Join(r.BuildDir, string(r.Benchmark)+".wasm"), fmt.Sprint(r.Arg))
 	return proc.Run(ctx, proc.Command{Argv: argv, CPUs: r.CPUs, Stdout: r.Stdout})
-}
-
-// toolPath finds a tool that .ci/setup installs into the project's bin/
-// rather than on PATH: a path is taken as it is; a name is looked up on
-// PATH, then next to the running spawnbench (bin/), then in the bin/ of
-// the source tree the working directory is in (for tests, which run from
-// a package directory).
-func toolPath(name string) (string, error) {
-	if strings.ContainsRune(name, os.PathSeparator) {
-		if _, err := os.Stat(name); err != nil {
-			return "", fmt.Errorf("%q: %w", name, err)
-		}
-		return name, nil
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	var dirs []string
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Dir(exe))
-	}
-	if root, err := sourceRoot(); err == nil {
-		dirs = append(dirs, filepath.Join(root, "bin"))
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%q is not on PATH, nor in %s", name, strings.Join(dirs, " or "))
-}
-
-// sourceRoot is the spawnbench source tree that holds the working
-// directory: the nearest parent with spawnbench's go.mod.
-func sourceRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.HasPrefix(string(b), "module spawnbench\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the spawnbench source tree")
-		}
-		dir = parent
-	}
 }

@@ -1,0 +1,184 @@
+// The Emscripten build, shared by every Emscripten kind (Node.js,
+// Chromium, Firefox): emcc's flags, its version, and the writable cache
+// emcc needs beside Debian's read-only one.
+
+package env
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"spawnbench/engine/proc"
+)
+
+// emccSettings are the build settings both Emscripten kinds share
+// (#EmscriptenBuild in kind_emscripten.cue).
+type emccSettings struct {
+	Emcc                    string   `json:"emcc"`
+	Optimization            string   `json:"optimization"`
+	PthreadPoolSize         int      `json:"pthread_pool_size"`
+	ProxyToPthread          bool     `json:"proxy_to_pthread"`
+	InitialMemory           int64    `json:"initial_memory"`
+	DefaultPthreadStackSize int64    `json:"default_pthread_stack_size"`
+	ExtraFlags              []string `json:"extra_flags"`
+}
+
+func (s emccSettings) toolchain(ctx context.Context) Toolchain {
+	if _, err := exec.LookPath(s.Emcc); err != nil {
+		return Toolchain{Install: emccInstall, Problem: fmt.Sprintf("emcc %q not found on PATH", s.Emcc)}
+	}
+	out, err := proc.Output(ctx, "", s.Emcc, "--version")
+	if err != nil {
+		return Toolchain{Install: emccInstall, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: firstLine(out), Install: emccInstall}
+}
+
+func (s emccSettings) key(ctx context.Context) string {
+	b, _ := json.Marshal(s)
+	return string(b) + "|" + s.toolchain(ctx).Version
+}
+
+// flags are emcc's flags for one benchmark, from the settings.
+func (s emccSettings) flags() []string {
+	f := []string{
+		"-O" + s.Optimization,
+		"-pthread",
+		// The exit status and the last of stdout reach the host only
+		// when the runtime exits with main.
+		"-sEXIT_RUNTIME=1",
+		fmt.Sprintf("-sPTHREAD_POOL_SIZE=%d", s.PthreadPoolSize),
+		fmt.Sprintf("-sINITIAL_MEMORY=%d", s.InitialMemory),
+		fmt.Sprintf("-sDEFAULT_PTHREAD_STACK_SIZE=%d", s.DefaultPthreadStackSize),
+	}
+	if s.ProxyToPthread {
+		f = append(f, "-sPROXY_TO_PTHREAD=1")
+	}
+	return append(f, s.ExtraFlags...)
+}
+
+// build compiles every benchmark to outDir/<bench>.js, with its .wasm and
+// .worker.js beside it.
+func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
+	cache, err := emccCache(ctx, s.Emcc)
+	if err != nil {
+		return err
+	}
+	environ := append(os.Environ(),
+		// Debian's emcc finds its acorn through NODE_PATH when the node on
+		// PATH is not Debian's own.
+		"NODE_PATH=/usr/share/nodejs",
+		"EM_CACHE="+cache,
+		// An empty value unfreezes the cache (emcc reads the variable as
+		// Python truth, so "0" would not).
+		"EM_FROZEN_CACHE=",
+	)
+	for _, b := range Benchmarks {
+		args := append(s.flags(), "-o", filepath.Join(outDir, string(b)+".js"),
+			filepath.Join(srcDir, "c", string(b)+".c"))
+		if _, err := proc.OutputOf(ctx, proc.Command{Argv: append([]string{s.Emcc}, args...), Dir: srcDir, Env: environ}); err != nil {
+			return fmt.Errorf("emcc %s: %s %s: %w", b, s.Emcc, strings.Join(args, " "), err)
+		}
+	}
+	return nil
+}
+
+// emccCache returns spawnbench's own Emscripten cache for this emcc,
+// seeded from the installation's cache.
+//
+// Debian ships emcc's system libraries prebuilt in a frozen, root-owned
+// cache: enough for the default settings, but extra flags that need a
+// library variant it lacks (-flto=thin, say) make a frozen cache fail,
+// and an empty writable one rebuilds libc first (3.5 min on 2 cores). So spawnbench's cache holds a symbolic link to every file of
+// the installation's cache, in directories of its own: emcc finds what
+// is prebuilt and builds only what is missing, into spawnbench's
+// directories, never into the installation's.
+func emccCache(ctx context.Context, emcc string) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	version, err := emccVersionWord(ctx, emcc)
+	if err != nil {
+		return "", err
+	}
+	cache := filepath.Join(base, "spawnbench", "emscripten-"+version)
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", fmt.Errorf("create the Emscripten cache: %w", err)
+	}
+	// em-config answers from emcc's own configuration when EM_CACHE is not
+	// set, so ask it with spawnbench's variables removed.
+	cmd := exec.CommandContext(ctx, emConfig(emcc), "CACHE")
+	cmd.Env = withoutEnv(os.Environ(), "EM_CACHE", "EM_FROZEN_CACHE")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("ask em-config for the installation's cache: %w", err)
+	}
+	shipped := strings.TrimSpace(string(out))
+	if shipped == "" || filepath.Clean(shipped) == filepath.Clean(cache) {
+		return cache, nil
+	}
+	if err := linkTree(shipped, cache); err != nil {
+		return "", fmt.Errorf("seed the Emscripten cache %s from %s: %w", cache, shipped, err)
+	}
+	return cache, nil
+}
+
+// emccVersionWord is emcc's version number ("3.1.6"), for the cache name:
+// another emcc must not use this one's libraries.
+func emccVersionWord(ctx context.Context, emcc string) (string, error) {
+	out, err := exec.CommandContext(ctx, emcc, "-dumpversion").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s -dumpversion: %w", emcc, err)
+	}
+	v := strings.TrimSpace(string(out))
+	if v == "" || strings.ContainsAny(v, "/ \n") {
+		return "", fmt.Errorf("%s -dumpversion printed %q", emcc, v)
+	}
+	return v, nil
+}
+
+// emConfig finds em-config beside emcc (an emsdk's emcc is not on PATH
+// with its em-config necessarily), else on PATH.
+func emConfig(emcc string) string {
+	if path, err := exec.LookPath(emcc); err == nil {
+		beside := filepath.Join(filepath.Dir(path), "em-config")
+		if _, err := os.Stat(beside); err == nil {
+			return beside
+		}
+	}
+	return "em-config"
+}
+
+// linkTree mirrors from's directories under to and links each file of
+// from there, leaving alone anything to already has. emcc's lock and
+// sanity stamp are its own per cache, so they are not linked.
+func linkTree(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if rel == "cache.lock" || rel == "sanity.txt" {
+			return nil
+		}
+		if err := os.Symlink(path, dst); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return nil
+	})
+}
