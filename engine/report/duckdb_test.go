@@ -23,7 +23,7 @@ func TestReportAgreesWithDuckDB(t *testing.T) {
 		dir     string
 		minRows int
 	}{
-		{"reference set", filepath.Join(root, "results", "reference-sequential"), 40},
+		{"reference set", filepath.Join(root, "results", "reference"), 100},
 		{"fixture", writeSet(t, realisticSet(t)), 19},
 	}
 	for _, tc := range cases {

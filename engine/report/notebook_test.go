@@ -208,7 +208,7 @@ func TestNotebookRebuildsClassicTable(t *testing.T) {
 
 func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 	root := repoRoot(t)
-	ref := filepath.Join(root, "results", "reference-sequential")
+	ref := filepath.Join(root, "results", "reference")
 	set, err := results.Read(ref)
 	if errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the reference set the notebook reads by default is missing: %v", err)
