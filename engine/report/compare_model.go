@@ -2,14 +2,16 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
-
-	"golang.org/x/perf/benchmath"
 )
+
+// CompareAlpha is the level at which compare calls a change significant.
+const CompareAlpha = 0.05
 
 // Change is one cell measured by both result sets of a comparison.
 type Change struct {
@@ -21,12 +23,20 @@ type Change struct {
 	Column
 	Old *Stats `json:"old"`
 	New *Stats `json:"new"`
-	// OldSamples and NewSamples count the spawns compared.
-	OldSamples int `json:"old_samples"`
-	NewSamples int `json:"new_samples"`
-	// ChangePct is (new − old) / old of the medians, in percent.
-	ChangePct Float `json:"change_pct"`
-	// P is the Mann-Whitney U test's p-value; Significant is P < Alpha.
+	// OldSamples and NewSamples count the spawns compared, OldProcesses
+	// and NewProcesses the independent processes behind them.
+	OldSamples   int `json:"old_samples"`
+	NewSamples   int `json:"new_samples"`
+	OldProcesses int `json:"old_processes"`
+	NewProcesses int `json:"new_processes"`
+	// ChangePct is (new − old) / old of the typical spawn times, in
+	// percent, and ChangeLowPct and ChangeHighPct its interval.
+	ChangePct     Float `json:"change_pct"`
+	ChangeLowPct  Float `json:"change_low_pct"`
+	ChangeHighPct Float `json:"change_high_pct"`
+	// P is the Yuen–Welch test's p-value over the two cells' process
+	// summaries (NaN, null in JSON, when a side has fewer than
+	// MinIntervalProcesses processes); Significant is P < Alpha.
 	P           Float   `json:"p"`
 	Alpha       float64 `json:"alpha"`
 	Significant bool    `json:"significant"`
@@ -117,7 +127,8 @@ type Comparison struct {
 }
 
 // Compare compares every (environment, mode, n, view) cell that both sets
-// measured, like benchstat: medians, their change, and whether the U test
+// measured, like benchstat: typical spawn times, their change with its
+// interval, and whether the Yuen–Welch test over the cells' processes
 // finds the difference significant. Sets that share no cell are an input
 // error; sets from different specs are compared cell by cell, with their
 // provenance differences listed.
@@ -161,22 +172,24 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			cmp.OnlyOld = append(cmp.OnlyOld, cellName(o))
 			continue
 		}
-		oldSample := &benchmath.Sample{Values: o.Stats.values, Thresholds: &benchmath.DefaultThresholds}
-		newSample := &benchmath.Sample{Values: n.Stats.values, Thresholds: &benchmath.DefaultThresholds}
-		res := benchmath.AssumeNothing.Compare(oldSample, newSample)
-		for _, w := range res.Warnings {
-			warnings[fmt.Sprintf("%s: %v", cellName(o), w)] = true
+		p := yuenTest(&n.Stats.Estimate, &o.Stats.Estimate)
+		if math.IsNaN(p) {
+			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", cellName(o), MinIntervalProcesses)] = true
 		}
+		ratio, lo, hi := ratioEstimate(&n.Stats.Estimate, &o.Stats.Estimate)
 		cmp.Changes = append(cmp.Changes, Change{
 			Machine: o.Machine, Environment: o.Environment, Mode: o.Mode, Column: o.Column,
 			Old: o.Stats, New: n.Stats, OldSamples: o.Samples, NewSamples: n.Samples,
-			ChangePct:   Float(100 * (divide(float64(n.Stats.MedianUS), float64(o.Stats.MedianUS)) - 1)),
-			P:           Float(res.P),
-			Alpha:       res.Alpha,
-			Significant: res.P < res.Alpha,
-			Untrusted:   o.Untrusted > 0 || n.Untrusted > 0,
-			OldNoise:    o.Noise,
-			NewNoise:    n.Noise,
+			OldProcesses: o.Stats.Processes, NewProcesses: n.Stats.Processes,
+			ChangePct:     Float(100 * (ratio - 1)),
+			ChangeLowPct:  Float(100 * (lo - 1)),
+			ChangeHighPct: Float(100 * (hi - 1)),
+			P:             Float(p),
+			Alpha:         CompareAlpha,
+			Significant:   p < CompareAlpha,
+			Untrusted:     o.Untrusted > 0 || n.Untrusted > 0,
+			OldNoise:      o.Noise,
+			NewNoise:      n.Noise,
 		})
 	}
 	for i := range newR.Cells {

@@ -23,8 +23,8 @@ func TestStatisticsUseOkProcessesOnly(t *testing.T) {
 	if c.Samples != 4 || !near(float64(c.Stats.MeanUS), 15) || !near(float64(c.Stats.MedianUS), 15) {
 		t.Errorf("samples %d, mean %v, median %v; want 4, 15, 15 (crashed process excluded)", c.Samples, c.Stats.MeanUS, c.Stats.MedianUS)
 	}
-	if got := c.ClassicText(); got != "15.0 (1 crashed)" {
-		t.Errorf("classic text %q, want %q", got, "15.0 (1 crashed)")
+	if got := c.ClassicText(); got != "15.0 µs (1 crashed)" {
+		t.Errorf("classic text %q, want %q", got, "15.0 µs (1 crashed)")
 	}
 	// Every process failed, though they printed spawns: the status, not a
 	// number.

@@ -51,16 +51,21 @@ func (c Column) Label() string {
 
 // Stats summarise the spawn times of one cell, in microseconds.
 type Stats struct {
+	// Estimate is the cell's figure and interval, computed over its
+	// processes (estimate.go): what every table shows and every ratio
+	// and comparison uses.
+	Estimate
+	// Summaries are the cell's processes, each reduced to one number.
+	Summaries []ProcessSummary `json:"process_summaries"`
+	// MeanUS is the mean of every spawn (the earlier study's statistic),
+	// MedianUS the median of every spawn and P95US the 95th percentile
+	// (Hyndman and Fan's definition 8): descriptions of the pooled
+	// spawns, with no interval, since pooled spawns are not independent.
 	MeanUS   Float `json:"mean_us"`
 	MedianUS Float `json:"median_us"`
-	// CILowUS and CIHighUS bound the median at Confidence; they are
-	// infinite (null in JSON) when the cell has too few samples.
-	CILowUS  Float `json:"ci_low_us"`
-	CIHighUS Float `json:"ci_high_us"`
-	// P95US is the 95th percentile (Hyndman and Fan's definition 8).
-	P95US Float `json:"p95_us"`
+	P95US    Float `json:"p95_us"`
 
-	// values are the sorted spawn times, kept for ratios and comparisons.
+	// values are the sorted spawn times, kept for plots.
 	values []float64
 }
 
@@ -90,8 +95,8 @@ type Cell struct {
 	Noise Noise `json:"noise"`
 }
 
-// Ratio is an environment's median spawn time divided by the baseline's in
-// the same (mode, column).
+// Ratio is an environment's typical spawn time divided by the baseline's
+// in the same (mode, column), both computed over processes.
 type Ratio struct {
 	// Machine measured both the cell and the baseline's.
 	Machine     string `json:"machine,omitempty"`
@@ -100,11 +105,15 @@ type Ratio struct {
 	Mode        string `json:"mode"`
 	Column
 	Ratio Float `json:"ratio"`
-	// Low and High bound the ratio with at least Confidence. Where a cell
-	// has too few samples to bound it, Low is 0 and High infinite (null
-	// in JSON).
+	// Low and High bound the ratio at Confidence (Yuen–Welch over the
+	// two cells' processes). Where a cell has too few processes to bound
+	// it, Low is 0 and High infinite (null in JSON).
 	Low  Float `json:"low"`
 	High Float `json:"high"`
+	// Processes and BaselineProcesses count the processes behind each
+	// side.
+	Processes         int `json:"processes"`
+	BaselineProcesses int `json:"baseline_processes"`
 }
 
 // ClockVerdict is what calibration and the samples' own checks say about
@@ -153,9 +162,11 @@ type Source struct {
 // Report is everything spawnbench report prints, computed once and then
 // rendered as Markdown, CSV or JSON.
 type Report struct {
-	Sources      []Source          `json:"sources"`
-	Baseline     string            `json:"baseline"`
-	Confidence   float64           `json:"confidence"`
+	Sources    []Source `json:"sources"`
+	Baseline   string   `json:"baseline"`
+	Confidence float64  `json:"confidence"`
+	// Precision is the target precision cells are judged against.
+	Precision    float64           `json:"target_precision"`
 	ViewLast     int               `json:"view_last"`
 	ViewMinN     int32             `json:"view_min_n"`
 	Environments []string          `json:"environments"`
@@ -247,6 +258,9 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		} else if last != 0 && (last != r.ViewLast || minN != r.ViewMinN) {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
 				in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
+		}
+		if p := precisionTarget(&s.Provenance); r.Precision == 0 || p < r.Precision {
+			r.Precision = p // several sets: judge by the strictest
 		}
 		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete()})
 		for _, why := range s.Incomplete() {
@@ -375,7 +389,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			for _, col := range r.Columns {
 				c := Cell{Environment: env, Kind: r.kinds[env], Family: r.Family(env), Mode: mode, Column: col, Skipped: r.Skipped[env]}
 				if g := groups[cellKey{env, mode, col.N}]; g != nil {
-					fillCell(&c, g, warnings)
+					fillCell(&c, g, r.Precision, warnings)
 				}
 				r.Cells = append(r.Cells, c)
 			}
@@ -402,7 +416,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 }
 
 // fillCell computes c from the measured data of its (environment, mode, n).
-func fillCell(c *Cell, g *group, warnings map[string]bool) {
+func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	c.Processes = len(g.runs)
 	for _, run := range g.runs {
 		if run.Status != results.StatusOK {
@@ -417,8 +431,8 @@ func fillCell(c *Cell, g *group, warnings map[string]bool) {
 		samples = lastSpawns(samples, c.Last)
 	}
 	c.Samples = len(samples)
-	c.Noise = noiseOf(g.runs, samples)
 	if len(samples) == 0 {
+		c.Noise = noiseOf(g.runs, samples, nil, nil, target)
 		return
 	}
 	values := make([]float64, len(samples))
@@ -428,24 +442,22 @@ func fillCell(c *Cell, g *group, warnings map[string]bool) {
 			c.Untrusted++
 		}
 	}
-	c.Stats = summarize(values)
-	for _, w := range medianSummary(c.Stats.values, Confidence).Warnings {
-		warnings[fmt.Sprintf("%s %s %s: %v", c.Environment, c.Mode, c.Label(), w)] = true
-	}
+	c.Stats = summarize(values, summarizeProcesses(samples))
+	c.Noise = noiseOf(g.runs, samples, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
 
-// summarize computes a cell's statistics from spawn times in µs.
-func summarize(values []float64) *Stats {
+// summarize computes a cell's statistics from its spawn times in µs and
+// its process summaries.
+func summarize(values []float64, procs []ProcessSummary) *Stats {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
-	sum := medianSummary(sorted, Confidence)
 	return &Stats{
-		MeanUS:   Float(stats.Mean(sorted)),
-		MedianUS: Float(sum.Center),
-		CILowUS:  Float(sum.Lo),
-		CIHighUS: Float(sum.Hi),
-		P95US:    Float(sortedQuantile(sorted, 0.95)),
-		values:   sorted,
+		Estimate:  *estimate(procs),
+		Summaries: procs,
+		MeanUS:    Float(stats.Mean(sorted)),
+		MedianUS:  Float(sortedQuantile(sorted, 0.5)),
+		P95US:     Float(sortedQuantile(sorted, 0.95)),
+		values:    sorted,
 	}
 }
 
@@ -477,11 +489,10 @@ func lastSpawns(samples []results.SpawnSample, k int) []results.SpawnSample {
 	return out
 }
 
-// ratios divides every environment's median by the baseline's. The
-// interval is conservative: each median's interval is taken at level
-// sqrt(Confidence), so both hold at once with probability at least
-// Confidence (the cells are independent), and the ratio then lies between
-// the extreme quotients of the two intervals.
+// ratios divides every environment's typical spawn time by the
+// baseline's, with the Yuen–Welch interval of the difference of their log
+// trimmed means (estimate.go): the two cells' processes are independent,
+// so their standard errors add.
 func ratios(r *Report, warnings map[string]bool) []Ratio {
 	if !slices.Contains(r.Environments, r.Baseline) || r.Skipped[r.Baseline] != "" {
 		if len(r.Cells) > 0 {
@@ -489,7 +500,6 @@ func ratios(r *Report, warnings map[string]bool) []Ratio {
 		}
 		return nil
 	}
-	level := math.Sqrt(Confidence)
 	var out []Ratio
 	for _, env := range r.Environments {
 		if env == r.Baseline {
@@ -501,13 +511,11 @@ func ratios(r *Report, warnings map[string]bool) []Ratio {
 				if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
 					continue
 				}
-				cs := medianSummary(c.Stats.values, level)
-				bs := medianSummary(b.Stats.values, level)
+				ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
 				out = append(out, Ratio{
 					Environment: env, Baseline: r.Baseline, Mode: mode, Column: col,
-					Ratio: Float(divide(float64(c.Stats.MedianUS), float64(b.Stats.MedianUS))),
-					Low:   Float(ratioLow(cs.Lo, bs.Hi)),
-					High:  Float(divide(cs.Hi, bs.Lo)),
+					Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
+					Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
 				})
 			}
 		}

@@ -4,97 +4,140 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"spawnbench/engine/results"
 )
 
-// UnstableMinProcesses is the fewest ok processes a cell needs before its
-// spread between processes is judged: with fewer, the quartiles of the
-// per-process medians are two or three numbers and say nothing.
-const UnstableMinProcesses = 5
-
-// UnstableMinSpawns is the fewest spawns a process needs in the view for
-// its median to stand for the process: the median of one or two spawns is
-// their own noise (at n = 1 the per-process spread is simply the spread of
-// single spawns), so cells of smaller n are not judged.
+// UnstableMinSpawns is the fewest spawns a process needs in the view
+// before the heterogeneity test counts it: with one or two spawns a
+// process's own noise is all there is to see.
 const UnstableMinSpawns = 5
 
-// UnstableSpread is the threshold of the unstable rule: a cell is
-// unstable when the interquartile range of its per-process median spawn
-// times exceeds this fraction of their median. On an idle machine the
-// processes of one cell agree within a few percent (their medians come
-// from the same runtime doing the same work); a quarter of the median
-// between the first and third quartile means that some processes ran
-// under different conditions (load that came and went, a frequency
-// change, another core's work), so the cell's number depends on when it
-// was measured.
-const UnstableSpread = 0.25
+// DefaultPrecision is the target precision for sets whose spec predates
+// samples.precision (the schema's default).
+const DefaultPrecision = 0.10
+
+// Stability verdicts.
+const (
+	Stable    = "stable"
+	Unstable  = "unstable"
+	NotJudged = "not judged"
+)
 
 // Noise is what a report says about the conditions a cell was measured
 // in.
 type Noise struct {
-	// Busy is results.CellNoise's verdict: the median over the cell's
-	// processes of others_cpu_ns ÷ wall_ns, or of steal_ns ÷ wall_ns, is
-	// above results.BusyThreshold. BusyKnown is false when no process of
-	// the cell recorded the machine's load (older sets, or a platform
-	// without /proc/stat).
+	// Busy is results.CellNoise's verdict: the machine's other work
+	// (others_cpu_ns) or the hypervisor's (steal_ns), pooled over the
+	// cell's processes, above results.BusyThreshold of their wall time.
+	// BusyKnown is false when no process of the cell recorded the
+	// machine's load (older sets, or a platform without /proc/stat).
 	Busy      bool `json:"busy"`
 	BusyKnown bool `json:"busy_known"`
-	// OthersShare and StealShare are those medians (0 when unknown).
+	// OthersShare and StealShare are those shares (0 when unknown).
 	OthersShare Float `json:"others_share"`
 	StealShare  Float `json:"steal_share"`
-	// Unstable is true when the cell has at least UnstableMinProcesses ok
-	// processes with UnstableMinSpawns spawns or more in the view, and
-	// Spread exceeds UnstableSpread.
+	// Verdict is Stable, Unstable or NotJudged, for every cell; Reason
+	// says why in a few words. A cell is judged when it has
+	// MinIntervalProcesses processes or more. It is unstable when its
+	// interval (over processes) is wider than the target precision, or
+	// when its processes differ: the Kruskal–Wallis test between
+	// processes (those with UnstableMinSpawns spawns or more in the view)
+	// rejects at HeterogeneityAlpha and their summaries spread by more
+	// than HeterogeneitySpread.
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
+	// Unstable is Verdict == Unstable.
 	Unstable bool `json:"unstable"`
-	// Spread is the interquartile range of the per-process medians divided
-	// by their median; 0 when the cell has too few processes to judge.
+	// Spread is the interquartile range of the process summaries over
+	// their median (0 with fewer than MinIntervalProcesses processes).
 	Spread Float `json:"spread"`
+	// Target is the precision the cell was judged against.
+	Target Float `json:"target_precision"`
 }
 
-// Flags spells the cell's verdicts for a table: "busy", "unstable", both,
-// or "".
+// Flags spells the cell's verdicts for a table: "busy", "unstable",
+// "not judged", or a pair of them; "" for a stable cell on a quiet
+// machine.
 func (n Noise) Flags() string {
-	switch {
-	case n.Busy && n.Unstable:
-		return "busy, unstable"
-	case n.Busy:
-		return "busy"
-	case n.Unstable:
-		return "unstable"
+	var f []string
+	if n.Busy {
+		f = append(f, "busy")
 	}
-	return ""
+	if n.Verdict == Unstable || n.Verdict == NotJudged {
+		f = append(f, n.Verdict)
+	}
+	return strings.Join(f, ", ")
 }
 
-// noiseOf judges one cell from its measured processes and the samples of
-// its view (ok processes only).
-func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample) Noise {
+// noiseOf judges one cell from its measured processes, the samples of its
+// view (ok processes only), their process summaries and estimate.
+func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample, procs []ProcessSummary, est *Estimate, target float64) Noise {
 	var n Noise
 	// The busy rule is results', shared with run's closing warning.
 	cn := results.CellNoise(runs)
 	n.BusyKnown = !math.IsNaN(cn.OthersShare) || !math.IsNaN(cn.StealShare)
 	n.Busy = cn.Busy
 	n.OthersShare, n.StealShare = finite(cn.OthersShare), finite(cn.StealShare)
-	perProcess := map[int32][]float64{}
+	n.Target = Float(target)
+	if est == nil || est.Processes < MinIntervalProcesses {
+		k := 0
+		if est != nil {
+			k = est.Processes
+		}
+		n.Verdict, n.Reason = NotJudged, fmt.Sprintf("%s; an interval needs %d", plural(k, "process", "processes"), MinIntervalProcesses)
+		return n
+	}
+	n.Spread = Float(spreadOf(procs))
+	byProcess := map[int32][]float64{}
 	for _, s := range samples {
-		perProcess[s.Process] = append(perProcess[s.Process], float64(s.SpawnNS))
+		byProcess[s.Process] = append(byProcess[s.Process], float64(s.SpawnNS))
 	}
-	medians := make([]float64, 0, len(perProcess))
-	for _, vs := range perProcess {
-		if len(vs) >= UnstableMinSpawns {
-			medians = append(medians, results.Median(vs))
-		}
+	groups := make([][]float64, 0, len(byProcess))
+	for _, p := range procs {
+		groups = append(groups, byProcess[p.Process])
 	}
-	if len(medians) >= UnstableMinProcesses {
-		slices.Sort(medians)
-		mid := sortedQuantile(medians, 0.5)
-		iqr := sortedQuantile(medians, 0.75) - sortedQuantile(medians, 0.25)
-		if mid > 0 {
-			n.Spread = Float(iqr / mid)
-			n.Unstable = float64(n.Spread) > UnstableSpread
-		}
+	n.Verdict = Stable
+	switch {
+	case float64(est.Precision) > target:
+		n.Verdict, n.Reason = Unstable, fmt.Sprintf("not converged: ±%.3g%% > ±%.3g%%", 100*float64(est.Precision), 100*target)
+	case heterogeneous(groups, procs):
+		n.Verdict, n.Reason = Unstable, fmt.Sprintf("processes differ (Kruskal–Wallis p < %g, spread %.0f%%)", HeterogeneityAlpha, 100*float64(n.Spread))
 	}
+	n.Unstable = n.Verdict == Unstable
 	return n
+}
+
+// heterogeneous applies the rule of Noise.Verdict's second half to the
+// spawn times of each process (groups) and their summaries.
+func heterogeneous(groups [][]float64, procs []ProcessSummary) bool {
+	var tested [][]float64
+	for _, g := range groups {
+		if len(g) >= UnstableMinSpawns {
+			tested = append(tested, g)
+		}
+	}
+	if len(tested) < 3 || spreadOf(procs) <= HeterogeneitySpread {
+		return false
+	}
+	p, ok := kruskalWallis(tested)
+	return ok && p < HeterogeneityAlpha
+}
+
+// spreadOf is the interquartile range of the process summaries over their
+// median.
+func spreadOf(procs []ProcessSummary) float64 {
+	v := make([]float64, len(procs))
+	for i, p := range procs {
+		v[i] = p.TypicalUS
+	}
+	slices.Sort(v)
+	mid := sortedQuantile(v, 0.5)
+	if !(mid > 0) {
+		return 0
+	}
+	return (sortedQuantile(v, 0.75) - sortedQuantile(v, 0.25)) / mid
 }
 
 // finite is v, or 0 when v is NaN (not recorded).
@@ -110,6 +153,11 @@ const busyShareThreshold = results.BusyThreshold
 
 // noiseText is a cell's flags in brackets, for appending to a table cell.
 func noiseText(n Noise) string {
+	// "not judged" is said once, in the typical-time table and the
+	// ratios' intervals, not beside every mean.
+	if n.Verdict == NotJudged {
+		n.Verdict = ""
+	}
 	if f := n.Flags(); f != "" {
 		return fmt.Sprintf(" [%s]", f)
 	}

@@ -42,7 +42,7 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := md.String()
-			flagged := strings.Contains(out, "| native | sequential | ") && strings.Contains(out, " [busy] |")
+			flagged := strings.Contains(out, "| native | sequential | ") && (strings.Contains(out, " [busy] |") || strings.Contains(out, " [busy, "))
 			if flagged != tc.busy || strings.Contains(out, "BUSY MACHINE") != tc.busy {
 				t.Errorf("markdown shows busy = %v, want %v:\n%s", flagged, tc.busy, out)
 			}
@@ -67,20 +67,24 @@ func TestUnstableFlag(t *testing.T) {
 		factor    float64
 		processes int
 		n         int32
-		unstable  bool
+		verdict   string
+		reason    string
 	}{
-		{"processes agree", 1.05, 6, 10, false},
-		{"processes disagree", 2, 6, 10, true},
-		{"too few processes to judge", 3, 4, 10, false},
-		{"too few spawns per process to judge", 3, 20, 1, false},
+		{"processes agree", 1.05, 6, 10, Stable, ""},
+		{"processes disagree", 2, 6, 10, Unstable, ""},
+		{"too few processes to judge", 3, 4, 10, NotJudged, "4 processes; an interval needs 5"},
+		// One spawn a process: no test between processes, but the
+		// interval over them is judged all the same.
+		{"one spawn a process, wide interval", 3, 20, 1, Unstable, "not converged"},
+		{"one spawn a process, narrow interval", 1.02, 20, 1, Stable, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &results.Set{Provenance: fixtureProvenance("", "")}
 			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: spread(tc.factor, tc.processes)})
 			c := build(t, s).Cell("native", "sequential", Column{N: tc.n})
-			if c.Noise.Unstable != tc.unstable {
-				t.Errorf("unstable = %v (spread %.3f), want %v", c.Noise.Unstable, c.Noise.Spread, tc.unstable)
+			if c.Noise.Verdict != tc.verdict || c.Noise.Unstable != (tc.verdict == Unstable) || !strings.Contains(c.Noise.Reason, tc.reason) {
+				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Noise.Verdict, c.Noise.Reason, c.Noise.Spread, tc.verdict, tc.reason)
 			}
 		})
 	}
@@ -89,7 +93,7 @@ func TestUnstableFlag(t *testing.T) {
 func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 	set := func(others float64) *results.Set {
 		s := &results.Set{Provenance: fixtureProvenance("", "")}
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 2,
+		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6,
 			spawnNS: lognormalSpawns(50e3, 3), others: share(others)})
 		return s
 	}

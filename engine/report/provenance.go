@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -75,4 +76,28 @@ func cpusText(cpus []int) string {
 		s += fmt.Sprint(c)
 	}
 	return s
+}
+
+// precisionTarget is the target precision of the set's measuring runs
+// (samples.precision of their resolved spec; the strictest when they
+// differ), or DefaultPrecision for sets whose spec predates it.
+func precisionTarget(p *results.Provenance) float64 {
+	target := 0.0
+	for _, inv := range p.Invocations {
+		if len(inv.Resolved) == 0 {
+			continue
+		}
+		var spec struct {
+			Samples struct {
+				Precision float64 `json:"precision"`
+			} `json:"samples"`
+		}
+		if json.Unmarshal(inv.Resolved, &spec) == nil && spec.Samples.Precision > 0 && (target == 0 || spec.Samples.Precision < target) {
+			target = spec.Samples.Precision
+		}
+	}
+	if target == 0 {
+		return DefaultPrecision
+	}
+	return target
 }

@@ -4,10 +4,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
-
-	"golang.org/x/perf/benchmath"
 )
 
 // Write renders c in format (md, csv or json).
@@ -24,6 +23,9 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 }
 
 func formatP(p float64) string {
+	if math.IsNaN(p) {
+		return "no test"
+	}
 	if p < 0.001 {
 		return "p<0.001"
 	}
@@ -31,7 +33,10 @@ func formatP(p float64) string {
 }
 
 func formatChange(ch *Change) string {
-	return fmt.Sprintf("%+.1f%%", float64(ch.ChangePct))
+	if math.IsInf(float64(ch.ChangeHighPct), 0) {
+		return fmt.Sprintf("%+.1f%%", float64(ch.ChangePct))
+	}
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", float64(ch.ChangePct), float64(ch.ChangeLowPct), float64(ch.ChangeHighPct))
 }
 
 func (c *Comparison) writeMarkdown(w io.Writer) error {
@@ -62,7 +67,7 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		}
 		mdTable(&b, []string{"", "old", "new"}, "lll", rows)
 	}
-	b.WriteString("## Median spawn time (µs)\n\n")
+	b.WriteString("## Typical spawn time, over processes\n\n")
 	var rows [][]string
 	for i := range c.Changes {
 		ch := &c.Changes[i]
@@ -73,21 +78,23 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		sig := "no"
 		if ch.Significant {
 			sig = "yes"
+		} else if math.IsNaN(float64(ch.P)) {
+			sig = "not judged"
 		}
 		env := ch.Environment
 		if len(c.OldMachines) > 1 || len(c.NewMachines) > 1 {
 			env += " on " + ch.Machine
 		}
 		rows = append(rows, []string{env + mark, ch.Mode, strconv.Itoa(int(ch.N)), viewLabel(ch.Last),
-			formatUS(float64(ch.Old.MedianUS)) + " " + formatInterval(float64(ch.Old.CILowUS), float64(ch.Old.CIHighUS), formatUS),
-			formatUS(float64(ch.New.MedianUS)) + " " + formatInterval(float64(ch.New.CILowUS), float64(ch.New.CIHighUS), formatUS),
-			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" n=%d+%d", ch.OldSamples, ch.NewSamples), sig,
+			estimateText(&ch.Old.Estimate), estimateText(&ch.New.Estimate),
+			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" (%d+%d processes)", ch.OldProcesses, ch.NewProcesses), sig,
 			noiseSides(ch.OldNoise, ch.NewNoise)})
 	}
-	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old median [95% CI]", "New median [95% CI]", "Change", "U test", "Significant", "Noise"}, "llrlrrrlll", rows)
-	fmt.Fprintf(&b, "Significant: the Mann-Whitney U test rejects \"same distribution\" at α = %.2f. A change that is not significant is noise until more samples show otherwise. "+
-		"The test takes spawns as independent; spawns of one process are not quite, so with few processes (large n) p is optimistic.\n\n",
-		benchmath.DefaultThresholds.CompareAlpha)
+	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", "Change [95% CI]", "Yuen test", "Significant", "Noise"}, "llrlrrrlll", rows)
+	fmt.Fprintf(&b, "Each side is its processes' typical spawn times (one number a process: the 20%% trimmed mean of its spawns), combined by a 20%% trimmed mean of their logarithms. "+
+		"Significant: Yuen's test of equal trimmed means with Welch's degrees of freedom, over processes, rejects at α = %.2f, exactly when the change's interval excludes 0. "+
+		"Spawns of one process are not independent, so no test here counts them as such; a side with fewer than %d processes is not judged.\n\n",
+		CompareAlpha, MinIntervalProcesses)
 	b.WriteString(noiseLegend + "\n\n")
 	if len(c.OnlyOld) > 0 {
 		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
@@ -102,16 +109,18 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 
 func (c *Comparison) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"environment", "mode", "n", "view_last", "old_median_us", "old_ci_low_us", "old_ci_high_us",
-		"new_median_us", "new_ci_low_us", "new_ci_high_us", "change_pct", "p", "old_samples", "new_samples", "significant", "untrusted",
+	if err := cw.Write([]string{"environment", "mode", "n", "view_last", "old_typical_us", "old_low_us", "old_high_us",
+		"new_typical_us", "new_low_us", "new_high_us", "change_pct", "change_low_pct", "change_high_pct", "p",
+		"old_samples", "new_samples", "old_processes", "new_processes", "significant", "untrusted",
 		"old_busy", "new_busy", "old_unstable", "new_unstable", "machine"}); err != nil {
 		return fmt.Errorf("write CSV: %w", err)
 	}
 	for _, ch := range c.Changes {
 		row := []string{ch.Environment, ch.Mode, strconv.Itoa(int(ch.N)), strconv.Itoa(ch.Last),
-			csvFloat(ch.Old.MedianUS), csvFloat(ch.Old.CILowUS), csvFloat(ch.Old.CIHighUS),
-			csvFloat(ch.New.MedianUS), csvFloat(ch.New.CILowUS), csvFloat(ch.New.CIHighUS),
-			csvFloat(ch.ChangePct), csvFloat(ch.P), strconv.Itoa(ch.OldSamples), strconv.Itoa(ch.NewSamples),
+			csvFloat(ch.Old.TypicalUS), csvFloat(ch.Old.LowUS), csvFloat(ch.Old.HighUS),
+			csvFloat(ch.New.TypicalUS), csvFloat(ch.New.LowUS), csvFloat(ch.New.HighUS),
+			csvFloat(ch.ChangePct), csvFloat(ch.ChangeLowPct), csvFloat(ch.ChangeHighPct), csvFloat(ch.P),
+			strconv.Itoa(ch.OldSamples), strconv.Itoa(ch.NewSamples), strconv.Itoa(ch.OldProcesses), strconv.Itoa(ch.NewProcesses),
 			strconv.FormatBool(ch.Significant), strconv.FormatBool(ch.Untrusted),
 			strconv.FormatBool(ch.OldNoise.Busy), strconv.FormatBool(ch.NewNoise.Busy),
 			strconv.FormatBool(ch.OldNoise.Unstable), strconv.FormatBool(ch.NewNoise.Unstable), ch.Machine}

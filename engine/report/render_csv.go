@@ -18,8 +18,8 @@ func csvFloat(v Float) string {
 func (r *Report) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := []string{"environment", "mode", "n", "view_last", "classic", "samples", "processes", "failures",
-		"untrusted_samples", "mean_us", "median_us", "ci_low_us", "ci_high_us", "p95_us",
-		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "unstable", "spread", "machine"}
+		"untrusted_samples", "typical_us", "low_us", "high_us", "precision", "processes_used", "mean_us", "median_us", "p95_us",
+		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "verdict", "unstable", "spread", "machine"}
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write CSV: %w", err)
 	}
@@ -53,9 +53,10 @@ func (r *Report) writeCSVRows(cw *csv.Writer) error {
 		row := []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), strconv.Itoa(c.Last), c.ClassicText(),
 			strconv.Itoa(c.Samples), strconv.Itoa(c.Processes), strings.Join(failures, ";"), strconv.Itoa(c.Untrusted)}
 		if s := c.Stats; s != nil {
-			row = append(row, csvFloat(s.MeanUS), csvFloat(s.MedianUS), csvFloat(s.CILowUS), csvFloat(s.CIHighUS), csvFloat(s.P95US))
+			row = append(row, csvFloat(s.TypicalUS), csvFloat(s.LowUS), csvFloat(s.HighUS), csvFloat(s.Precision), strconv.Itoa(s.Processes),
+				csvFloat(s.MeanUS), csvFloat(s.MedianUS), csvFloat(s.P95US))
 		} else {
-			row = append(row, "", "", "", "", "")
+			row = append(row, "", "", "", "", "", "", "", "")
 		}
 		if q := r.ratio(c.Environment, c.Mode, c.Column); q != nil {
 			row = append(row, q.Baseline, csvFloat(q.Ratio), csvFloat(q.Low), csvFloat(q.High))
@@ -66,7 +67,7 @@ func (r *Report) writeCSVRows(cw *csv.Writer) error {
 		if c.Noise.BusyKnown {
 			busy = strconv.FormatBool(c.Noise.Busy)
 		}
-		row = append(row, c.Family, busy, strconv.FormatBool(c.Noise.Unstable), csvFloat(c.Noise.Spread), c.Machine)
+		row = append(row, c.Family, busy, c.Noise.Verdict, strconv.FormatBool(c.Noise.Unstable), csvFloat(c.Noise.Spread), c.Machine)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}

@@ -56,19 +56,52 @@ func statusLabel(status string) string {
 	return status
 }
 
-// formatUS prints microseconds to about three significant digits, which
-// is more than run-to-run noise allows anyway.
+// formatUS prints a time given in microseconds in the unit its size
+// calls for (ns, µs, ms or s), to about three significant digits, which
+// is more than run-to-run noise allows anyway: people read "15.1 s", not
+// "15103775".
 func formatUS(v float64) string {
-	switch {
-	case math.IsInf(v, 0) || math.IsNaN(v):
+	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "∞"
-	case math.Abs(v) >= 100:
+	}
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a < 1:
+		return threeDigits(v*1e3) + " ns"
+	case a < 1e3:
+		return threeDigits(v) + " µs"
+	case a < 1e6:
+		return threeDigits(v/1e3) + " ms"
+	default:
+		return threeDigits(v/1e6) + " s"
+	}
+}
+
+// threeDigits prints v with about three significant digits.
+func threeDigits(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
-	case math.Abs(v) >= 10:
+	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	default:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
+}
+
+// estimateText is a cell's figure with its interval and the processes
+// behind it, e.g. "41.6 µs [39.0 µs, 44.1 µs] (10 processes)".
+func estimateText(e *Estimate) string {
+	if e == nil {
+		return "n/a"
+	}
+	if !e.Bounded() {
+		return fmt.Sprintf("%s (%s, not judged)", formatUS(float64(e.TypicalUS)), plural(e.Processes, "process", "processes"))
+	}
+	return fmt.Sprintf("%s [%s, %s] (%s)", formatUS(float64(e.TypicalUS)), formatUS(float64(e.LowUS)), formatUS(float64(e.HighUS)),
+		plural(e.Processes, "process", "processes"))
 }
 
 func formatRatio(v float64) string {
@@ -86,7 +119,7 @@ func formatRatio(v float64) string {
 
 func formatInterval(lo, hi float64, format func(float64) string) string {
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
-		return "unbounded (too few samples)"
+		return fmt.Sprintf("not judged (fewer than %d processes)", MinIntervalProcesses)
 	}
 	return "[" + format(lo) + ", " + format(hi) + "]"
 }
@@ -228,7 +261,7 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	b.WriteString("## Mean spawn time (µs)\n\n")
+	b.WriteString("## Mean spawn time\n\n")
 	header := []string{"Environment", "Mode"}
 	for _, col := range r.Columns {
 		header = append(header, col.Label())
@@ -258,10 +291,11 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		"n/a: nothing measured. A status such as OOM or timeout: every process of the cell ended so. "+
 		"\"(2 timeout)\" beside a number: that many processes failed and the mean is of the rest. "+
 		"%s: includes samples whose clock failed its check. "+
+		"Each is the mean of every spawn of the cell, the earlier study's statistic, for comparison with it; the figures to quote, with their intervals over processes, are in the next table. "+
 		"Means, medians and counts use samples of ok processes only; failed processes' samples stay in samples.parquet. %s\n\n",
 		r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark, noiseLegend)
 
-	fmt.Fprintf(&b, "## Median spawn time with %.0f%% confidence interval (µs)\n\n", 100*r.Confidence)
+	fmt.Fprintf(&b, "## Typical spawn time with %.0f%% confidence interval, over processes\n\n", 100*r.Confidence)
 	rows = nil
 	family = ""
 	for _, c := range r.Cells {
@@ -270,24 +304,38 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		}
 		if grouped && c.Family != family {
 			family = c.Family
-			rows = append(rows, familyRow(family, 9))
+			rows = append(rows, familyRow(family, 11))
 		}
 		mark := ""
 		if c.Untrusted > 0 {
 			mark = untrustedMark
 		}
+		e := &c.Stats.Estimate
+		precision := "—"
+		if e.Bounded() {
+			precision = fmt.Sprintf("±%.1f%%", 100*float64(e.Precision))
+		}
+		verdict := c.Noise.Verdict
+		if c.Noise.Reason != "" && c.Noise.Verdict != Stable {
+			verdict += ": " + c.Noise.Reason
+		}
+		if c.Noise.Busy {
+			verdict = "busy; " + verdict
+		}
 		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
-			formatUS(float64(c.Stats.MedianUS)) + mark,
-			formatInterval(float64(c.Stats.CILowUS), float64(c.Stats.CIHighUS), formatUS),
-			formatUS(float64(c.Stats.P95US)) + mark, strconv.Itoa(c.Samples), c.Noise.Flags()})
+			formatUS(float64(e.TypicalUS)) + mark,
+			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), precision,
+			strconv.Itoa(e.Processes), strconv.Itoa(c.Samples),
+			formatUS(float64(c.Stats.MedianUS)) + mark, verdict})
 	}
 	if len(rows) == 0 {
 		b.WriteString("No spawns were measured.\n\n")
 	} else {
-		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Median", "95% CI", "p95", "Samples", "Noise"}, "llrlrrrrl", rows)
+		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Typical", "95% CI", "Precision", "Processes", "Spawns", "Median of spawns", "Verdict"}, "llrlrrrrrrl", rows)
+		fmt.Fprintf(&b, "%s\n\n", estimateLegend(r.Precision))
 	}
 
-	fmt.Fprintf(&b, "## Ratio to %s (median ÷ median)\n\n", r.Baseline)
+	fmt.Fprintf(&b, "## Ratio to %s (typical ÷ typical, over processes)\n\n", r.Baseline)
 	if len(r.Ratios) == 0 {
 		fmt.Fprintf(&b, "No ratios: no other environment shares a measured cell with %s.\n\n", r.Baseline)
 	} else {
@@ -320,9 +368,9 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 			}
 		}
 		mdTable(&b, header, "ll", rows)
-		fmt.Fprintf(&b, "Intervals hold with at least %.0f%% confidence: each median's interval is taken at %.1f%% and the ratio bounded by their extremes. "+
-			"[busy] or [unstable]: the environment's cell or the baseline's was flagged.\n\n",
-			100*r.Confidence, 100*math.Sqrt(r.Confidence))
+		fmt.Fprintf(&b, "Each ratio's %.0f%% interval is Yuen–Welch's over the two cells' processes (the difference of their log trimmed means). "+
+			"[busy], [unstable] or [not judged]: the environment's cell or the baseline's was so judged.\n\n",
+			100*r.Confidence)
 	}
 
 	if len(r.Failures) > 0 {
@@ -433,9 +481,19 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 
 // noiseLegend explains the noise flags wherever they appear.
 var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns) "+
-	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time. [unstable]: the cell has at least %d processes with %d or more spawns in the view, and the interquartile range "+
-	"of their median spawn times exceeds %.0f%% of the median of those medians. A flagged cell's number depends on when it was measured.",
-	100*busyShareThreshold, UnstableMinProcesses, UnstableMinSpawns, 100*UnstableSpread)
+	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time. [unstable]: the cell's interval over processes is wider than the target precision, "+
+	"or its processes differ (Kruskal–Wallis p < %g between processes with %d or more spawns, and their typical times spread by more than %.0f%%). "+
+	"[not judged]: fewer than %d processes, too few for an interval. A flagged cell's number depends on when it was measured.",
+	100*busyShareThreshold, HeterogeneityAlpha, UnstableMinSpawns, 100*HeterogeneitySpread, MinIntervalProcesses)
+
+// estimateLegend says how the figures of the typical-time table are made.
+func estimateLegend(target float64) string {
+	return fmt.Sprintf("The process is the unit of replication: each process is reduced to its typical spawn (the 20%% trimmed mean of its spawns in the view), "+
+		"and a cell's typical time is the 20%% trimmed mean of their logarithms, with Yuen's %.0f%% interval over processes. "+
+		"Precision is the interval's half-width over the figure; the target is ±%.3g%%. "+
+		"\"Median of spawns\" is the median of every spawn of the cell, for reference only: pooled spawns are not independent, so it carries no interval.",
+		100*Confidence, 100*target)
+}
 
 // grouped is true when the environments span more than one host family,
 // so that tables put a heading row above each family.
@@ -490,7 +548,15 @@ func more(n int) string {
 	return fmt.Sprintf(" and %d more", n)
 }
 
-// joinNoise flags a ratio with what either of its cells was flagged.
+// joinNoise flags a ratio with what either of its cells was flagged:
+// unstable over not judged over stable.
 func joinNoise(a, b Noise) Noise {
-	return Noise{Busy: a.Busy || b.Busy, Unstable: a.Unstable || b.Unstable}
+	n := Noise{Busy: a.Busy || b.Busy, Verdict: Stable}
+	switch {
+	case a.Unstable || b.Unstable:
+		n.Verdict, n.Unstable = Unstable, true
+	case a.Verdict == NotJudged || b.Verdict == NotJudged:
+		n.Verdict = NotJudged
+	}
+	return n
 }

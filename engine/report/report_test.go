@@ -57,17 +57,20 @@ func TestCellStatisticsOnKnownData(t *testing.T) {
 	if got := float64(c.Stats.P95US); !near(got, 50) {
 		t.Errorf("p95 = %v µs, want 50", got)
 	}
-	// Five samples are too few for a 95% interval around a median: no
-	// order statistic is low enough for its lower bound.
-	if !math.IsInf(float64(c.Stats.CILowUS), -1) {
-		t.Errorf("CI = [%v, %v], want unbounded for 5 samples", c.Stats.CILowUS, c.Stats.CIHighUS)
+	// Five processes: the typical time is the exponentiated trimmed mean
+	// of their logs, one trimmed at each end: the geometric mean of 20,
+	// 30 and 40, and the interval over the five brackets it.
+	want := math.Cbrt(20 * 30 * 40)
+	e := c.Stats.Estimate
+	if !near(float64(e.TypicalUS), want) || e.Processes != 5 || !e.Bounded() || !(e.LowUS < e.TypicalUS && e.TypicalUS < e.HighUS) {
+		t.Errorf("estimate = %+v, want typical %.2f over 5 processes inside a bounded interval", e, want)
 	}
-	if len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "native sequential 1") {
-		t.Errorf("want a warning about too few samples for native sequential 1, got %q", r.Warnings)
+	if c.Noise.Verdict == NotJudged {
+		t.Errorf("verdict %q for 5 processes, want judged", c.Noise.Verdict)
 	}
 }
 
-func TestMedianIntervalBracketsMedian(t *testing.T) {
+func TestOneProcessIsNotJudged(t *testing.T) {
 	values := make([]float64, 101)
 	for i := range values {
 		values[i] = float64(i + 1)
@@ -76,16 +79,16 @@ func TestMedianIntervalBracketsMedian(t *testing.T) {
 	addCell(s, cellSpec{env: "native", mode: "sequential", n: 101, processes: 1, spawnNS: us([][]float64{values})})
 	c := build(t, s).Cell("native", "sequential", Column{N: 101})
 	st := c.Stats
-	if !near(float64(st.MedianUS), 51) {
-		t.Errorf("median = %v, want 51", st.MedianUS)
+	if !near(float64(st.MedianUS), 51) || !near(float64(st.MeanUS), 51) {
+		t.Errorf("median, mean of spawns = %v, %v; want 51, 51", st.MedianUS, st.MeanUS)
 	}
-	// The distribution-free interval for the median of 101 points is a
-	// pair of order statistics a few ranks either side of the middle.
-	if !(st.CILowUS < 51 && st.CILowUS >= 38 && st.CIHighUS > 51 && st.CIHighUS <= 64) {
-		t.Errorf("95%% CI = [%v, %v], want finite bounds a few ranks around 51", st.CILowUS, st.CIHighUS)
+	// The process's typical spawn: 20 trimmed from each end, the mean of
+	// 21..81. One process gives no interval, whatever its spawn count.
+	if !near(float64(st.TypicalUS), 51) || st.Bounded() || st.Processes != 1 {
+		t.Errorf("estimate = %+v, want typical 51 from one process, unbounded", st.Estimate)
 	}
-	if !near(float64(st.MeanUS), 51) {
-		t.Errorf("mean = %v, want 51", st.MeanUS)
+	if c.Noise.Verdict != NotJudged || !strings.Contains(c.Noise.Reason, "1 process") {
+		t.Errorf("verdict = %q (%s), want not judged for 1 process", c.Noise.Verdict, c.Noise.Reason)
 	}
 }
 
@@ -151,9 +154,9 @@ func TestLastKViewOnlyFromMinN(t *testing.T) {
 func TestRatioToBaseline(t *testing.T) {
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	base := lognormalSpawns(40e3, 7)
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 1, spawnNS: base})
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 10, spawnNS: base})
 	// Exactly ten times native, spawn for spawn.
-	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 1,
+	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 10,
 		spawnNS: func(p, t int) int64 { return 10 * base(p, t) }})
 	r := build(t, s)
 	q := r.ratio("wasm", "sequential", Column{N: 100})
@@ -166,7 +169,8 @@ func TestRatioToBaseline(t *testing.T) {
 	if !(q.Low < 10 && q.High > 10) || math.IsInf(float64(q.High), 0) {
 		t.Errorf("ratio interval = [%v, %v], want finite and around 10", q.Low, q.High)
 	}
-	// The last-10 view has only 10 samples each, so a wider interval.
+	// The last-10 view has only 10 spawns a process, so its process
+	// summaries vary more and its interval is wider.
 	ql := r.ratio("wasm", "sequential", Column{N: 100, Last: 10})
 	if ql == nil || !near(float64(ql.Ratio), 10) {
 		t.Fatalf("last-10 ratio = %+v, want 10", ql)
@@ -230,10 +234,10 @@ func TestClassicTableRendering(t *testing.T) {
 	out := md.String()
 	for _, row := range []string{
 		"| Environment | Mode | 1 | 10 |",
-		"| native | sequential | 20.0 | 10.5 |",
+		"| native | sequential | 20.0 µs | 10.5 µs |",
 		// Process 0 timed out; processes 1 and 2 spawn in 200 and 300 µs.
-		"| emscripten | sequential | OOM | 250 (1 timeout) |",
-		"| wasi | sequential | 200" + untrustedMark + " | n/a |",
+		"| emscripten | sequential | OOM | 250 µs (1 timeout) |",
+		"| wasi | sequential | 200 µs" + untrustedMark + " | n/a |",
 		"| chromium | sequential | skipped | skipped |",
 	} {
 		if !strings.Contains(out, row+"\n") {
@@ -260,8 +264,10 @@ func TestFailureLabels(t *testing.T) {
 		{Cell{Skipped: "why"}, "skipped"},
 		{Cell{Failures: map[string]int{"timeout": 1}}, "timeout"},
 		{Cell{Failures: map[string]int{"oom": 2, "crashed": 1}}, "crashed/OOM"},
-		{Cell{Failures: map[string]int{"oom": 2}, Stats: &Stats{MeanUS: 1234.4}}, "1234 (2 OOM)"},
-		{Cell{Stats: &Stats{MeanUS: 9.876}, Untrusted: 1}, "9.88" + untrustedMark},
+		{Cell{Failures: map[string]int{"oom": 2}, Stats: &Stats{MeanUS: 1234.4}}, "1.23 ms (2 OOM)"},
+		{Cell{Stats: &Stats{MeanUS: 9.876}, Untrusted: 1}, "9.88 µs" + untrustedMark},
+		{Cell{Stats: &Stats{MeanUS: 15103775}}, "15.1 s"},
+		{Cell{Stats: &Stats{MeanUS: 0.25}}, "250 ns"},
 	}
 	for _, tc := range cases {
 		if got := tc.cell.ClassicText(); got != tc.want {
@@ -315,7 +321,7 @@ func TestCSVHasOneRowPerCell(t *testing.T) {
 		if row[col["environment"]] == "emscripten" && row[col["n"]] == "10" {
 			found = true
 			mean, err := strconv.ParseFloat(row[col["mean_us"]], 64)
-			if row[col["classic"]] != "250 (1 timeout)" || row[col["failures"]] != "timeout=1" || err != nil || !near(mean, 250) {
+			if row[col["classic"]] != "250 µs (1 timeout)" || row[col["failures"]] != "timeout=1" || err != nil || !near(mean, 250) {
 				t.Errorf("emscripten n=10 row = %v", row)
 			}
 		}
@@ -337,7 +343,7 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 			N           int32
 			Stats       *struct {
 				MeanUS  *float64 `json:"mean_us"`
-				CILowUS *float64 `json:"ci_low_us"`
+				LowUS   *float64 `json:"low_us"`
 			}
 		}
 		Plots []Plot
@@ -349,8 +355,8 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 		t.Fatalf("%d cells and %d plots in JSON, want %d and 1", len(got.Cells), len(got.Plots), len(r.Cells))
 	}
 	c := got.Cells[0]
-	if c.Environment != "native" || c.N != 1 || c.Stats == nil || c.Stats.MeanUS == nil || *c.Stats.MeanUS != 20 || c.Stats.CILowUS != nil {
-		t.Errorf("first cell = %+v, want native n=1, mean 20, CI low null", c)
+	if c.Environment != "native" || c.N != 1 || c.Stats == nil || c.Stats.MeanUS == nil || *c.Stats.MeanUS != 20 || c.Stats.LowUS != nil {
+		t.Errorf("first cell = %+v, want native n=1, mean 20, interval low null", c)
 	}
 }
 
@@ -408,10 +414,10 @@ func TestInputErrors(t *testing.T) {
 
 func TestRatioWithTooFewSamplesIsUnbounded(t *testing.T) {
 	r := build(t, statusSet())
-	// wasi has 2 samples at n = 1, native 3: no finite 97.5% intervals.
+	// wasi has 2 processes at n = 1, native 3: too few for an interval.
 	q := r.ratio("wasi", "sequential", Column{N: 1})
-	if q == nil || !near(float64(q.Ratio), 10) {
-		t.Fatalf("wasi/native = %+v, want 10", q)
+	if q == nil || math.Abs(float64(q.Ratio)-10) > 1 || q.Processes != 2 || q.BaselineProcesses != 3 {
+		t.Fatalf("wasi/native = %+v, want about 10 from 2 and 3 processes", q)
 	}
 	if q.Low != 0 || !math.IsInf(float64(q.High), 1) {
 		t.Errorf("interval = [%v, %v], want [0, +Inf]", q.Low, q.High)

@@ -20,9 +20,18 @@ type Cell struct {
 	// argument (n).
 	Benchmark string
 	Arg       int
-	// Processes is the number of measured fresh processes: enough for
-	// Samples.Min spawns, at least one.
+	// Processes is the number of measured fresh processes planned: enough
+	// for Samples.Min spawns, and at least the floor of independent
+	// processes (Samples.Processes, or the environment's own).
 	Processes int
+	// Floor is that floor: a cell with fewer ok processes is not judged.
+	Floor int
+	// Precision is the interval's relative half-width that counts as
+	// converged.
+	Precision float64
+	// Adaptive, when set, lets the runner add rounds of processes to
+	// the cell until it converges.
+	Adaptive *AdaptivePolicy
 	// Warmup processes run before the cell's first measured one; their
 	// samples are marked.
 	Warmup int
@@ -32,6 +41,16 @@ type Cell struct {
 	Timeout time.Duration
 	// CPUs is the pinning of every process; nil means none.
 	CPUs []int
+}
+
+// AdaptivePolicy bounds the processes adaptive stopping adds to a cell.
+type AdaptivePolicy struct {
+	// MaxProcesses is the most measured processes the cell may have.
+	MaxProcesses int
+	// Round is the processes added to the cell per round.
+	Round int
+	// Budget is the wall time the added rounds may spend on the cell.
+	Budget time.Duration
 }
 
 // Key is the cell's identity everywhere: "environment/mode/n".
@@ -91,13 +110,22 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 	for _, e := range envs {
 		for _, m := range s.Modes {
 			for _, n := range s.N {
-				procs := max((s.Samples.Min+n-1)/n, 1)
-				p.Cells = append(p.Cells, Cell{
+				floor := s.Samples.Processes
+				if e.Processes != nil {
+					floor = *e.Processes
+				}
+				procs := max((s.Samples.Min+n-1)/n, floor, 1)
+				c := Cell{
 					Index: len(p.Cells), Env: e, Mode: m, N: n,
 					Benchmark: m, Arg: n,
-					Processes: procs, Warmup: s.Samples.Warmup,
-					Pause: s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUs,
-				})
+					Processes: procs, Floor: floor, Precision: s.Samples.Precision,
+					Warmup: s.Samples.Warmup,
+					Pause:  s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUs,
+				}
+				if s.Samples.Adaptive {
+					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(s.Samples.MaxProcesses, procs), Round: s.Samples.Round, Budget: s.Samples.Budget}
+				}
+				p.Cells = append(p.Cells, c)
 			}
 		}
 	}
@@ -213,8 +241,14 @@ func Select(s *Spec, only []string) ([]EnvironmentSpec, error) {
 func (p *RunPlan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spec %s (%s), sha256 %s\n", p.Spec.Path, p.Spec.Name, p.Spec.Hash[:12])
-	fmt.Fprintf(&b, "min samples %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
-		p.Spec.Samples.Min, p.Spec.Samples.Pause, p.Spec.Samples.Warmup, p.Spec.Timeout, Pinning(p.Spec.CPUs), p.Spec.Views.Last, p.Spec.Views.MinN)
+	fmt.Fprintf(&b, "min samples %d, min processes %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
+		p.Spec.Samples.Min, p.Spec.Samples.Processes, p.Spec.Samples.Pause, p.Spec.Samples.Warmup, p.Spec.Timeout, Pinning(p.Spec.CPUs), p.Spec.Views.Last, p.Spec.Views.MinN)
+	if a := p.Spec.Samples; a.Adaptive {
+		fmt.Fprintf(&b, "adaptive: rounds of %d processes until the 95%% interval is within ±%.3g%%, at most %d processes and %s of added rounds per cell\n",
+			a.Round, a.Precision*100, a.MaxProcesses, a.Budget)
+	} else {
+		fmt.Fprintf(&b, "target precision ±%.3g%% (reported, not enforced: adaptive is off)\n", p.Spec.Samples.Precision*100)
+	}
 	if p.Schedule.Order == Blocked {
 		fmt.Fprintf(&b, "order blocked (cell by cell)\n\n")
 	} else {
@@ -256,10 +290,19 @@ type cellJSON struct {
 	Benchmark   string          `json:"benchmark"`
 	Arg         int             `json:"arg"`
 	Processes   int             `json:"processes"`
+	Floor       int             `json:"floor"`
+	Precision   float64         `json:"precision"`
+	Adaptive    *adaptiveJSON   `json:"adaptive,omitempty"`
 	Warmup      int             `json:"warmup"`
 	Pause       string          `json:"pause"`
 	Timeout     string          `json:"timeout"`
 	CPUs        []int           `json:"cpus"`
+}
+
+type adaptiveJSON struct {
+	MaxProcesses int    `json:"max_processes"`
+	Round        int    `json:"round"`
+	Budget       string `json:"budget"`
 }
 
 // MarshalJSON renders the resolved plan: provenance, cells with their
@@ -268,11 +311,16 @@ func (p *RunPlan) MarshalJSON() ([]byte, error) {
 	var out planJSON
 	out.Spec.Path, out.Spec.Name, out.Spec.Hash, out.Spec.Resolved = p.Spec.Path, p.Spec.Name, p.Spec.Hash, p.Spec.Resolved
 	for _, c := range p.Cells {
-		out.Cells = append(out.Cells, cellJSON{
+		cj := cellJSON{
 			Index: c.Index, Key: c.Key(), Environment: c.Env.Name, Kind: c.Env.Kind, Settings: c.Env.Resolved,
-			Mode: c.Mode, N: c.N, Benchmark: c.Benchmark, Arg: c.Arg, Processes: c.Processes, Warmup: c.Warmup,
+			Mode: c.Mode, N: c.N, Benchmark: c.Benchmark, Arg: c.Arg, Processes: c.Processes,
+			Floor: c.Floor, Precision: c.Precision, Warmup: c.Warmup,
 			Pause: c.Pause.String(), Timeout: c.Timeout.String(), CPUs: c.CPUs,
-		})
+		}
+		if a := c.Adaptive; a != nil {
+			cj.Adaptive = &adaptiveJSON{MaxProcesses: a.MaxProcesses, Round: a.Round, Budget: a.Budget.String()}
+		}
+		out.Cells = append(out.Cells, cj)
 	}
 	out.Schedule.Order, out.Schedule.Seed, out.Schedule.Steps = p.Schedule.Order, p.Schedule.Seed, p.Schedule.Steps
 	return json.Marshal(out)

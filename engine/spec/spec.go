@@ -89,13 +89,28 @@ type EnvironmentSpec struct {
 	Resolved json.RawMessage
 	// Pos is "file:line" of the declaration, for messages.
 	Pos string
+	// Processes is the environment's own floor of processes per cell, in
+	// place of the spec's; nil when it keeps the spec's.
+	Processes *int
 }
 
 // SamplePolicy says how many processes each cell needs.
 type SamplePolicy struct {
-	Min    int
-	Pause  time.Duration
-	Warmup int
+	// Min is the fewest spawns a cell records.
+	Min int
+	// Processes is the fewest independent processes a cell runs.
+	Processes int
+	// Precision is the relative half-width of a cell's interval that
+	// counts as converged.
+	Precision float64
+	// Adaptive adds rounds of Round processes to unconverged cells, up to
+	// MaxProcesses each and Budget of wall time per cell.
+	Adaptive     bool
+	MaxProcesses int
+	Round        int
+	Budget       time.Duration
+	Pause        time.Duration
+	Warmup       int
 }
 
 // Views is the last-K trim used by reports; stored data is never trimmed.
@@ -120,9 +135,15 @@ type rawSpec struct {
 	Modes   []string `json:"modes"`
 	N       []int    `json:"n"`
 	Samples struct {
-		Min    int    `json:"min"`
-		Pause  string `json:"pause"`
-		Warmup int    `json:"warmup"`
+		Min          int     `json:"min"`
+		Processes    int     `json:"processes"`
+		Precision    float64 `json:"precision"`
+		Adaptive     bool    `json:"adaptive"`
+		MaxProcesses int     `json:"max_processes"`
+		Round        int     `json:"round"`
+		Budget       string  `json:"budget"`
+		Pause        string  `json:"pause"`
+		Warmup       int     `json:"warmup"`
 	} `json:"samples"`
 	Views   Views `json:"views"`
 	Pinning struct {
@@ -215,7 +236,11 @@ func Parse(path string, src []byte) (*Spec, error) {
 		Modes:    raw.Modes,
 		N:        raw.N,
 		Views:    raw.Views,
-		Samples:  SamplePolicy{Min: raw.Samples.Min, Warmup: raw.Samples.Warmup},
+		Samples: SamplePolicy{
+			Min: raw.Samples.Min, Processes: raw.Samples.Processes, Precision: raw.Samples.Precision,
+			Adaptive: raw.Samples.Adaptive, MaxProcesses: raw.Samples.MaxProcesses, Round: raw.Samples.Round,
+			Warmup: raw.Samples.Warmup,
+		},
 		Schedule: ScheduleSpec{Order: raw.Schedule.Order, Seed: raw.Schedule.Seed},
 	}
 	if len(raw.Pinning.CPUs) > 0 {
@@ -226,6 +251,7 @@ func Parse(path string, src []byte) (*Spec, error) {
 	}
 	// The schema checked every duration with Go's own parser.
 	s.Samples.Pause, _ = time.ParseDuration(raw.Samples.Pause)
+	s.Samples.Budget, _ = time.ParseDuration(raw.Samples.Budget)
 	s.Timeout, _ = time.ParseDuration(raw.Limits.Timeout)
 	if c := raw.Calibration; c != nil {
 		abs, _ := time.ParseDuration(c.Tolerance.Absolute)
@@ -244,7 +270,10 @@ func Parse(path string, src []byte) (*Spec, error) {
 	}
 	for i := 0; envs.Next(); i++ {
 		e := envs.Value()
-		var head struct{ Name, Kind string }
+		var head struct {
+			Name, Kind string
+			Processes  *int `json:"processes"`
+		}
 		if err := e.Decode(&head); err != nil {
 			return nil, cueInputError(path, files, "has an environment without a name or kind", err)
 		}
@@ -253,7 +282,7 @@ func Parse(path string, src []byte) (*Spec, error) {
 			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
-			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js,
+			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js, Processes: head.Processes,
 			Pos: position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
 		})
 	}

@@ -30,7 +30,7 @@ func TestShippedSpecsReproduceTheStudyMatrix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[int]int{1: 100, 10: 10, 100: 1, 1000: 1}
+		want := map[int]int{1: 100, 10: 10, 100: 10, 1000: 10}
 		if len(plan.Cells) != len(want) {
 			t.Fatalf("%s: %d cells, want %d", name, len(plan.Cells), len(want))
 		}

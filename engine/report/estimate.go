@@ -1,0 +1,288 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/aclements/go-moremath/mathx"
+	"github.com/aclements/go-moremath/stats"
+
+	"spawnbench/engine/results"
+)
+
+// The process is the unit of replication. Spawns of one process share its
+// heap, its threads' placement and its runtime's warm state, so they are
+// correlated (native sequential n = 1000 alternates slow and fast spawns
+// for hundreds of spawns, then stays in one regime): an interval over the
+// pooled spawns of a cell claims a certainty the cell does not have.
+// Every figure and interval of a report is therefore computed in two
+// stages:
+//
+//  1. each process is reduced to one number, its typical spawn in the
+//     view: the 20% trimmed mean of its spawn times (for n = 1 the one
+//     spawn; the slow first spawn of a longer process falls in the
+//     trimmed tail);
+//  2. a cell's figure is the 20% trimmed mean of the logarithms of its
+//     process summaries, exponentiated, with Yuen's interval for a
+//     trimmed mean (Tukey and McLaughlin's winsorized standard error,
+//     Student's t with h − 1 degrees of freedom), computed over processes.
+//
+// Trimmed means, not medians: a cell whose spawns or processes fall into
+// two regimes (a child on the parent's CPU or on the other one) has a
+// median on a knife edge that jumps from one regime to the other when
+// their shares move by a few percent; a trimmed mean moves with the
+// shares. Logarithms, because spawn times are multiplicative (a ratio to
+// native is the question), so a ratio's interval is the difference of two
+// such means with Welch's degrees of freedom, and compare's test is the
+// same Yuen–Welch test, so "significant" and "the ratio's interval
+// excludes 1" always agree.
+
+// TrimFraction is the share trimmed from each end, at both stages:
+// Wilcox's recommended 20%, robust to the first spawn and to tails while
+// keeping most of the data.
+const TrimFraction = 0.2
+
+// MinIntervalProcesses is the fewest process summaries a cell needs for
+// an interval; with fewer the cell's figure is printed but not judged.
+const MinIntervalProcesses = 5
+
+// HeterogeneityAlpha is the Kruskal–Wallis level below which a cell's
+// processes are taken to differ, and HeterogeneitySpread the effect they
+// must also show (the interquartile range of the process summaries over
+// their median): with 1000 spawns a process, a test alone would flag
+// differences of a percent that matter to nobody.
+const (
+	HeterogeneityAlpha  = 0.001
+	HeterogeneitySpread = 0.10
+)
+
+// ProcessSummary is one process's spawns in one view, reduced.
+type ProcessSummary struct {
+	Process int32 `json:"process"`
+	// Spawns is the number of spawns in the view.
+	Spawns int `json:"spawns"`
+	// TypicalUS is the 20% trimmed mean of the spawn times, µs.
+	TypicalUS float64 `json:"typical_us"`
+}
+
+// Estimate is a cell's figure, computed over its processes.
+type Estimate struct {
+	// TypicalUS is the cell's typical spawn time: the exponentiated 20%
+	// trimmed mean of the log process summaries, µs.
+	TypicalUS Float `json:"typical_us"`
+	// LowUS and HighUS bound it at Confidence; NaN (null in JSON) when
+	// the cell has fewer than MinIntervalProcesses processes.
+	LowUS  Float `json:"low_us"`
+	HighUS Float `json:"high_us"`
+	// Processes is the number of independent processes behind the figure.
+	Processes int `json:"processes"`
+	// Precision is the interval's relative half-width, (High − Low) / 2 /
+	// Typical; infinite when the interval is.
+	Precision Float `json:"precision"`
+
+	logs yuen
+}
+
+// Bounded is true when the estimate has an interval.
+func (e *Estimate) Bounded() bool {
+	return e != nil && !math.IsNaN(float64(e.LowUS)) && !math.IsInf(float64(e.HighUS), 0) && !math.IsNaN(float64(e.HighUS))
+}
+
+// summarizeProcesses reduces each process's samples (already cut to the
+// view) to its ProcessSummary, in process order.
+func summarizeProcesses(samples []results.SpawnSample) []ProcessSummary {
+	byProcess := map[int32][]float64{}
+	for _, s := range samples {
+		byProcess[s.Process] = append(byProcess[s.Process], float64(s.SpawnNS)/1e3)
+	}
+	out := make([]ProcessSummary, 0, len(byProcess))
+	for p, vs := range byProcess {
+		slices.Sort(vs)
+		out = append(out, ProcessSummary{Process: p, Spawns: len(vs), TypicalUS: trimmedMean(vs)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Process < out[j].Process })
+	return out
+}
+
+// estimate computes a cell's figure and interval from its process
+// summaries.
+func estimate(procs []ProcessSummary) *Estimate {
+	if len(procs) == 0 {
+		return nil
+	}
+	logs := make([]float64, len(procs))
+	for i, p := range procs {
+		logs[i] = safeLog(p.TypicalUS)
+	}
+	y := yuenOf(logs)
+	e := &Estimate{TypicalUS: Float(math.Exp(y.tm)), Processes: len(procs), logs: y,
+		LowUS: Float(math.NaN()), HighUS: Float(math.NaN()), Precision: Float(math.Inf(1))}
+	if len(procs) >= MinIntervalProcesses {
+		half := tQuantile(float64(y.h-1)) * math.Sqrt(y.d)
+		e.LowUS, e.HighUS = Float(math.Exp(y.tm-half)), Float(math.Exp(y.tm+half))
+		e.Precision = (e.HighUS - e.LowUS) / 2 / e.TypicalUS
+	}
+	return e
+}
+
+// ratioEstimate is a / b with its Yuen–Welch interval at Confidence;
+// unbounded when either side has too few processes.
+func ratioEstimate(a, b *Estimate) (ratio, low, high float64) {
+	ratio = math.Exp(a.logs.tm - b.logs.tm)
+	if a.Processes < MinIntervalProcesses || b.Processes < MinIntervalProcesses {
+		return ratio, 0, math.Inf(1)
+	}
+	diff, se, df := welchYuen(a.logs, b.logs)
+	if se == 0 {
+		return ratio, ratio, ratio
+	}
+	half := tQuantile(df) * se
+	return ratio, math.Exp(diff - half), math.Exp(diff + half)
+}
+
+// yuenTest is the two-sided Yuen–Welch test of equal trimmed means of
+// the log process summaries: the p-value compare reports. NaN when either
+// side has too few processes.
+func yuenTest(a, b *Estimate) float64 {
+	if a.Processes < MinIntervalProcesses || b.Processes < MinIntervalProcesses {
+		return math.NaN()
+	}
+	diff, se, df := welchYuen(a.logs, b.logs)
+	if se == 0 {
+		if diff == 0 {
+			return 1
+		}
+		return 0
+	}
+	t := math.Abs(diff) / se
+	return 2 * (1 - stats.TDist{V: df}.CDF(t))
+}
+
+// yuen is the trimmed-mean summary of one sample: its trimmed mean tm,
+// the squared standard error d of tm (Tukey–McLaughlin), and h, the
+// number of values left after trimming.
+type yuen struct {
+	tm, d float64
+	h     int
+}
+
+func yuenOf(values []float64) yuen {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	n := len(sorted)
+	g := int(math.Floor(TrimFraction * float64(n)))
+	h := n - 2*g
+	y := yuen{tm: trimmedMeanG(sorted, g), h: h}
+	if h < 2 {
+		y.d = math.Inf(1)
+		return y
+	}
+	// Winsorize: the g smallest become the (g+1)th, the g largest the
+	// (n−g)th.
+	lo, hi := sorted[g], sorted[n-g-1]
+	var sum, sum2 float64
+	for _, v := range sorted {
+		v = min(max(v, lo), hi)
+		sum += v
+		sum2 += v * v
+	}
+	mean := sum / float64(n)
+	varW := (sum2 - float64(n)*mean*mean) / float64(n-1)
+	y.d = max(varW, 0) * float64(n-1) / (float64(h) * float64(h-1))
+	return y
+}
+
+// welchYuen is the difference of two trimmed means, its standard error
+// and Welch's degrees of freedom.
+func welchYuen(a, b yuen) (diff, se, df float64) {
+	diff = a.tm - b.tm
+	se = math.Sqrt(a.d + b.d)
+	num := (a.d + b.d) * (a.d + b.d)
+	den := a.d*a.d/float64(a.h-1) + b.d*b.d/float64(b.h-1)
+	if den == 0 {
+		return diff, se, float64(a.h + b.h - 2)
+	}
+	return diff, se, num / den
+}
+
+// trimmedMean is the TrimFraction trimmed mean of sorted values.
+func trimmedMean(sorted []float64) float64 {
+	return trimmedMeanG(sorted, int(math.Floor(TrimFraction*float64(len(sorted)))))
+}
+
+func trimmedMeanG(sorted []float64, g int) float64 {
+	kept := sorted[g : len(sorted)-g]
+	if len(kept) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, v := range kept {
+		sum += v
+	}
+	return sum / float64(len(kept))
+}
+
+// tQuantile is Student's t quantile for a two-sided interval at
+// Confidence.
+func tQuantile(df float64) float64 {
+	if df < 1 {
+		df = 1
+	}
+	return stats.InvCDF(stats.TDist{V: df})(1 - (1-Confidence)/2)
+}
+
+// safeLog is the log of a spawn time in µs; a time that is not positive
+// (a clock coarser than the spawn) counts as one nanosecond.
+func safeLog(us float64) float64 {
+	return math.Log(max(us, 1e-3))
+}
+
+// kruskalWallis is the p-value of the Kruskal–Wallis test that the groups
+// come from one distribution (with the tie correction), and false when it
+// cannot be computed (fewer than two groups, or every value tied).
+func kruskalWallis(groups [][]float64) (float64, bool) {
+	type obs struct {
+		v float64
+		g int
+	}
+	var all []obs
+	for gi, g := range groups {
+		for _, v := range g {
+			all = append(all, obs{v, gi})
+		}
+	}
+	n := len(all)
+	if len(groups) < 2 || n < 3 {
+		return math.NaN(), false
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	rankSum := make([]float64, len(groups))
+	var ties float64
+	for i := 0; i < n; {
+		j := i
+		for j < n && all[j].v == all[i].v {
+			j++
+		}
+		rank := float64(i+j+1) / 2 // ranks i+1..j, averaged
+		for k := i; k < j; k++ {
+			rankSum[all[k].g] += rank
+		}
+		t := float64(j - i)
+		ties += t*t*t - t
+		i = j
+	}
+	fn := float64(n)
+	var h float64
+	for gi, g := range groups {
+		h += rankSum[gi] * rankSum[gi] / float64(len(g))
+	}
+	h = 12/(fn*(fn+1))*h - 3*(fn+1)
+	c := 1 - ties/(fn*fn*fn-fn)
+	if c <= 0 {
+		return math.NaN(), false
+	}
+	h /= c
+	df := float64(len(groups) - 1)
+	return mathx.GammaIncComp(df/2, h/2), true
+}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"spawnbench/engine/results"
+)
+
+// synthCell draws one cell of a known model: each process's level is
+// median·exp(σb·Z), and its spawns wander around that level with AR(1)
+// log noise (lag-1 correlation rho), so spawns of one process are
+// correlated as real ones are.
+type synthCell struct {
+	median, sigmaBetween, sigmaWithin, rho float64
+}
+
+func (m synthCell) draw(rng *rand.Rand, processes, spawns int) []results.SpawnSample {
+	var out []results.SpawnSample
+	for p := range processes {
+		level := m.median * math.Exp(m.sigmaBetween*rng.NormFloat64())
+		e := m.sigmaWithin * rng.NormFloat64()
+		for t := range spawns {
+			e = m.rho*e + math.Sqrt(1-m.rho*m.rho)*m.sigmaWithin*rng.NormFloat64()
+			out = append(out, results.SpawnSample{Process: int32(p), Thread: int32(t), SpawnNS: int64(level * math.Exp(e) * 1e3)})
+		}
+	}
+	return out
+}
+
+// truth is what the estimator estimates for the model's population of
+// processes, found from many processes: the exponentiated trimmed mean of
+// log process summaries. pooledMedian is the population median of single
+// spawns, which the pooled interval claims to bound.
+func (m synthCell) truth(rng *rand.Rand, spawns int) (typical, pooledMedian float64) {
+	s := m.draw(rng, 20000, spawns)
+	procs := summarizeProcesses(s)
+	logs := make([]float64, len(procs))
+	for i, p := range procs {
+		logs[i] = math.Log(p.TypicalUS)
+	}
+	all := make([]float64, len(s))
+	for i, x := range s {
+		all[i] = float64(x.SpawnNS) / 1e3
+	}
+	return math.Exp(yuenOf(logs).tm), Quantile(all, 0.5)
+}
+
+func TestIntervalOverProcessesCoversTheTruth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	model := synthCell{median: 30, sigmaBetween: 0.25, sigmaWithin: 0.4, rho: 0.9}
+	const processes, spawns, cells = 10, 100, 400
+	truth, pooledTruth := model.truth(rng, spawns)
+	var covered, pooledCovered int
+	for range cells {
+		s := model.draw(rng, processes, spawns)
+		e := estimate(summarizeProcesses(s))
+		if e.Processes != processes || !e.Bounded() {
+			t.Fatalf("estimate over %d processes: %+v", processes, e)
+		}
+		if float64(e.LowUS) <= truth && truth <= float64(e.HighUS) {
+			covered++
+		}
+		values := make([]float64, len(s))
+		for i, x := range s {
+			values[i] = float64(x.SpawnNS) / 1e3
+		}
+		slices.Sort(values)
+		if ps := medianSummary(values, Confidence); ps.Lo <= pooledTruth && pooledTruth <= ps.Hi {
+			pooledCovered++
+		}
+	}
+	rate, pooledRate := float64(covered)/cells, float64(pooledCovered)/cells
+	t.Logf("95%% interval over processes covered the truth in %.1f%% of %d cells; the pooled-spawn interval in %.1f%%", 100*rate, cells, 100*pooledRate)
+	// 400 cells: a true 95% rate lands in [0.92, 0.97] with
+	// probability about 0.99.
+	if rate < 0.91 || rate > 0.985 {
+		t.Errorf("coverage over processes %.3f, want about 0.95", rate)
+	}
+	if pooledRate > 0.6 {
+		t.Errorf("the pooled-spawn interval covered %.3f; correlated spawns should make it far too narrow", pooledRate)
+	}
+}
+
+func TestRatioIntervalCoversTheTrueRatio(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := synthCell{median: 20, sigmaBetween: 0.3, sigmaWithin: 0.3, rho: 0.8}
+	slow := base
+	slow.median *= 2.5
+	const processes, spawns, cells = 10, 50, 400
+	covered := 0
+	for range cells {
+		a := estimate(summarizeProcesses(slow.draw(rng, processes, spawns)))
+		b := estimate(summarizeProcesses(base.draw(rng, processes, spawns)))
+		_, lo, hi := ratioEstimate(a, b)
+		if lo <= 2.5 && 2.5 <= hi {
+			covered++
+		}
+	}
+	rate := float64(covered) / cells
+	t.Logf("ratio interval covered the true ratio 2.5 in %.1f%% of %d pairs", 100*rate, cells)
+	if rate < 0.91 || rate > 0.99 {
+		t.Errorf("ratio coverage %.3f, want about 0.95", rate)
+	}
+}
+
+func TestFewProcessesGiveNoInterval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := synthCell{median: 10, sigmaBetween: 0.1, sigmaWithin: 0.1}.draw(rng, MinIntervalProcesses-1, 100)
+	e := estimate(summarizeProcesses(s))
+	if e.Bounded() || e.Processes != MinIntervalProcesses-1 || !(e.TypicalUS > 5 && e.TypicalUS < 20) {
+		t.Errorf("%d processes: %+v, want a figure near 10 and no interval", MinIntervalProcesses-1, e)
+	}
+}
+
+func TestFigureMovesWithRegimeSharesWhereTheMedianJumps(t *testing.T) {
+	// One process, two regimes (11.5 and 32 µs, the native sequential
+	// pattern); the fast share moves from 48% to 52%.
+	cell := func(fastShare float64) []results.SpawnSample {
+		var s []results.SpawnSample
+		for i := range 1000 {
+			v := 32.0
+			if float64(i)/1000 < fastShare {
+				v = 11.5
+			}
+			v *= 1 + 0.02*math.Sin(float64(i))
+			s = append(s, results.SpawnSample{Process: 0, Thread: int32(i), SpawnNS: int64(v * 1e3)})
+		}
+		return s
+	}
+	fig := func(s []results.SpawnSample) float64 { return float64(estimate(summarizeProcesses(s)).TypicalUS) }
+	med := func(s []results.SpawnSample) float64 {
+		v := make([]float64, len(s))
+		for i, x := range s {
+			v[i] = float64(x.SpawnNS)
+		}
+		return Quantile(v, 0.5) / 1e3
+	}
+	a, b := cell(0.48), cell(0.52)
+	figMove := math.Abs(fig(a)-fig(b)) / (32 - 11.5)
+	medMove := math.Abs(med(a)-med(b)) / (32 - 11.5)
+	t.Logf("48%% -> 52%% fast: figure %.1f -> %.1f µs, median %.1f -> %.1f µs", fig(a), fig(b), med(a), med(b))
+	if figMove > 0.2 {
+		t.Errorf("the figure moved by %.0f%% of the gap between the regimes for a 4-point share change", 100*figMove)
+	}
+	if medMove < 0.5 {
+		t.Errorf("the median moved by only %.0f%% of the gap: the check does not exercise a knife edge", 100*medMove)
+	}
+}
+
+func TestHeterogeneityRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	groups := func(s []results.SpawnSample) [][]float64 {
+		by := map[int32][]float64{}
+		for _, x := range s {
+			by[x.Process] = append(by[x.Process], float64(x.SpawnNS))
+		}
+		var out [][]float64
+		for p := range int32(len(by)) {
+			out = append(out, by[p])
+		}
+		return out
+	}
+	flagged := func(m synthCell) int {
+		n := 0
+		for range 100 {
+			s := m.draw(rng, 10, 100)
+			if heterogeneous(groups(s), summarizeProcesses(s)) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := flagged(synthCell{median: 20, sigmaWithin: 0.3}); n > 3 {
+		t.Errorf("homogeneous processes (independent spawns, one level) flagged in %d of 100 cells", n)
+	}
+	if n := flagged(synthCell{median: 20, sigmaBetween: 0.4, sigmaWithin: 0.2}); n < 90 {
+		t.Errorf("processes whose levels differ by 40%% flagged in only %d of 100 cells", n)
+	}
+	if n := flagged(synthCell{median: 20, sigmaBetween: 0.01, sigmaWithin: 0.05}); n > 3 {
+		t.Errorf("processes 1%% apart (significant but negligible) flagged in %d of 100 cells", n)
+	}
+}
