@@ -342,8 +342,8 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 			Environment string
 			N           int32
 			Stats       *struct {
-				MeanUS  *float64 `json:"mean_us"`
-				LowUS   *float64 `json:"low_us"`
+				MeanUS *float64 `json:"mean_us"`
+				LowUS  *float64 `json:"low_us"`
 			}
 		}
 		Plots []Plot
