@@ -13,7 +13,7 @@ const tinyFleetSpec = `
 environments: [{name: "native", kind: "native"}, {name: "native-o1", kind: "native", cflags: ["-O1"]}]
 modes: ["sequential"]
 n: [1, 2]
-samples: {min: 2, pause: "1ms", warmup: 0}
+samples: {min: 2, processes: 1, pause: "1ms", warmup: 0}
 schedule: seed: 3
 `
 

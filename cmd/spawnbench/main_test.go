@@ -66,7 +66,7 @@ func TestRunFromAnyDirectory(t *testing.T) {
 	p := writeSpec(t, dir, `name: "tiny"
 environments: [{name: "native", kind: "native"}, {name: "later", kind: "wasmtime-someday"}]
 n: [2]
-samples: min: 4
+samples: {min: 4, processes: 1}
 `)
 	// An unknown kind is bad input; a spec without it runs.
 	_, stderr, code := runCLI(t, dir, "run", p)
@@ -76,7 +76,7 @@ samples: min: 4
 	p = writeSpec(t, dir, `name: "tiny"
 environments: [{name: "native", kind: "native"}]
 n: [2]
-samples: min: 4
+samples: {min: 4, processes: 1}
 `)
 	stdout, stderr, code := runCLI(t, dir, "run", p)
 	if code != 0 {
@@ -101,7 +101,7 @@ samples: min: 4
 func TestPlanAndEnvs(t *testing.T) {
 	dir := t.TempDir()
 	stdout, stderr, code := runCLI(t, dir, "plan", filepath.Join(repoRoot(t), "specs", "sequential.cue"), "--env", "native")
-	if code != 0 || !strings.Contains(stdout, "4 cells, 112 processes") {
+	if code != 0 || !strings.Contains(stdout, "4 cells, 130 processes") {
 		t.Errorf("plan: exit %d\n%s%s", code, stdout, stderr)
 	}
 	stdout, _, code = runCLI(t, dir, "envs")
@@ -115,7 +115,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	good := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
-samples: min: 1
+samples: {min: 1, processes: 1}
 `)
 	bad := filepath.Join(dir, "bad.cue")
 	os.WriteFile(bad, []byte("environments: [{name: \"a\", kind: \"native\"}]\nn: [0]\n"), 0o644)
@@ -155,7 +155,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
-samples: {min: 100000, pause: "2ms"}
+samples: {min: 100000, processes: 1, pause: "2ms"}
 `)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
@@ -236,7 +236,7 @@ func TestSecondWriterIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
-samples: {min: 100000, pause: "2ms"}
+samples: {min: 100000, processes: 1, pause: "2ms"}
 `)
 	out := filepath.Join(dir, "out")
 	first, stderr := startRun(t, dir, p, out)
@@ -270,7 +270,7 @@ func TestKillThenResume(t *testing.T) {
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "echo", kind: "command", run: ["sh", "-c", "i=0; while [ $i -lt $0 ]; do echo 1000 10 2000; i=$((i+1)); done", "{arg}"]}]
 modes: ["sequential", "parallel"]
 n: [1, 3]
-samples: {min: 6, pause: "15ms", warmup: 1}
+samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 `)
 	keys := func(set *results.Set) map[string]int {
 		k := map[string]int{}
@@ -397,7 +397,7 @@ func TestInterruptedCalibrateKeepsItsChecks(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
-samples: min: 2
+samples: {min: 2, processes: 1}
 calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processes: 1}}
 `)
 	out := filepath.Join(dir, "out")
@@ -444,7 +444,7 @@ func TestLargeOutputKeepsMemoryBounded(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "chatty", kind: "command", run: ["sh", "-c", "yes '1 2 3' | head -c 300000000"]}]
 n: [1]
-samples: min: 1
+samples: {min: 1, processes: 1}
 limits: timeout: "60s"
 `)
 	out := filepath.Join(dir, "out")

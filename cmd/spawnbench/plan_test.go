@@ -16,7 +16,7 @@ func TestPlanJSONIsTheResolvedPlan(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "a", kind: "native"}, {name: "w", kind: "wasi-threads"}]
 n: [1, 10]
-samples: {min: 10, pause: "5ms", warmup: 1}
+samples: {min: 10, processes: 1, pause: "5ms", warmup: 1}
 pinning: cpus: [0]
 `)
 	type plan struct {

@@ -286,3 +286,15 @@ func kruskalWallis(groups [][]float64) (float64, bool) {
 	df := float64(len(groups) - 1)
 	return mathx.GammaIncComp(df/2, h/2), true
 }
+
+// CellPrecision is what adaptive stopping asks of a cell: the relative
+// half-width of its all-spawns figure's interval (+Inf while it has too
+// few processes) and the number of processes behind it, from the
+// samples of its measured, ok processes (warm-ups excluded).
+func CellPrecision(samples []results.SpawnSample) (precision float64, processes int) {
+	e := estimate(summarizeProcesses(samples))
+	if e == nil {
+		return math.Inf(1), 0
+	}
+	return float64(e.Precision), e.Processes
+}

@@ -26,7 +26,7 @@ import (
 func BenchmarkRunnerOverhead(b *testing.B) {
 	s, err := spec.Parse("overhead.cue", []byte(`environments: [{name: "native", kind: "native"}]
 n: [1]
-samples: min: 1`))
+samples: {min: 1, processes: 1}`))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,10 @@ type cell struct {
 	arg       int
 	processes int
 	warmup    int
+	// precision and adaptive are the cell's convergence target and, when
+	// set, the bounds of the rounds adaptive stopping adds.
+	precision float64
+	adaptive  *spec.AdaptivePolicy
 	pause     time.Duration
 	timeout   time.Duration
 	cpus      []int
@@ -32,6 +36,7 @@ func cellsOf(plan *spec.RunPlan) []cell {
 		cells[i] = cell{
 			key: c.Key(), env: c.Env, mode: c.Mode, n: c.N,
 			bench: env.Benchmark(c.Benchmark), arg: c.Arg, processes: c.Processes, warmup: c.Warmup,
+			precision: c.Precision, adaptive: c.Adaptive,
 			pause: c.Pause, timeout: c.Timeout, cpus: c.CPUs,
 		}
 	}

@@ -72,7 +72,7 @@ func TestNativeSmallPlan(t *testing.T) {
 environments: [{name: "native", kind: "native"}]
 modes: ["sequential", "parallel"]
 n: [1, 4]
-samples: {min: 8, pause: "1ms", warmup: 1}
+samples: {min: 8, processes: 1, pause: "1ms", warmup: 1}
 pinning: cpus: [0]
 `)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestPinningReachesTheProcess(t *testing.T) {
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "where", kind: "command", run: ["awk", "/^Cpus_allowed_list/ {print $2}", "/proc/self/status"]}]
 n: [1]
-samples: min: 2
+samples: {min: 2, processes: 1}
 pinning: cpus: [`+cpu+`]
 `)
 	if err != nil {
@@ -176,7 +176,7 @@ environments: [
 	{name: "native", kind: "native"},
 ]
 n: [2]
-samples: min: 2
+samples: {min: 2, processes: 1}
 limits: timeout: "300ms"
 `)
 	if err != nil {
@@ -231,7 +231,7 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	set, dir, err := runSpec(t, ctx, `
 environments: [{name: "native", kind: "native"}]
 n: [1]
-samples: {min: 100000, pause: "5ms"}
+samples: {min: 100000, processes: 1, pause: "5ms"}
 `)
 	if !IsInterrupt(err) {
 		t.Fatalf("err = %v, want the interrupt", err)
@@ -253,7 +253,7 @@ func TestAppendRefusesOverlapAndCalibrationMarksSamples(t *testing.T) {
 	s, err := spec.Parse("cal.cue", []byte(`
 environments: [{name: "native", kind: "native"}, {name: "liar", kind: "command", run: ["echo", "-5 1 9"]}]
 n: [2]
-samples: min: 2
+samples: {min: 2, processes: 1}
 calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}}
 `))
 	if err != nil {
@@ -356,7 +356,7 @@ func TestInterleavedOrderIsRecorded(t *testing.T) {
 	src := `
 environments: [{name: "a", kind: "command", run: ["echo", "5 1 9"]}, {name: "b", kind: "command", run: ["echo", "6 1 9"]}]
 n: [1]
-samples: {min: 6, warmup: 1}
+samples: {min: 6, processes: 1, warmup: 1}
 schedule: {order: "interleave", seed: 7}
 `
 	order := func() []string {
@@ -417,7 +417,7 @@ environments: [{name: "threads", kind: "command", run: ["python3", "-c", """
 	for _ in ts: print(1000, 10, 2000)
 	""", "{arg}"]}]
 n: [3]
-samples: min: 6
+samples: {min: 6, processes: 1}
 `)
 	if err != nil {
 		t.Fatal(err)

@@ -172,14 +172,14 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 	if err := r.begin(command, plan.Spec, cells, order, seed, opts.Shard); err != nil {
 		return err
 	}
-	runErr := r.measure(ctx, cells, steps)
+	runErr := r.measure(ctx, cells, steps, seed)
 	if err := r.w.End(r.inv, runErr != nil); err != nil {
 		return err
 	}
 	return runErr
 }
 
-func (r *Runner) measure(ctx context.Context, cells []cell, steps []step) error {
+func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed int64) error {
 	var envs []spec.EnvironmentSpec
 	for _, c := range cells {
 		envs = append(envs, c.env)
@@ -220,6 +220,13 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step) error 
 		if left[st.Cell]--; left[st.Cell] == 0 {
 			r.progress.cellDone(r.Set(), c)
 		}
+	}
+	r.progress.finish()
+	if err := r.adapt(ctx, cells, prep, seed); err != nil {
+		return err
+	}
+	for _, line := range r.convergence(cells) {
+		r.logf("%s\n", line)
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func TestMergedShardsEqualAnUnshardedRun(t *testing.T) {
 environments: [{name: "native", kind: "native"}, {name: "native-o1", kind: "native", cflags: ["-O1"]}]
 modes: ["sequential"]
 n: [1, 3]
-samples: {min: 2, pause: "1ms", warmup: 0}
+samples: {min: 2, processes: 1, pause: "1ms", warmup: 0}
 schedule: seed: 7
 `))
 	if err != nil {

@@ -151,7 +151,7 @@ func (p *RunPlan) Reschedule(order string, seed int64) {
 		}
 	}
 	if order != Blocked {
-		shuffle(measured, seed)
+		Shuffle(measured, seed)
 	}
 	next := make([]int, len(p.Cells))
 	warmed := make([]bool, len(p.Cells))
@@ -170,9 +170,9 @@ func (p *RunPlan) Reschedule(order string, seed int64) {
 	}
 }
 
-// shuffle is a Fisher-Yates shuffle driven by PCG, written out so that a
+// Shuffle is a Fisher-Yates shuffle driven by PCG, written out so that a
 // seed gives the same order whatever Go's library does in later versions.
-func shuffle(xs []int, seed int64) {
+func Shuffle(xs []int, seed int64) {
 	src := rand.NewPCG(uint64(seed), 0x5350415742454e43) // "SPAWBENC"
 	for i := len(xs) - 1; i > 0; i-- {
 		j := boundedRand(src, uint64(i+1))

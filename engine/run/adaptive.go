@@ -1,0 +1,148 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"spawnbench/engine/report"
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+// Adaptive stopping: after the planned processes, every cell whose
+// interval (over processes, report.CellPrecision) is still wider than its
+// target gets another round of processes, until it converges, reaches its
+// MaxProcesses, or has spent its Budget of wall time in added rounds. The
+// rounds stay interleaved (each round's processes in a seeded random
+// order, so load that comes and goes still lands on every cell alike),
+// and every decision is taken from the set on disk, so a resumed run
+// takes the same decisions and continues where the killed one stopped.
+
+// cellState is what the set says of one cell, for the stopping rule.
+type cellState struct {
+	measured  int           // measured processes (any status)
+	next      int           // the next free process index
+	added     time.Duration // wall time of processes past the planned ones
+	samples   []results.SpawnSample
+	precision float64
+	ok        int // ok processes behind precision
+}
+
+func (r *Runner) cellStates(cells []cell) map[string]*cellState {
+	states := map[string]*cellState{}
+	planned := map[string]int{}
+	for _, c := range cells {
+		states[c.key] = &cellState{}
+		planned[c.key] = c.processes
+	}
+	okProcess := map[processKey]bool{}
+	for _, run := range r.Set().Runs {
+		k := results.CellKey(run.Environment, run.Mode, int64(run.N))
+		st := states[k]
+		if st == nil || run.Warmup || run.Machine != r.machine.ID {
+			continue
+		}
+		st.measured++
+		st.next = max(st.next, int(run.Process)+1)
+		if int(run.Process) >= planned[k] {
+			st.added += time.Duration(run.WallNS)
+		}
+		if run.Status == results.StatusOK {
+			okProcess[processKey{k, int(run.Process), false}] = true
+		}
+	}
+	for _, s := range r.Set().Samples {
+		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
+		if st := states[k]; st != nil && okProcess[processKey{k, int(s.Process), false}] && !s.Warmup && s.Machine == r.machine.ID {
+			st.samples = append(st.samples, s)
+		}
+	}
+	for _, st := range states {
+		st.precision, st.ok = report.CellPrecision(st.samples)
+		st.samples = nil
+	}
+	return states
+}
+
+// adapt runs rounds of processes for the cells that have not converged.
+func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepared, seed int64) error {
+	for round := 1; ; round++ {
+		states := r.cellStates(cells)
+		var batch []step
+		open := 0
+		for ci, c := range cells {
+			a := c.adaptive
+			if a == nil || prep[c.env.Name].skip != "" {
+				continue
+			}
+			st := states[c.key]
+			if st.precision <= c.precision || st.measured >= a.MaxProcesses || st.added >= a.Budget {
+				continue
+			}
+			open++
+			for i := range min(a.Round, a.MaxProcesses-st.measured) {
+				batch = append(batch, step{Cell: ci, Process: st.next + i})
+			}
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		// A seed of its own per round, from the plan's seed and what the
+		// set holds, so a resume replays the same order.
+		order := make([]int, len(batch))
+		for i := range order {
+			order[i] = i
+		}
+		spec.Shuffle(order, seed^int64(round)<<32^int64(len(r.Set().Runs)))
+		r.logf("adaptive round %d: %d %s above target precision, %d processes more\n", round, open, plural(open, "cell", "cells"), len(batch))
+		r.progress = newProgress(r.opts.Log, len(batch))
+		for _, i := range order {
+			st := batch[i]
+			c := cells[st.Cell]
+			if c.pause > 0 {
+				select {
+				case <-ctx.Done():
+					r.progress.finish()
+					return ctx.Err()
+				case <-time.After(c.pause):
+				}
+			}
+			if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
+				r.progress.finish()
+				return err
+			}
+			r.progress.add(1)
+		}
+		r.progress.finish()
+	}
+}
+
+// Converged describes, per adaptive cell of the set, whether it reached
+// its target: for the closing lines of a run.
+func (r *Runner) convergence(cells []cell) []string {
+	states := r.cellStates(cells)
+	var out []string
+	for _, c := range cells {
+		if c.adaptive == nil {
+			continue
+		}
+		st := states[c.key]
+		if st.precision > c.precision {
+			prec := "no interval"
+			if !math.IsInf(st.precision, 0) {
+				prec = fmt.Sprintf("±%.3g%%", 100*st.precision)
+			}
+			out = append(out, fmt.Sprintf("%s not converged: %s over %d processes (target ±%.3g%%)", c.key, prec, st.ok, 100*c.precision))
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

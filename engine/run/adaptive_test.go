@@ -1,0 +1,74 @@
+package run
+
+import (
+	"context"
+	"testing"
+
+	"spawnbench/engine/results"
+)
+
+// processesOf counts the measured processes of each n.
+func processesOf(set *results.Set) map[int32]int {
+	out := map[int32]int{}
+	for _, r := range set.Runs {
+		if !r.Warmup {
+			out[r.N]++
+		}
+	}
+	return out
+}
+
+func TestAdaptiveStoppingAddsRoundsUntilTheBound(t *testing.T) {
+	// A target no real cell reaches: rounds of 2 are added until the
+	// cell has max_processes, and the process indices run on from the
+	// planned ones without a gap or a repeat.
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}]
+n: [4]
+samples: {min: 4, processes: 5, precision: 0.00001, adaptive: true, max_processes: 9, round: 2, budget: "1h"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := processesOf(set)[4]; got != 9 {
+		t.Fatalf("%d processes, want the max_processes 9 (5 planned, then rounds of 2, the last cut to 0 past 9)", got)
+	}
+	seen := map[int32]bool{}
+	for _, r := range set.Runs {
+		if seen[r.Process] || r.Process < 0 || r.Process >= 9 {
+			t.Errorf("process index %d repeated or out of 0..8", r.Process)
+		}
+		seen[r.Process] = true
+	}
+}
+
+func TestAdaptiveStoppingStopsAtConvergence(t *testing.T) {
+	// A target every cell meets at once: no round is added.
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}]
+n: [4]
+samples: {min: 4, processes: 5, precision: 10, adaptive: true, max_processes: 50}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := processesOf(set)[4]; got != 5 {
+		t.Errorf("%d processes, want the 5 planned (converged, no round)", got)
+	}
+}
+
+func TestAdaptiveStoppingKeepsToItsBudget(t *testing.T) {
+	// A budget smaller than one process: one round is run (the budget
+	// is checked before a round), then the cell stops far below its max.
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}]
+n: [4]
+samples: {min: 4, processes: 5, precision: 0.00001, adaptive: true, max_processes: 500, round: 3, budget: "1ns"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := processesOf(set)[4]; got != 8 {
+		t.Errorf("%d processes, want 5 planned + one round of 3 before the 1 ns budget was spent", got)
+	}
+}
