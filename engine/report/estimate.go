@@ -298,3 +298,16 @@ func CellPrecision(samples []results.SpawnSample) (precision float64, processes 
 	}
 	return float64(e.Precision), e.Processes
 }
+
+// TypicalSpawnNS is one process's typical spawn, as reports reduce it:
+// the 20% trimmed mean of its spawn times in ns (NaN for none). The runner
+// records it in runs.parquet, so a notebook has the process summaries
+// without recomputing them.
+func TypicalSpawnNS(spawnNS []int64) float64 {
+	v := make([]float64, len(spawnNS))
+	for i, s := range spawnNS {
+		v[i] = float64(s)
+	}
+	slices.Sort(v)
+	return trimmedMean(v)
+}

@@ -111,6 +111,13 @@ type ProcessRun struct {
 	CtxSwitchesInvoluntary *int64
 	OthersCPUNS            *int64
 	StealNS                *int64
+	// FirstSpawnNS is the process's first spawn and TypicalSpawnNS the 20%
+	// trimmed mean of all its spawns (report.TypicalSpawnNS): the process
+	// as one number, which is what reports compute intervals over; nil
+	// for a process that printed no spawn, and in sets written before
+	// these columns.
+	FirstSpawnNS   *int64
+	TypicalSpawnNS *int64
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -179,6 +186,8 @@ var runColumns = []column[ProcessRun]{
 	optInt64Col("others_cpu_ns", func(r *ProcessRun) **int64 { return &r.OthersCPUNS }),
 	optInt64Col("steal_ns", func(r *ProcessRun) **int64 { return &r.StealNS }),
 	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }),
+	optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS }),
+	optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS }),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"spawnbench/engine/results"
@@ -47,7 +48,7 @@ func TestAdaptiveStoppingStopsAtConvergence(t *testing.T) {
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "native", kind: "native"}]
 n: [4]
-samples: {min: 4, processes: 5, precision: 10, adaptive: true, max_processes: 50}
+samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 50}
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -70,5 +71,30 @@ samples: {min: 4, processes: 5, precision: 0.00001, adaptive: true, max_processe
 	}
 	if got := processesOf(set)[4]; got != 8 {
 		t.Errorf("%d processes, want 5 planned + one round of 3 before the 1 ns budget was spent", got)
+	}
+}
+
+func TestRunsCarryProcessSummaries(t *testing.T) {
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}]
+n: [8]
+samples: {min: 8, processes: 2}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spawns := map[int32][]int64{}
+	for _, s := range set.Samples {
+		spawns[s.Process] = append(spawns[s.Process], s.SpawnNS)
+	}
+	for _, r := range set.Runs {
+		ps := spawns[r.Process]
+		if r.FirstSpawnNS == nil || r.TypicalSpawnNS == nil || len(ps) != 8 {
+			t.Fatalf("process %d: first %v typical %v, %d spawns", r.Process, r.FirstSpawnNS, r.TypicalSpawnNS, len(ps))
+		}
+		lo, hi := slices.Min(ps), slices.Max(ps)
+		if *r.FirstSpawnNS != ps[0] || *r.TypicalSpawnNS < lo || *r.TypicalSpawnNS > hi {
+			t.Errorf("process %d: first %d typical %d; spawns %v", r.Process, *r.FirstSpawnNS, *r.TypicalSpawnNS, ps)
+		}
 	}
 }

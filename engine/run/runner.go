@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/protocol"
+	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -329,6 +331,14 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	recordNoise(&row, out)
 	kept := lines.Lines()
 	row.Samples = int32(len(kept))
+	if len(kept) > 0 {
+		spawns := make([]int64, len(kept))
+		for i, l := range kept {
+			spawns[i] = l.SpawnNS
+		}
+		first, typical := kept[0].SpawnNS, int64(math.Round(report.TypicalSpawnNS(spawns)))
+		row.FirstSpawnNS, row.TypicalSpawnNS = &first, &typical
+	}
 	samples := make([]results.SpawnSample, len(kept))
 	for t, l := range kept {
 		samples[t] = results.SpawnSample{
