@@ -53,10 +53,13 @@ type Outcome struct {
 	// while the tree ran: the machine's non-idle time from /proc/stat
 	// (user, nice, system, irq, softirq, all CPUs) over the span, less the
 	// tree's own user and system time and less spawnbench's own (its
-	// supervision, output parsing and journal), floored at 0. StealNS is the hypervisor's steal time
-	// over the same span. /proc/stat counts in ticks of USER_HZ (10 ms on
-	// common kernels), so both are coarse for short processes. Nil when the
-	// platform does not say.
+	// supervision, output parsing and journal). StealNS is the
+	// hypervisor's steal time over the same span. /proc/stat counts in
+	// ticks of USER_HZ (10 ms on common kernels), so both are coarse for
+	// short processes, and OthersCPUNS of one process can be negative (no
+	// tick landed while it used CPU): sum it over many processes, as the
+	// busy rule does (results.CellNoise). Nil when the platform does not
+	// say.
 	OthersCPUNS, StealNS *int64
 	// OOMKilled is set when the kernel's OOM killer killed a process of the
 	// tree during the run. The evidence must be both: a process of the tree

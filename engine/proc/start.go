@@ -237,7 +237,11 @@ wait:
 			// Neither the benchmark's tree nor spawnbench itself (its
 			// supervision, parsing and journal) is "everything else".
 			own := u.userNS + u.sysNS + selfAfter - selfBefore
-			s.out.OthersCPUNS = ptr(max(0, cpuAfter.busy-cpuBefore.busy-own))
+			// Not floored at 0: /proc/stat counts whole ticks, so a short
+			// process sees a tick of other work or none, and only the sum
+			// over many processes is right; a floor per process would
+			// make that sum grow with the number of processes.
+			s.out.OthersCPUNS = ptr(cpuAfter.busy - cpuBefore.busy - own)
 		}
 	}
 	clean := s.out.ExitCode == 0 && s.out.Signal == ""

@@ -53,7 +53,9 @@ func CellNoise(runs []ProcessRun) Noise {
 		}
 		return part / whole
 	}
-	n := Noise{OthersShare: share(others, wallO), StealShare: share(steal, wallS)}
+	// One process's others_cpu_ns may be negative (whole ticks less exact
+	// CPU times); the sum is right, and a negative sum is an idle machine.
+	n := Noise{OthersShare: max(0, share(others, wallO)), StealShare: max(0, share(steal, wallS))}
 	n.Busy = n.OthersShare > BusyThreshold || n.StealShare > BusyThreshold
 	return n
 }
