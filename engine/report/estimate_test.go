@@ -183,3 +183,40 @@ func TestHeterogeneityRule(t *testing.T) {
 		t.Errorf("processes 1%% apart (significant but negligible) flagged in %d of 100 cells", n)
 	}
 }
+
+func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	cell := func(fastShare float64, processes int) []results.SpawnSample {
+		var s []results.SpawnSample
+		for p := range processes {
+			for i := range 200 {
+				v := 32.0
+				if rng.Float64() < fastShare {
+					v = 11.5
+				}
+				v *= math.Exp(0.12 * rng.NormFloat64())
+				s = append(s, results.SpawnSample{Process: int32(p), Thread: int32(i), SpawnNS: int64(v * 1e3)})
+			}
+		}
+		return s
+	}
+	r := regimesOf(cell(0.4, 5))
+	if len(r) != 2 {
+		t.Fatalf("%d regimes in a 40/60 mix of 11.5 and 32 µs, want 2: %+v", len(r), r)
+	}
+	if math.Abs(float64(r[0].Share)-0.4) > 0.05 || math.Abs(float64(r[0].TypicalUS)-11.5) > 1.5 || math.Abs(float64(r[1].TypicalUS)-32) > 3 {
+		t.Errorf("regimes %+v, want 40%% near 11.5 µs and 60%% near 32 µs", r)
+	}
+	if r[0].Processes != 5 || !r[0].Bounded() {
+		t.Errorf("regime estimate %+v, want an interval over 5 processes", r[0].Estimate)
+	}
+	// One regime with a long right tail (lognormal, σ = 0.4) is one.
+	one := synthCell{median: 20, sigmaWithin: 0.4}.draw(rng, 5, 200)
+	if r := regimesOf(one); r != nil {
+		t.Errorf("a skewed single regime split into %+v", r)
+	}
+	// A 5% bump is not a regime.
+	if r := regimesOf(cell(0.05, 5)); r != nil {
+		t.Errorf("a 5%% bump reported as regimes %+v", r)
+	}
+}

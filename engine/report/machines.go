@@ -168,7 +168,7 @@ func (r *Report) MachineRatio(machine, env, mode string, col Column) *Ratio {
 // writeMachineTable writes, for each (mode, n) of all spawns, a table of
 // every environment's ratio to the baseline on each machine.
 func (r *Report) writeMachineTable(b *strings.Builder) {
-	fmt.Fprintf(b, "## Ratio to %s by machine (median ÷ median, within each machine)\n\n", r.Baseline)
+	fmt.Fprintf(b, "## Ratio to %s by machine (typical ÷ typical over processes, within each machine)\n\n", r.Baseline)
 	for _, m := range r.Machines {
 		fmt.Fprintf(b, "- `%s`: %s\n", m.ID, mdEscape(m.Label))
 	}

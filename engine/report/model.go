@@ -91,6 +91,9 @@ type Cell struct {
 	// Skipped is the reason the runner skipped the environment.
 	Skipped string `json:"skipped,omitempty"`
 	Stats   *Stats `json:"stats,omitempty"`
+	// Regimes are the modes of the cell's spawn times when there are two
+	// or more (regimes.go), each with its share and figure.
+	Regimes []Regime `json:"regimes,omitempty"`
 	// Noise is the cell's busy and unstable verdicts.
 	Noise Noise `json:"noise"`
 }
@@ -443,6 +446,7 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 		}
 	}
 	c.Stats = summarize(values, summarizeProcesses(samples))
+	c.Regimes = regimesOf(samples)
 	c.Noise = noiseOf(g.runs, samples, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
 

@@ -335,6 +335,8 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		fmt.Fprintf(&b, "%s\n\n", estimateLegend(r.Precision))
 	}
 
+	r.writeRegimes(&b)
+
 	fmt.Fprintf(&b, "## Ratio to %s (typical ÷ typical, over processes)\n\n", r.Baseline)
 	if len(r.Ratios) == 0 {
 		fmt.Fprintf(&b, "No ratios: no other environment shares a measured cell with %s.\n\n", r.Baseline)
@@ -357,7 +359,7 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 					text := "n/a"
 					if q := r.ratio(env, mode, col); q != nil {
 						measured = true
-						text = formatRatio(float64(q.Ratio)) + "× " + formatInterval(float64(q.Low), float64(q.High), formatRatio) +
+						text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) +
 							noiseText(joinNoise(r.Cell(env, mode, col).Noise, r.Cell(r.Baseline, mode, col).Noise))
 					}
 					row = append(row, text)
@@ -559,4 +561,35 @@ func joinNoise(a, b Noise) Noise {
 		n.Verdict = NotJudged
 	}
 	return n
+}
+
+// writeRegimes lists the cells whose spawns fall into two or more regimes,
+// each regime with its share and its own figure.
+func (r *Report) writeRegimes(b *strings.Builder) {
+	var rows [][]string
+	for _, c := range r.Cells {
+		for k, g := range c.Regimes {
+			rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
+				fmt.Sprintf("%d of %d", k+1, len(c.Regimes)), fmt.Sprintf("%.0f%%", 100*float64(g.Share)),
+				formatUS(float64(g.FromUS)) + " – " + formatUS(float64(g.ToUS)), estimateText(&g.Estimate)})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Regimes\n\n")
+	mdTable(b, []string{"Environment", "Mode", "n", "View", "Regime", "Share of spawns", "Spawn times", "Typical [95% CI] (processes)"}, "llrlllll", rows)
+	fmt.Fprintf(b, "A cell whose spawn times have two or more modes (a kernel density estimate of their logarithms, modes at least %.1f× apart holding %.0f%% of the spawns or more, the valley between them at most %.0f%% of the lower peak) is listed here regime by regime: "+
+		"its headline figure above weighs the regimes by their shares, and moves with them, so read it with the shares. "+
+		"Natively the two regimes are usually the child starting on its parent's CPU (fast) or on another one (slow).\n\n",
+		RegimeMinRatio, 100*RegimeMinShare, 100*RegimeValley)
+}
+
+// ratioInterval is a ratio's interval, or why it has none.
+func ratioInterval(q *Ratio) string {
+	lo, hi := float64(q.Low), float64(q.High)
+	if math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+		return fmt.Sprintf("(not judged: %d and %d processes)", q.Processes, q.BaselineProcesses)
+	}
+	return "[" + formatRatio(lo) + ", " + formatRatio(hi) + "]"
 }
