@@ -220,3 +220,38 @@ func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 		t.Errorf("a 5%% bump reported as regimes %+v", r)
 	}
 }
+
+func TestParallelQuantitiesOfAQueue(t *testing.T) {
+	// A host that starts one worker every 10 ms, created in 100 µs each:
+	// spawn i's child starts at (i+1)·10 ms after the first create.
+	const n, processes = 50, 6
+	var s []results.SpawnSample
+	for p := range processes {
+		for i := range n {
+			create := int64(100e3)
+			offset := int64(i) * create
+			start := int64(i+1) * 10e6
+			s = append(s, results.SpawnSample{Process: int32(p), Thread: int32(i), Mode: "parallel", N: n,
+				SpawnNS: start - offset, CreateNS: &create})
+		}
+	}
+	st := parallelOf(n, s)
+	if st == nil {
+		t.Fatal("no parallel statistics")
+	}
+	if math.Abs(float64(st.First.TypicalUS)-10e3) > 1 || math.Abs(float64(st.Makespan.TypicalUS)-n*10e3) > 1 {
+		t.Errorf("first %v µs, makespan %v µs; want 10 ms and %d ms", st.First.TypicalUS, st.Makespan.TypicalUS, n*10)
+	}
+	if math.Abs(float64(st.StartsPerSecond)-100) > 0.01 || st.AfterLoop != 1 || st.Makespan.Processes != processes {
+		t.Errorf("rate %v/s, after-loop share %v, %d processes; want 100/s, 1, %d", st.StartsPerSecond, st.AfterLoop, st.Makespan.Processes, processes)
+	}
+	// Threads that start as soon as they are created: none after the loop.
+	var fast []results.SpawnSample
+	for i := range n {
+		create := int64(10e3)
+		fast = append(fast, results.SpawnSample{Process: 0, Thread: int32(i), SpawnNS: 5e3, CreateNS: &create})
+	}
+	if st := parallelOf(n, fast); st.AfterLoop != 0 || math.Abs(float64(st.Makespan.TypicalUS)-((n-1)*10+5)) > 1e-6 {
+		t.Errorf("fast threads: after-loop %v, makespan %v µs; want 0 and %d µs", st.AfterLoop, st.Makespan.TypicalUS, (n-1)*10+5)
+	}
+}

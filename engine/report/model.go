@@ -91,6 +91,9 @@ type Cell struct {
 	// Skipped is the reason the runner skipped the environment.
 	Skipped string `json:"skipped,omitempty"`
 	Stats   *Stats `json:"stats,omitempty"`
+	// Parallel holds, for a parallel-mode cell's all-spawns view, the
+	// quantities that do not grow with n by construction (parallel.go).
+	Parallel *ParallelStats `json:"parallel,omitempty"`
 	// Regimes are the modes of the cell's spawn times when there are two
 	// or more (regimes.go), each with its share and figure.
 	Regimes []Regime `json:"regimes,omitempty"`
@@ -447,6 +450,9 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	}
 	c.Stats = summarize(values, summarizeProcesses(samples))
 	c.Regimes = regimesOf(samples)
+	if c.Mode == "parallel" && c.Last == 0 {
+		c.Parallel = parallelOf(c.N, samples)
+	}
 	c.Noise = noiseOf(g.runs, samples, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
 

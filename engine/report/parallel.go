@@ -1,0 +1,109 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"spawnbench/engine/results"
+)
+
+// Parallel mode creates all n threads, then joins them. Where a thread
+// starts as fast as it is created (native, wasi-threads), each spawn's
+// time is its own start-up; where every thread needs a worker and the
+// workers start one after another (the browsers), the k-th spawn's time
+// is mostly the wait behind the k − 1 before it, so its median grows with
+// n by construction and says little per thread. The report therefore
+// adds, per process, three quantities that do not grow with n that way:
+//
+//   - the first thread's latency (spawn 0, which waits behind nothing);
+//   - the makespan: from the first pthread_create to the last child's
+//     first clock reading;
+//   - the start rate: n divided by the makespan.
+//
+// The benchmarks print each spawn relative to its own create, not to the
+// first, so a child's start on the common time line is rebuilt from the
+// create times: the parallel loop calls the next create right after the
+// previous one returns (c/parallel.c, manual/spawn.mjs), so spawn i's
+// create began about Σ_{j<i} create_ns_j after the first. That sum leaves
+// out the loop's own work between creates (a clock reading and a branch
+// natively, a promise in JavaScript), so the makespan is a lower bound,
+// short by about n × that work: under a percent for the n and hosts here.
+// The share of threads that started only after the create loop had
+// ended says how much of a cell is queue.
+
+// ParallelProcess is one parallel-mode process, rebuilt from its spawns.
+type ParallelProcess struct {
+	Process int32 `json:"process"`
+	// FirstUS is spawn 0's time, MakespanUS the last child's start after
+	// the first create, both µs.
+	FirstUS    float64 `json:"first_us"`
+	MakespanUS float64 `json:"makespan_us"`
+	// AfterLoop is the share of threads whose child started after the
+	// create loop had ended.
+	AfterLoop float64 `json:"after_loop"`
+}
+
+// ParallelStats are a parallel cell's per-process quantities, each
+// estimated over processes as every figure is.
+type ParallelStats struct {
+	First    Estimate `json:"first_thread"`
+	Makespan Estimate `json:"makespan"`
+	// StartsPerSecond is n over the typical makespan.
+	StartsPerSecond Float `json:"starts_per_second"`
+	// AfterLoop is the median over processes of their after-loop share.
+	AfterLoop Float `json:"after_loop_share"`
+	// Processes are the rebuilt processes.
+	Processes []ParallelProcess `json:"processes"`
+}
+
+// parallelOf rebuilds the parallel quantities of one cell's all-spawns
+// view; nil when a process lacks create times (or has no spawn).
+func parallelOf(n int32, samples []results.SpawnSample) *ParallelStats {
+	byProcess := map[int32][]results.SpawnSample{}
+	for _, s := range samples {
+		byProcess[s.Process] = append(byProcess[s.Process], s)
+	}
+	if len(byProcess) == 0 {
+		return nil
+	}
+	var procs []ParallelProcess
+	for p, ss := range byProcess {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].Thread < ss[j].Thread })
+		var offset, makespan float64
+		starts := make([]float64, len(ss))
+		for i, s := range ss {
+			if s.CreateNS == nil {
+				return nil
+			}
+			starts[i] = offset + float64(s.SpawnNS)
+			makespan = max(makespan, starts[i])
+			offset += float64(*s.CreateNS)
+		}
+		after := 0
+		for _, t := range starts {
+			if t > offset {
+				after++
+			}
+		}
+		procs = append(procs, ParallelProcess{Process: p, FirstUS: float64(ss[0].SpawnNS) / 1e3,
+			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(ss))})
+	}
+	sort.Slice(procs, func(i, j int) bool { return procs[i].Process < procs[j].Process })
+	first := make([]ProcessSummary, len(procs))
+	span := make([]ProcessSummary, len(procs))
+	after := make([]float64, len(procs))
+	for i, p := range procs {
+		first[i] = ProcessSummary{Process: p.Process, Spawns: 1, TypicalUS: p.FirstUS}
+		span[i] = ProcessSummary{Process: p.Process, Spawns: int(n), TypicalUS: p.MakespanUS}
+		after[i] = p.AfterLoop
+	}
+	slices.Sort(after)
+	st := &ParallelStats{First: *estimate(first), Makespan: *estimate(span), AfterLoop: Float(sortedQuantile(after, 0.5)), Processes: procs}
+	if m := float64(st.Makespan.TypicalUS); m > 0 {
+		st.StartsPerSecond = Float(float64(n) / (m / 1e6))
+	} else {
+		st.StartsPerSecond = Float(math.NaN())
+	}
+	return st
+}
