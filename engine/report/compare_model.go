@@ -40,11 +40,27 @@ type Change struct {
 	P           Float   `json:"p"`
 	Alpha       float64 `json:"alpha"`
 	Significant bool    `json:"significant"`
+	// InsideOld is true when the new figure lies inside the old one's
+	// interval (false when the old side has none).
+	InsideOld bool `json:"inside_old_interval"`
 	// Untrusted is true when either side includes flagged clock samples.
 	Untrusted bool `json:"untrusted"`
 	// OldNoise and NewNoise are each side's busy and unstable verdicts.
 	OldNoise Noise `json:"old_noise"`
 	NewNoise Noise `json:"new_noise"`
+}
+
+// RatioChange is one ratio to the baseline that both sets have.
+type RatioChange struct {
+	Machine     string `json:"machine,omitempty"`
+	Environment string `json:"environment"`
+	Baseline    string `json:"baseline"`
+	Mode        string `json:"mode"`
+	Column
+	Old Ratio `json:"old"`
+	New Ratio `json:"new"`
+	// ChangePct is (new − old) / old of the ratios, in percent.
+	ChangePct Float `json:"change_pct"`
 }
 
 // BusyLevel is how busy the machine was while one set was measured: the
@@ -104,6 +120,13 @@ type Comparison struct {
 	New         Source           `json:"new"`
 	Differences []ProvenanceDiff `json:"provenance_differences"`
 	Changes     []Change         `json:"changes"`
+	// Inside counts the changes whose new figure lies inside the old
+	// interval, of Judged changes whose old side has an interval: how
+	// far the old intervals held for a second measurement.
+	Inside int `json:"inside_old_intervals"`
+	Judged int `json:"judged_old_intervals"`
+	// Ratios are the ratios to the baseline that both sets have.
+	Ratios []RatioChange `json:"ratio_changes,omitempty"`
 	// OnlyOld and OnlyNew name measured cells the other set lacks.
 	OnlyOld []string `json:"only_old,omitempty"`
 	OnlyNew []string `json:"only_new,omitempty"`
@@ -187,6 +210,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			P:             Float(p),
 			Alpha:         CompareAlpha,
 			Significant:   p < CompareAlpha,
+			InsideOld:     o.Stats.Bounded() && o.Stats.LowUS <= n.Stats.TypicalUS && n.Stats.TypicalUS <= o.Stats.HighUS,
 			Untrusted:     o.Untrusted > 0 || n.Untrusted > 0,
 			OldNoise:      o.Noise,
 			NewNoise:      n.Noise,
@@ -196,6 +220,22 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 		n := &newR.Cells[i]
 		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
 			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
+		}
+	}
+	for _, ch := range cmp.Changes {
+		if ch.Old.Bounded() {
+			cmp.Judged++
+			if ch.InsideOld {
+				cmp.Inside++
+			}
+		}
+	}
+	for _, oq := range oldR.Ratios {
+		for _, nq := range newR.Ratios {
+			if counterpart(oq.Machine) == nq.Machine && oq.Environment == nq.Environment && oq.Baseline == nq.Baseline && oq.Mode == nq.Mode && oq.Column == nq.Column {
+				cmp.Ratios = append(cmp.Ratios, RatioChange{Machine: oq.Machine, Environment: oq.Environment, Baseline: oq.Baseline,
+					Mode: oq.Mode, Column: oq.Column, Old: oq, New: nq, ChangePct: Float(100 * (divide(float64(nq.Ratio), float64(oq.Ratio)) - 1))})
+			}
 		}
 	}
 	if len(cmp.Changes) == 0 {

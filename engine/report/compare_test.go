@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"strings"
 	"testing"
 
@@ -96,5 +97,38 @@ func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 	}
 	if got := strings.Join(cmp.OnlyNew, "; "); got != "wasm sequential n=100 all; wasm sequential n=100 last 10" {
 		t.Errorf("only new = %q", got)
+	}
+}
+
+func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
+	set := func(factor float64) *results.Set {
+		s := scaledSet("native", 1, "gcc 12")
+		draw := lognormalSpawns(50e3, 5)
+		addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 10,
+			spawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
+		return s
+	}
+	same, err := Compare(Input{Dir: "a", Set: set(1)}, Input{Dir: "b", Set: set(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Judged != 4 || same.Inside != 4 || len(same.Ratios) != 2 || same.Ratios[0].ChangePct != 0 {
+		t.Errorf("identical sets: %d of %d inside, ratios %+v; want 4 of 4 and unchanged ratios", same.Inside, same.Judged, same.Ratios)
+	}
+	moved, err := Compare(Input{Dir: "a", Set: set(1)}, Input{Dir: "b", Set: set(1.5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// native is the same in both; wasm moved by half: its two views leave
+	// the old intervals and its ratios move by +50%.
+	if moved.Inside != 2 || len(moved.Ratios) != 2 || math.Abs(float64(moved.Ratios[0].ChangePct)-50) > 0.01 {
+		t.Errorf("wasm 1.5× slower: %d of %d inside, ratios %+v; want 2 inside and ratios +50%%", moved.Inside, moved.Judged, moved.Ratios)
+	}
+	var md bytes.Buffer
+	if err := moved.Write(&md, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "**2 of 4** cells' new figures lie inside the old 95% interval") || !strings.Contains(md.String(), "0 of 2 ratios moved by at most 10%") {
+		t.Errorf("compare markdown lacks the coverage lines:\n%s", md.String())
 	}
 }

@@ -95,6 +95,26 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		"Significant: Yuen's test of equal trimmed means with Welch's degrees of freedom, over processes, rejects at α = %.2f, exactly when the change's interval excludes 0. "+
 		"Spawns of one process are not independent, so no test here counts them as such; a side with fewer than %d processes is not judged.\n\n",
 		CompareAlpha, MinIntervalProcesses)
+	if c.Judged > 0 {
+		fmt.Fprintf(&b, "**%d of %d** cells' new figures lie inside the old 95%% interval (%.0f%%). "+
+			"Two measurements of one quantity by intervals that hold land inside each other's interval about 83%% of the time, not 95%%: both vary.\n\n",
+			c.Inside, c.Judged, 100*float64(c.Inside)/float64(c.Judged))
+	}
+	if len(c.Ratios) > 0 {
+		fmt.Fprintf(&b, "## Ratios to %s, old and new\n\n", c.Ratios[0].Baseline)
+		var rows [][]string
+		within := 0
+		for _, q := range c.Ratios {
+			if math.Abs(float64(q.ChangePct)) <= 10 {
+				within++
+			}
+			rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), viewLabel(q.Last),
+				formatRatio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), formatRatio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New),
+				fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
+		}
+		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old ratio [95% CI]", "New ratio [95% CI]", "Change"}, "llrlrrr", rows)
+		fmt.Fprintf(&b, "%d of %d ratios moved by at most 10%%.\n\n", within, len(c.Ratios))
+	}
 	b.WriteString(noiseLegend + "\n\n")
 	if len(c.OnlyOld) > 0 {
 		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
