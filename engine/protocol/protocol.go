@@ -200,6 +200,12 @@ func (c *Collector) line(b []byte) {
 	c.lines = append(c.lines, l)
 }
 
+// CPUDirective is the "#cpu" line (with its line end) by which a host
+// gives spawn k's CPUs (k from 1, in spawn order; -1 when unknown).
+func CPUDirective(k, parentCPU, childCPU int) string {
+	return fmt.Sprintf("%s%d %d %d\n", cpuDirective, k, parentCPU, childCPU)
+}
+
 // maxCPU bounds a CPU number: Linux's own limit is 8192.
 const maxCPU = 1 << 20
 
