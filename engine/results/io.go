@@ -329,6 +329,9 @@ func readTable[T any](path string, cols []column[T], optional bool) (table[T], e
 			if col.field.Name == "machine" {
 				continue // older sets: fillMachines takes it from provenance
 			}
+			if col.absentOK {
+				continue
+			}
 			return t, &FormatError{Path: path, Err: fmt.Errorf("no column %q", col.field.Name)}
 		}
 		chunked := tbl.Column(idx[0]).Data()
