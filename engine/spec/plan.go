@@ -96,7 +96,7 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 					Index: len(p.Cells), Env: e, Mode: m, N: n,
 					Benchmark: m, Arg: n,
 					Processes: procs, Warmup: s.Samples.Warmup,
-					Pause: s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUs,
+					Pause: s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUsOf(e),
 				})
 			}
 		}
@@ -215,6 +215,11 @@ func (p *RunPlan) String() string {
 	fmt.Fprintf(&b, "spec %s (%s), sha256 %s\n", p.Spec.Path, p.Spec.Name, p.Spec.Hash[:12])
 	fmt.Fprintf(&b, "min samples %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
 		p.Spec.Samples.Min, p.Spec.Samples.Pause, p.Spec.Samples.Warmup, p.Spec.Timeout, Pinning(p.Spec.CPUs), p.Spec.Views.Last, p.Spec.Views.MinN)
+	for _, e := range p.Spec.Environments {
+		if e.Pinning != nil {
+			fmt.Fprintf(&b, "pinning of %s: %s\n", e.Name, Pinning(p.Spec.CPUsOf(e)))
+		}
+	}
 	if p.Schedule.Order == Blocked {
 		fmt.Fprintf(&b, "order blocked (cell by cell)\n\n")
 	} else {

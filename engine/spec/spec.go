@@ -89,6 +89,21 @@ type EnvironmentSpec struct {
 	Resolved json.RawMessage
 	// Pos is "file:line" of the declaration, for messages.
 	Pos string
+	// Pinning is the environment's own pinning: nil for the spec's, empty
+	// for none.
+	Pinning []int
+}
+
+// CPUsOf is the pinning of e's processes (nil: none): e's own, or the
+// spec's.
+func (s *Spec) CPUsOf(e EnvironmentSpec) []int {
+	if e.Pinning == nil {
+		return s.CPUs
+	}
+	if len(e.Pinning) == 0 {
+		return nil
+	}
+	return e.Pinning
 }
 
 // SamplePolicy says how many processes each cell needs.
@@ -244,9 +259,20 @@ func Parse(path string, src []byte) (*Spec, error) {
 	}
 	for i := 0; envs.Next(); i++ {
 		e := envs.Value()
-		var head struct{ Name, Kind string }
+		var head struct {
+			Name, Kind string
+			Pinning    *struct{ CPUs []int }
+		}
 		if err := e.Decode(&head); err != nil {
 			return nil, cueInputError(path, files, "has an environment without a name or kind", err)
+		}
+		var pinning []int
+		if head.Pinning != nil {
+			pinning = append([]int{}, head.Pinning.CPUs...)
+			at := user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))
+			if err := checkCPUs(path, files, at, pinning); err != nil {
+				return nil, err
+			}
 		}
 		js, err := e.MarshalJSON()
 		if err != nil {
@@ -254,7 +280,8 @@ func Parse(path string, src []byte) (*Spec, error) {
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
 			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js,
-			Pos: position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
+			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
+			Pinning: pinning,
 		})
 	}
 	return s, nil
