@@ -88,8 +88,9 @@ static inline void sb_print3(int64_t a, int64_t b, int64_t c) {
 }
 
 /* sb_cpu is the CPU the calling thread is on, or -1 where that cannot be
- * known (Emscripten). With glibc 2.35 or later sched_getcpu reads the
- * kernel's rseq area: a memory load, no system call. */
+ * known (Emscripten). sched_getcpu makes no system call (vDSO or rseq):
+ * tens of nanoseconds, and the benchmarks call it only after a clock
+ * reading. */
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
 #include <sched.h>
 static inline int sb_cpu(void) { return sched_getcpu(); }
