@@ -7,8 +7,17 @@
  */
 #include "sb.h"
 
-static void *child(void *slot) {
-  *(int64_t *)slot = sb_now_ns();
+/* Each child writes only its own slot: its first clock reading, as its
+ * very first action, then its CPU. */
+struct slot {
+  int64_t at;
+  int cpu;
+};
+
+static void *child(void *arg) {
+  struct slot *s = arg;
+  s->at = sb_now_ns();
+  s->cpu = sb_cpu();
   return 0;
 }
 
@@ -18,18 +27,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   int64_t n = sb_atoi(argv[1]);
-  /* Each result array is n * 8 bytes, which overflows a 32-bit size_t
-   * (wasm32) from n = 2^29: refuse rather than wrap. */
-  if ((uint64_t)n > SIZE_MAX / sizeof(int64_t)) {
+  /* Each result array is up to n * 16 bytes, which overflows a 32-bit size_t
+   * (wasm32) from n = 2^28: refuse rather than wrap. */
+  if ((uint64_t)n > SIZE_MAX / sizeof(struct slot)) {
     sb_error("N too large: its result arrays exceed the address space; N", (int)n);
     return 2;
   }
-  int64_t *child_at = sb_alloc((size_t)n * sizeof(int64_t));
+  struct slot *child_at = sb_alloc((size_t)n * sizeof(struct slot));
+  int *parent_cpu = sb_alloc((size_t)n * sizeof(int));
   int64_t *before = sb_alloc((size_t)n * sizeof(int64_t));
   int64_t *created = sb_alloc((size_t)n * sizeof(int64_t));
   int64_t *joined = sb_alloc((size_t)n * sizeof(int64_t));
   pthread_t *threads = sb_alloc((size_t)n * sizeof(pthread_t));
-  if (!child_at || !before || !created || !joined || !threads) {
+  if (!child_at || !parent_cpu || !before || !created || !joined || !threads) {
     sb_error("out of memory for result slots; n", (int)n);
     return 1;
   }
@@ -39,6 +49,7 @@ int main(int argc, char **argv) {
     before[started] = sb_now_ns();
     rc = pthread_create(&threads[started], 0, child, &child_at[started]);
     created[started] = sb_now_ns();
+    parent_cpu[started] = sb_cpu(); /* after the reading: not in create_ns */
     if (rc != 0) break;
   }
   int64_t joinedCount = 0;
@@ -47,7 +58,8 @@ int main(int argc, char **argv) {
     joined[joinedCount] = sb_now_ns();
   }
   for (int64_t i = 0; i < joinedCount; i++)
-    sb_print3(child_at[i] - before[i], created[i] - before[i], joined[i] - before[i]);
+    sb_print_spawn(child_at[i].at - before[i], created[i] - before[i], joined[i] - before[i],
+                   parent_cpu[i], child_at[i].cpu);
   sb_flush();
   if (started < n) {
     sb_error("pthread_create failed at spawn", (int)started);

@@ -8,14 +8,28 @@
  * c/wasi/ supplies a small freestanding runtime with the same names.
  *
  * Output protocol, the contract with spawnbench: after all joins, one line
- * per spawn in spawn order, three integers in nanoseconds:
- *     spawn_ns create_ns joined_ns
- *   spawn_ns  = child's first clock reading - parent's reading just before
- *               pthread_create
- *   create_ns = parent's reading when pthread_create returned - same start
- *   joined_ns = parent's reading when pthread_join returned - same start
+ * per spawn in spawn order, three integers in nanoseconds, then, where the
+ * benchmark can tell, two CPU numbers:
+ *     spawn_ns create_ns joined_ns [parent_cpu child_cpu]
+ *   spawn_ns   = child's first clock reading - parent's reading just before
+ *                pthread_create
+ *   create_ns  = parent's reading when pthread_create returned - same start
+ *   joined_ns  = parent's reading when pthread_join returned - same start
+ *   parent_cpu = the CPU the parent was on when pthread_create returned,
+ *                read after that clock reading
+ *   child_cpu  = the CPU the child was on at its first clock reading, read
+ *                after it
  * joined_ns brackets spawn_ns from outside the child: a coherent clock gives
- * 0 <= spawn_ns <= joined_ns. Lines starting with '#' are comments.
+ * 0 <= spawn_ns <= joined_ns. A CPU is -1 when it is not known; a line
+ * without the two CPU fields says nothing about placement. Neither CPU read
+ * is inside spawn_ns or create_ns: each follows a clock reading.
+ *
+ * Lines starting with '#' are comments, except one directive, for a host
+ * that knows where a benchmark's threads ran when the benchmark cannot
+ * (spawnbench's embedded Wasmtime: WASI has no getcpu):
+ *     #cpu K parent_cpu child_cpu
+ * gives spawn K's (1-based, in spawn order) CPUs, as the two fields would;
+ * the host prints these after the benchmark's own lines.
  */
 #ifndef SB_H
 #define SB_H
@@ -23,6 +37,9 @@
 #if defined(__wasm32__) && !defined(__EMSCRIPTEN__)
 #include "wasi/sbrt.h"
 #else
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getcpu */
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +85,28 @@ static inline void *sb_alloc(size_t bytes) { return calloc(1, bytes); }
 
 static inline void sb_print3(int64_t a, int64_t b, int64_t c) {
   printf("%lld %lld %lld\n", (long long)a, (long long)b, (long long)c);
+}
+
+/* sb_cpu is the CPU the calling thread is on, or -1 where that cannot be
+ * known (Emscripten). sched_getcpu makes no system call (vDSO or rseq):
+ * tens of nanoseconds, and the benchmarks call it only after a clock
+ * reading. */
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sched.h>
+static inline int sb_cpu(void) { return sched_getcpu(); }
+#else
+static inline int sb_cpu(void) { return -1; }
+#endif
+
+/* sb_print_spawn prints one spawn line; the CPU fields only when at least
+ * one CPU is known. */
+static inline void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu,
+                                  int child_cpu) {
+  if (parent_cpu < 0 && child_cpu < 0)
+    sb_print3(spawn, create, joined);
+  else
+    printf("%lld %lld %lld %d %d\n", (long long)spawn, (long long)create, (long long)joined,
+           parent_cpu, child_cpu);
 }
 
 static inline void sb_print1(int64_t a) { printf("%lld\n", (long long)a); }

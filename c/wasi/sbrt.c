@@ -273,7 +273,7 @@ static size_t format_int(char *p, int64_t v) {
 }
 
 static void print_ints(const int64_t *v, int count) {
-  if (out_len + 64 > sizeof out_buf)
+  if (out_len + 5 * 21 + 1 > sizeof out_buf)
     sb_flush();
   for (int i = 0; i < count; i++) {
     if (i)
@@ -289,6 +289,11 @@ void sb_print3(int64_t a, int64_t b, int64_t c) {
 }
 
 void sb_print1(int64_t a) { print_ints(&a, 1); }
+
+void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu, int child_cpu) {
+  int64_t v[5] = {spawn, create, joined, parent_cpu, child_cpu};
+  print_ints(v, parent_cpu < 0 && child_cpu < 0 ? 3 : 5);
+}
 
 void sb_error(const char *what, int code) {
   sb_flush();

@@ -83,12 +83,19 @@ static inline int64_t sb_now_ns(void) {
   return (int64_t)t;
 }
 
+/* sb_cpu: WASI cannot tell a thread its CPU. The embedded host reports
+ * placement itself, as "#cpu" lines (c/sb.h). */
+static inline int sb_cpu(void) { return -1; }
+
 void sb_sleep_us(int64_t us);
 /* sb_alloc returns zeroed, 16-byte aligned memory that is never freed, or
  * 0 when memory cannot grow. */
 void *sb_alloc(size_t bytes);
 void sb_print3(int64_t a, int64_t b, int64_t c);
 void sb_print1(int64_t a);
+/* sb_print_spawn prints one spawn line (c/sb.h); the CPU fields only when
+ * at least one CPU is known. */
+void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu, int child_cpu);
 void sb_flush(void);
 /* sb_error writes one line to stderr: "spawnbench: what: code". */
 void sb_error(const char *what, int code);

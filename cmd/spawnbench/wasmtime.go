@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"spawnbench/engine/protocol"
 	"spawnbench/engine/wasmhost"
 )
 
@@ -36,6 +38,7 @@ var wasmtimeFlags struct {
 	poolSize    int
 	prestart    int
 	trace       bool
+	placement   bool
 	spin        time.Duration
 	env         []string
 }
@@ -59,6 +62,8 @@ func init() {
 		"how long an idle OS thread polls for the next spawn before it sleeps (with --threads reuse)")
 	f.BoolVar(&wasmtimeFlags.trace, "trace", false,
 		"report each spawn's phases (hand-off, OS thread running, Store and WASI context ready, instance ready, first clock read) on stderr")
+	f.BoolVar(&wasmtimeFlags.placement, "placement", false,
+		`after the module ends, print each spawned thread's CPUs on stdout as "#cpu K PARENT_CPU CHILD_CPU" lines (c/sb.h): the parent's at its first clock read after thread-spawn, the thread's at its own first clock read`)
 	f.StringArrayVar(&wasmtimeFlags.env, "env", nil, "KEY=value for the module's environment (repeatable)")
 	rootCmd.AddCommand(wasmtimeCmd)
 }
@@ -77,6 +82,7 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 		MaxThreads:      wasmtimeFlags.maxThreads,
 		PoolInstances:   wasmtimeFlags.poolSize,
 		Trace:           wasmtimeFlags.trace,
+		Placement:       wasmtimeFlags.placement,
 		PrestartThreads: wasmtimeFlags.prestart,
 		Spin:            wasmtimeFlags.spin,
 	})
@@ -84,6 +90,17 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("wasmtime %s: %w", args[0], err)
 	}
 	// Exit at once, whatever the module's other threads are doing.
-	os.Exit(prog.Run())
+	code := prog.Run()
+	if wasmtimeFlags.placement {
+		// After the module's own lines: its output is written by now.
+		w := bufio.NewWriter(os.Stdout)
+		for i, p := range prog.Placement() {
+			w.WriteString(protocol.CPUDirective(i+1, p.ParentCPU, p.ChildCPU))
+		}
+		if err := w.Flush(); err != nil {
+			fmt.Fprintf(os.Stderr, "spawnbench wasmtime: write placement: %v\n", err)
+		}
+	}
+	os.Exit(code)
 	return nil
 }

@@ -155,7 +155,10 @@ func (e *wasiThreads) Run(ctx context.Context, r Repetition) (Outcome, error) {
 		"--allocation", e.cfg.Allocation,
 		"--max-threads", fmt.Sprint(e.cfg.MaxThreads),
 		"--prestart-threads", fmt.Sprint(e.cfg.Prestart),
-		"--spin", e.cfg.IdleSpin}
+		"--spin", e.cfg.IdleSpin,
+		// The host notes each thread's CPUs after the clock reads and
+		// prints them after the benchmark's lines: WASI cannot tell them.
+		"--placement"}
 	if e.cfg.PoolInstances > 0 {
 		argv = append(argv, "--pool-instances", fmt.Sprint(e.cfg.PoolInstances))
 	}

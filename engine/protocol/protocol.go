@@ -1,7 +1,9 @@
 // Package protocol reads the line protocol every benchmark speaks to
 // spawnbench (see c/sb.h): one line per spawn, "spawn_ns create_ns
-// joined_ns" (one to three decimal integers), blank lines and lines starting
-// with '#' skipped.
+// joined_ns parent_cpu child_cpu" (one to three decimal integers, then
+// optionally the two CPUs), blank lines and lines starting with '#'
+// skipped, except the directive "#cpu K parent_cpu child_cpu" by which a
+// host gives spawn K's CPUs when the benchmark cannot.
 //
 // This package is opinionated: output is parsed as it streams, and what a
 // benchmark prints never decides how much memory spawnbench uses. A
@@ -21,11 +23,24 @@ import (
 
 // Line is one spawn as the benchmark reported it, in nanoseconds from the
 // parent's reading just before pthread_create. CreateNS and JoinedNS are
-// nil when the line does not carry them.
+// nil when the line does not carry them. ParentCPU (the parent's CPU when
+// pthread_create returned) and ChildCPU (the child's at its first clock
+// reading) are nil when neither the line nor a "#cpu" directive says.
 type Line struct {
-	SpawnNS  int64
-	CreateNS *int64
-	JoinedNS *int64
+	SpawnNS   int64
+	CreateNS  *int64
+	JoinedNS  *int64
+	ParentCPU *int32
+	ChildCPU  *int32
+}
+
+// cpuDirective is the prefix of a "#cpu K parent_cpu child_cpu" line.
+const cpuDirective = "#cpu "
+
+// placement is one "#cpu" directive: spawn k's CPUs.
+type placement struct {
+	k             int64
+	parent, child *int32
 }
 
 // MaxLineBytes bounds one line, its line end excluded. A protocol line is
@@ -41,10 +56,13 @@ const quoted = 80
 // neither kept nor counted), as the benchmark's output can no longer be
 // trusted to line up with its spawns.
 type Collector struct {
-	mu      sync.Mutex
-	max     int
-	lines   []Line
-	extra   int
+	mu    sync.Mutex
+	max   int
+	lines []Line
+	extra int
+	// cpus are the "#cpu" directives kept, at most max: Lines applies
+	// them, whichever came first, the spawn line or its directive.
+	cpus    []placement
 	lineNo  int    // lines completed so far
 	partial []byte // the unfinished line, at most MaxLineBytes
 	skip    bool   // the unfinished line is overlong and is being dropped
@@ -124,10 +142,14 @@ func (c *Collector) fail(err error) {
 func (c *Collector) line(b []byte) {
 	c.lineNo++
 	b = bytes.TrimSpace(b)
+	if bytes.HasPrefix(b, []byte(cpuDirective)) {
+		c.directive(b)
+		return
+	}
 	if len(b) == 0 || b[0] == '#' {
 		return
 	}
-	var vals [3]int64
+	var vals [5]int64
 	nf := 0
 	for i := 0; i < len(b); {
 		if isSpace(b[i]) {
@@ -139,24 +161,32 @@ func (c *Collector) line(b []byte) {
 			j++
 		}
 		if nf == len(vals) {
-			c.fail(fmt.Errorf("stdout line %d has %d fields, want at most 3 (spawn_ns create_ns joined_ns): %s", c.lineNo, len(bytes.Fields(b)), quote(b)))
+			c.fail(fmt.Errorf("stdout line %d has %d fields, want at most 5 (spawn_ns create_ns joined_ns parent_cpu child_cpu): %s", c.lineNo, len(bytes.Fields(b)), quote(b)))
 			return
 		}
 		v, ok := parseInt(b[i:j])
 		if !ok {
-			c.fail(fmt.Errorf("stdout line %d is not integers (spawn_ns create_ns joined_ns): %s", c.lineNo, quote(b)))
+			c.fail(fmt.Errorf("stdout line %d is not integers (spawn_ns create_ns joined_ns parent_cpu child_cpu): %s", c.lineNo, quote(b)))
 			return
 		}
 		vals[nf] = v
 		nf++
 		i = j
 	}
+	if nf == 4 {
+		c.fail(fmt.Errorf("stdout line %d has 4 fields: the CPUs come in pairs (spawn_ns create_ns joined_ns parent_cpu child_cpu): %s", c.lineNo, quote(b)))
+		return
+	}
+	if nf == 5 && !(validCPU(vals[3]) && validCPU(vals[4])) {
+		c.fail(fmt.Errorf("stdout line %d has a CPU that is neither -1 (unknown) nor a CPU number: %s", c.lineNo, quote(b)))
+		return
+	}
 	if c.max >= 0 && len(c.lines) >= c.max {
 		c.extra++
 		return
 	}
 	// kept, not vals, is what escapes: lines beyond max allocate nothing.
-	kept := vals
+	kept := [3]int64{vals[0], vals[1], vals[2]}
 	l := Line{SpawnNS: kept[0]}
 	if nf > 1 {
 		l.CreateNS = &kept[1]
@@ -164,7 +194,59 @@ func (c *Collector) line(b []byte) {
 	if nf > 2 {
 		l.JoinedNS = &kept[2]
 	}
+	if nf == 5 {
+		l.ParentCPU, l.ChildCPU = cpu(vals[3]), cpu(vals[4])
+	}
 	c.lines = append(c.lines, l)
+}
+
+// CPUDirective is the "#cpu" line (with its line end) by which a host
+// gives spawn k's CPUs (k from 1, in spawn order; -1 when unknown).
+func CPUDirective(k, parentCPU, childCPU int) string {
+	return fmt.Sprintf("%s%d %d %d\n", cpuDirective, k, parentCPU, childCPU)
+}
+
+// maxCPU bounds a CPU number: Linux's own limit is 8192.
+const maxCPU = 1 << 20
+
+// validCPU: a CPU field is -1 (unknown) or a CPU number.
+func validCPU(v int64) bool { return v >= -1 && v < maxCPU }
+
+// cpu is a valid CPU field as kept: nil when unknown.
+func cpu(v int64) *int32 {
+	if v < 0 {
+		return nil
+	}
+	x := int32(v)
+	return &x
+}
+
+// directive parses a "#cpu K parent_cpu child_cpu" line.
+func (c *Collector) directive(b []byte) {
+	f := bytes.Fields(b[len(cpuDirective):])
+	bad := func() {
+		c.fail(fmt.Errorf("stdout line %d is not a CPU directive (#cpu K parent_cpu child_cpu, K >= 1, a CPU -1 when unknown): %s", c.lineNo, quote(b)))
+	}
+	if len(f) != 3 {
+		bad()
+		return
+	}
+	var v [3]int64
+	for i := range f {
+		var ok bool
+		if v[i], ok = parseInt(f[i]); !ok {
+			bad()
+			return
+		}
+	}
+	if v[0] < 1 || !validCPU(v[1]) || !validCPU(v[2]) {
+		bad()
+		return
+	}
+	if c.max >= 0 && (v[0] > int64(c.max) || len(c.cpus) >= c.max) {
+		return // about a spawn beyond those kept
+	}
+	c.cpus = append(c.cpus, placement{k: v[0], parent: cpu(v[1]), child: cpu(v[2])})
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
@@ -232,11 +314,19 @@ func (c *Collector) Close() {
 	}
 }
 
-// Lines returns the spawn lines kept, at most max, in the order printed.
+// Lines returns the spawn lines kept, at most max, in the order printed,
+// with the CPUs that "#cpu" directives gave them (a directive overrides
+// the line's own CPU fields).
 func (c *Collector) Lines() []Line {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Line(nil), c.lines...)
+	lines := append([]Line(nil), c.lines...)
+	for _, p := range c.cpus {
+		if p.k <= int64(len(lines)) {
+			lines[p.k-1].ParentCPU, lines[p.k-1].ChildCPU = p.parent, p.child
+		}
+	}
+	return lines
 }
 
 // Extra is the number of well-formed spawn lines printed beyond max: a

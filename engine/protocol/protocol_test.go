@@ -17,9 +17,19 @@ func format(lines []Line) string {
 		if l.JoinedNS != nil {
 			fmt.Fprintf(&b, " j%d", *l.JoinedNS)
 		}
+		if l.ParentCPU != nil || l.ChildCPU != nil {
+			fmt.Fprintf(&b, " cpu%s/%s", cpuText(l.ParentCPU), cpuText(l.ChildCPU))
+		}
 		b.WriteString(";")
 	}
 	return b.String()
+}
+
+func cpuText(c *int32) string {
+	if c == nil {
+		return "?"
+	}
+	return fmt.Sprint(*c)
 }
 
 func TestProtocolParse(t *testing.T) {
@@ -35,8 +45,19 @@ func TestProtocolParse(t *testing.T) {
 		{"negative values", "-5 0 7\n", "-5 c0 j7;", ""},
 		{"no final line end", "1 2 3\n4 5 6", "1 c2 j3;4 c5 j6;", ""},
 		{"empty", "", "", ""},
-		{"four fields", "1 2 3\n1 2 3 4\n9\n", "1 c2 j3;", "stdout line 2 has 4 fields"},
-		{"not integers", "# c\n1 x 3\n", "", `stdout line 2 is not integers (spawn_ns create_ns joined_ns): "1 x 3"`},
+		{"four fields", "1 2 3\n1 2 3 4\n9\n", "1 c2 j3;", "stdout line 2 has 4 fields: the CPUs come in pairs"},
+		{"CPU fields", "1 2 3 0 1\n4 5 6 -1 7\n7 8 9 -1 -1\n", "1 c2 j3 cpu0/1;4 c5 j6 cpu?/7;7 c8 j9;", ""},
+		{"six fields", "1 2 3 0 1 2\n", "", "stdout line 1 has 6 fields, want at most 5"},
+		{"a CPU below -1", "1 2 3 -2 0\n", "", "stdout line 1 has a CPU that is neither -1 (unknown) nor a CPU number"},
+		{"cpu directives after their lines", "1 2 3\n4 5 6\n#cpu 2 1 0\n#cpu 1 0 0\n", "1 c2 j3 cpu0/0;4 c5 j6 cpu1/0;", ""},
+		{"a cpu directive before its line", "#cpu 1 -1 3\n1 2 3\n", "1 c2 j3 cpu?/3;", ""},
+		{"a directive overrides the line's CPUs", "1 2 3 0 0\n#cpu 1 1 1\n", "1 c2 j3 cpu1/1;", ""},
+		{"a directive for a spawn never printed", "1 2 3\n#cpu 5 0 1\n", "1 c2 j3;", ""},
+		{"other comments starting with cpu", "#cpus are ours\n#cpu\n1\n", "1;", ""},
+		{"a bad cpu directive", "1\n#cpu 1 x 0\n", "1;", `stdout line 2 is not a CPU directive (#cpu K parent_cpu child_cpu`},
+		{"a cpu directive for spawn 0", "#cpu 0 1 1\n", "", "stdout line 1 is not a CPU directive"},
+		{"a cpu directive with two fields", "#cpu 1 1\n", "", "stdout line 1 is not a CPU directive"},
+		{"not integers", "# c\n1 x 3\n", "", `stdout line 2 is not integers (spawn_ns create_ns joined_ns parent_cpu child_cpu): "1 x 3"`},
 		{"overflowing int64", "99999999999999999999\n", "", "stdout line 1 is not integers"},
 		{"int64 limits", "9223372036854775807 -9223372036854775808 +1\n", "9223372036854775807 c-9223372036854775808 j1;", ""},
 		{"just past int64", "9223372036854775808\n", "", "stdout line 1 is not integers"},
@@ -97,6 +118,8 @@ func TestProtocolCollectorBound(t *testing.T) {
 		{"over", 2, "1\n# c\n2\n3\n4\n", "1;2;", 2, ""},
 		{"zero kept", 0, "1\n2\n", "", 2, ""},
 		{"malformed beyond max is still an error", 1, "1\n2\nx\n3\n", "1;", 1, "stdout line 3 is not integers"},
+		{"directives beyond max are dropped", 1, "1\n2\n#cpu 2 0 0\n#cpu 1 1 0\n", "1 cpu1/0;", 1, ""},
+		{"a bad directive beyond max is still an error", 1, "1\n2\n#cpu 2 -5 0\n", "1;", 1, "stdout line 3 is not a CPU directive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCollector(tc.max)

@@ -14,6 +14,15 @@ type column[T any] struct {
 	field arrow.Field
 	put   func(b array.Builder, row *T)
 	get   func(a arrow.Array, i int, row *T)
+	// absentOK: a file written before the column existed lacks it, and
+	// its rows read as the zero value (null for a nullable column).
+	absentOK bool
+}
+
+// addedLater marks a column that older sets lack.
+func addedLater[T any](c column[T]) column[T] {
+	c.absentOK = true
+	return c
 }
 
 func stringCol[T any](name string, f func(*T) *string) column[T] {
@@ -57,6 +66,28 @@ func optInt64Col[T any](name string, f func(*T) **int64) column[T] {
 				return
 			}
 			v := a.(*array.Int64).Value(i)
+			*f(r) = &v
+		},
+	}
+}
+
+// optInt32Col stores nil as null.
+func optInt32Col[T any](name string, f func(*T) **int32) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		put: func(b array.Builder, r *T) {
+			if v := *f(r); v != nil {
+				b.(*array.Int32Builder).Append(*v)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if a.IsNull(i) {
+				*f(r) = nil
+				return
+			}
+			v := a.(*array.Int32).Value(i)
 			*f(r) = &v
 		},
 	}

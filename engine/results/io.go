@@ -329,8 +329,8 @@ func readTable[T any](path string, cols []column[T], optional bool) (table[T], e
 			if col.field.Name == "machine" {
 				continue // older sets: fillMachines takes it from provenance
 			}
-			if col.field.Nullable {
-				continue // a column added later: null in sets written before it
+			if col.absentOK {
+				continue
 			}
 			return t, &FormatError{Path: path, Err: fmt.Errorf("no column %q", col.field.Name)}
 		}

@@ -24,6 +24,7 @@ type record struct {
 	// process: one finished process and its spawns.
 	Run    *ProcessRun `json:"run,omitempty"`
 	Spawns [][3]*int64 `json:"spawns,omitempty"` // spawn_ns, create_ns, joined_ns
+	CPUs   [][2]*int32 `json:"cpus,omitempty"`   // parent_cpu, child_cpu; absent when none is known
 	// toolchain, skip, calibration, end: about invocation ID.
 	ID          int32              `json:"id,omitempty"`
 	Env         string             `json:"env,omitempty"`
@@ -101,7 +102,7 @@ func (r record) applyTo(s *Set, to applyTo) {
 			s.Runs = append(s.Runs, *r.Run)
 		}
 		if to.samples {
-			s.Samples = append(s.Samples, samplesOf(*r.Run, r.Spawns)...)
+			s.Samples = append(s.Samples, withCPUs(samplesOf(*r.Run, r.Spawns), r.CPUs)...)
 		}
 	case "toolchain", "skip":
 		if i := inv(); to.provenance && i != nil {
@@ -271,7 +272,7 @@ func (w *Writer) Process(run ProcessRun, samples []SpawnSample) error {
 	for i, s := range samples {
 		spawns[i] = [3]*int64{&s.SpawnNS, s.CreateNS, s.JoinedNS}
 	}
-	return w.record(record{Kind: "process", Run: &run, Spawns: spawns})
+	return w.record(record{Kind: "process", Run: &run, Spawns: spawns, CPUs: cpusOf(samples)})
 }
 
 // Toolchain records the toolchain version an environment was built with.

@@ -66,7 +66,12 @@ type SpawnSample struct {
 	// JoinedNS is when the join returned (or the worker's message arrived),
 	// from the same start: an outside bound on SpawnNS.
 	JoinedNS *int64
-	Warmup   bool
+	// ParentCPU is the CPU the parent was on when the create call returned
+	// and ChildCPU the one the child was on at its first clock reading;
+	// nil where the environment cannot tell (see Placement).
+	ParentCPU *int32
+	ChildCPU  *int32
+	Warmup    bool
 	// ClockTrusted is false when this sample breaks 0 <= spawn <= joined or
 	// its environment failed calibration in this result set.
 	ClockTrusted bool
@@ -95,6 +100,10 @@ type ProcessRun struct {
 	StartedAt time.Time
 	// CPUs is the pinning applied, e.g. "0,1"; empty for none.
 	CPUs string
+	// AllowedCPUs are the CPUs the process could run on, e.g. "0,1": the
+	// pinning, or without one the CPUs spawnbench itself was allowed; empty
+	// where unknown.
+	AllowedCPUs string `json:",omitempty"`
 	// Seq is the process's position in its invocation's run order.
 	Seq int32
 	// Invocation is the ID of the invocation that ran it.
@@ -156,6 +165,8 @@ var sampleColumns = []column[SpawnSample]{
 	int64Col("spawn_ns", func(r *SpawnSample) *int64 { return &r.SpawnNS }),
 	optInt64Col("create_ns", func(r *SpawnSample) **int64 { return &r.CreateNS }),
 	optInt64Col("joined_ns", func(r *SpawnSample) **int64 { return &r.JoinedNS }),
+	addedLater(optInt32Col("parent_cpu", func(r *SpawnSample) **int32 { return &r.ParentCPU })),
+	addedLater(optInt32Col("child_cpu", func(r *SpawnSample) **int32 { return &r.ChildCPU })),
 	boolCol("warmup", func(r *SpawnSample) *bool { return &r.Warmup }),
 	boolCol("clock_trusted", func(r *SpawnSample) *bool { return &r.ClockTrusted }),
 	int32Col("invocation", func(r *SpawnSample) *int32 { return &r.Invocation }),
@@ -177,6 +188,7 @@ var runColumns = []column[ProcessRun]{
 	stringCol("error", func(r *ProcessRun) *string { return &r.Error }),
 	timeCol("started_at", func(r *ProcessRun) *time.Time { return &r.StartedAt }),
 	stringCol("cpus", func(r *ProcessRun) *string { return &r.CPUs }),
+	addedLater(stringCol("allowed_cpus", func(r *ProcessRun) *string { return &r.AllowedCPUs })),
 	int32Col("seq", func(r *ProcessRun) *int32 { return &r.Seq }),
 	int32Col("invocation", func(r *ProcessRun) *int32 { return &r.Invocation }),
 	optInt64Col("user_ns", func(r *ProcessRun) **int64 { return &r.UserNS }),
@@ -186,8 +198,8 @@ var runColumns = []column[ProcessRun]{
 	optInt64Col("others_cpu_ns", func(r *ProcessRun) **int64 { return &r.OthersCPUNS }),
 	optInt64Col("steal_ns", func(r *ProcessRun) **int64 { return &r.StealNS }),
 	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }),
-	optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS }),
-	optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS }),
+	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })),
+	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{

@@ -14,7 +14,8 @@ import (
 // Adaptive stopping: after the planned processes, every cell whose
 // interval (over processes, report.CellPrecision) is still wider than its
 // target gets another round of processes, until it converges, reaches its
-// MaxProcesses, or has spent its Budget of wall time in added rounds. The
+// MaxProcesses, or would overrun its Budget of wall time in added rounds
+// (judged by the mean wall time of its processes so far). The
 // rounds stay interleaved (each round's processes in a seeded random
 // order, so load that comes and goes still lands on every cell alike),
 // and every decision is taken from the set on disk, so a resumed run
@@ -23,6 +24,7 @@ import (
 // cellState is what the set says of one cell, for the stopping rule.
 type cellState struct {
 	measured  int           // measured processes (any status)
+	wall      time.Duration // their wall time, summed
 	next      int           // the next free process index
 	added     time.Duration // wall time of processes past the planned ones
 	samples   []results.SpawnSample
@@ -45,6 +47,7 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 			continue
 		}
 		st.measured++
+		st.wall += time.Duration(run.WallNS)
 		st.next = max(st.next, int(run.Process)+1)
 		if int(run.Process) >= planned[k] {
 			st.added += time.Duration(run.WallNS)
@@ -78,11 +81,22 @@ func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepar
 				continue
 			}
 			st := states[c.key]
-			if st.precision <= c.precision || st.measured >= a.MaxProcesses || st.added >= a.Budget {
+			if st.precision <= c.precision || st.measured >= a.MaxProcesses {
+				continue
+			}
+			// No process is started that the cell's processes so far say
+			// would overrun the budget: a round of browser processes can
+			// take minutes.
+			k := min(a.Round, a.MaxProcesses-st.measured)
+			if st.measured > 0 {
+				mean := st.wall / time.Duration(st.measured)
+				k = min(k, int((a.Budget-st.added)/max(mean, time.Nanosecond)))
+			}
+			if k <= 0 {
 				continue
 			}
 			open++
-			for i := range min(a.Round, a.MaxProcesses-st.measured) {
+			for i := range k {
 				batch = append(batch, step{Cell: ci, Process: st.next + i})
 			}
 		}

@@ -28,7 +28,7 @@ func (r *Runner) Calibrate(ctx context.Context, s *spec.Spec, envs []spec.Enviro
 	}
 	var cells []cell
 	for _, es := range envs {
-		cells = append(cells, cell{key: es.Name + "/calibration", env: es, mode: "calibration", timeout: s.Timeout, cpus: s.CPUs})
+		cells = append(cells, cell{key: es.Name + "/calibration", env: es, mode: "calibration", timeout: s.Timeout, cpus: s.CPUsOf(es)})
 	}
 	if err := r.begin("calibrate", s, cells, "", 0, nil); err != nil {
 		return err

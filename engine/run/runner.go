@@ -283,12 +283,10 @@ func (r *Runner) checkPlan(cells []cell, resume bool) error {
 }
 
 // begin records the invocation before anything runs. The spec is read
-// for provenance only; the pinning is the cells' (one for all).
+// for provenance only; the pinning recorded is the spec's (an environment
+// may have its own: each run row says its process's).
 func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string, seed int64, shard *results.Shard) error {
-	var cpus []int
-	if len(cells) > 0 {
-		cpus = cells[0].cpus
-	}
+	cpus := s.CPUs
 	inv := results.Invocation{
 		Command: command, Args: r.opts.Args, Version: r.opts.Version,
 		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source),
@@ -314,7 +312,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	row := results.ProcessRun{
 		Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
 		Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
-		Seq: int32(st.Seq), Invocation: r.inv, Machine: r.machine.ID,
+		AllowedCPUs: allowedCPUs(c.cpus), Seq: int32(st.Seq), Invocation: r.inv, Machine: r.machine.ID,
 	}
 	lines := protocol.NewCollector(c.n)
 	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)
@@ -344,7 +342,8 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 		samples[t] = results.SpawnSample{
 			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
 			Process: int32(st.Process), Thread: int32(t), SpawnNS: l.SpawnNS,
-			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, Warmup: st.Warmup, Invocation: r.inv, Machine: r.machine.ID,
+			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, ParentCPU: l.ParentCPU, ChildCPU: l.ChildCPU,
+			Warmup: st.Warmup, Invocation: r.inv, Machine: r.machine.ID,
 		}
 	}
 	if err := r.w.Process(row, samples); err != nil {

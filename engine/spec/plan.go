@@ -120,7 +120,7 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 					Benchmark: m, Arg: n,
 					Processes: procs, Floor: floor, Precision: s.Samples.Precision,
 					Warmup: s.Samples.Warmup,
-					Pause:  s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUs,
+					Pause:  s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUsOf(e),
 				}
 				if s.Samples.Adaptive {
 					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(s.Samples.MaxProcesses, procs), Round: s.Samples.Round, Budget: s.Samples.Budget}
@@ -248,6 +248,11 @@ func (p *RunPlan) String() string {
 			a.Round, a.Precision*100, a.MaxProcesses, a.Budget)
 	} else {
 		fmt.Fprintf(&b, "target precision ±%.3g%% (reported, not enforced: adaptive is off)\n", p.Spec.Samples.Precision*100)
+	}
+	for _, e := range p.Spec.Environments {
+		if e.Pinning != nil {
+			fmt.Fprintf(&b, "pinning of %s: %s\n", e.Name, Pinning(p.Spec.CPUsOf(e)))
+		}
 	}
 	if p.Schedule.Order == Blocked {
 		fmt.Fprintf(&b, "order blocked (cell by cell)\n\n")

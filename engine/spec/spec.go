@@ -92,6 +92,21 @@ type EnvironmentSpec struct {
 	// Processes is the environment's own floor of processes per cell, in
 	// place of the spec's; nil when it keeps the spec's.
 	Processes *int
+	// Pinning is the environment's own pinning: nil for the spec's, empty
+	// for none.
+	Pinning []int
+}
+
+// CPUsOf is the pinning of e's processes (nil: none): e's own, or the
+// spec's.
+func (s *Spec) CPUsOf(e EnvironmentSpec) []int {
+	if e.Pinning == nil {
+		return s.CPUs
+	}
+	if len(e.Pinning) == 0 {
+		return nil
+	}
+	return e.Pinning
 }
 
 // SamplePolicy says how many processes each cell needs.
@@ -273,9 +288,18 @@ func Parse(path string, src []byte) (*Spec, error) {
 		var head struct {
 			Name, Kind string
 			Processes  *int `json:"processes"`
+			Pinning    *struct{ CPUs []int }
 		}
 		if err := e.Decode(&head); err != nil {
 			return nil, cueInputError(path, files, "has an environment without a name or kind", err)
+		}
+		var pinning []int
+		if head.Pinning != nil {
+			pinning = append([]int{}, head.Pinning.CPUs...)
+			at := user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))
+			if err := checkCPUs(path, files, at, pinning); err != nil {
+				return nil, err
+			}
 		}
 		js, err := e.MarshalJSON()
 		if err != nil {
@@ -283,7 +307,8 @@ func Parse(path string, src []byte) (*Spec, error) {
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
 			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js, Processes: head.Processes,
-			Pos: position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
+			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
+			Pinning: pinning,
 		})
 	}
 	return s, nil

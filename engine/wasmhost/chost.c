@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -67,6 +68,23 @@ static __thread uint64_t *trace_first_clock;
 /* trace_store_ready is when this thread's Store and WASI context were
  * ready, before instantiation (tracing only). */
 static __thread uint64_t trace_store_ready;
+
+/* Placement (opts.placement): where each thread's parent and the thread
+ * itself ran, noted in clock_time_get after the clock was read, so neither
+ * note is inside a reading the guest takes: the child's at its first
+ * monotonic read, the parent's at its first monotonic read after
+ * thread-spawn returned (the benchmarks' "created" reading). A note is the
+ * CPU + 1 (0: none yet), in chunks of PLACEMENT_CHUNK threads allocated at
+ * their first note. */
+#define PLACEMENT_CHUNK 4096
+typedef struct placement {
+  atomic_int parent, child;
+} placement;
+
+/* note_parent_tid is the thread this thread spawned last, whose parent
+ * CPU the next clock read notes; note_child_tid is this thread's own id
+ * until its first clock read. 0: nothing to note. */
+static __thread int note_parent_tid, note_child_tid;
 
 /* spin_hint tells the CPU that this is a busy-wait loop, on every
  * architecture the host builds for. */
@@ -143,6 +161,10 @@ struct sbh_host {
    * the next ones (a list through each stack's first word). */
   pthread_mutex_t sigstack_mu;
   void *signal_stacks;
+
+  /* placements has MAX_TID / PLACEMENT_CHUNK + 1 chunk pointers
+   * (opts.placement only). */
+  _Atomic(placement *) *placements;
 
   /* warm_module has one empty exported function, "f"; prestarted workers
    * run it once. warm_workers counts those ready (under idle_mu). */
@@ -370,7 +392,9 @@ static void run_job(sbh_host *h, job *j) {
   int32_t args[2] = {j->tid, j->arg};
   wasmtime_error_t *err = NULL;
   wasm_trap_t *trap = NULL;
+  note_child_tid = h->opts.placement ? j->tid : 0;
   int called = call(h, t, "wasi_thread_start", args, 2, where, &err, &trap);
+  note_child_tid = 0;
   if (h->opts.trace)
     fprintf(stderr,
             "# trace thread %d (ns after thread-spawn was entered): spawn returned %lld, "
@@ -605,8 +629,54 @@ static wasm_trap_t *spawn(void *env, wasmtime_caller_t *caller, wasmtime_val_raw
     release_slot(h);
     return NULL;
   }
+  if (h->opts.placement)
+    note_parent_tid = tid;
   v[0].i32 = tid;
   return NULL;
+}
+
+/* placement_of is thread tid's placement record, allocated when create
+ * is set and it has none; NULL otherwise (or out of memory). */
+static placement *placement_of(sbh_host *h, int tid, int create) {
+  if (!h->placements || tid <= 0 || tid > MAX_TID)
+    return NULL;
+  _Atomic(placement *) *slot = &h->placements[tid / PLACEMENT_CHUNK];
+  placement *chunk = atomic_load_explicit(slot, memory_order_acquire);
+  if (!chunk && create) {
+    placement *fresh = calloc(PLACEMENT_CHUNK, sizeof *fresh);
+    if (!fresh)
+      return NULL;
+    if (atomic_compare_exchange_strong(slot, &chunk, fresh))
+      chunk = fresh;
+    else
+      free(fresh); /* another thread installed it: chunk holds that one */
+  }
+  return chunk ? &chunk[tid % PLACEMENT_CHUNK] : NULL;
+}
+
+/* note_placement runs after a monotonic clock reading was taken. */
+static void note_placement(sbh_host *h) {
+  int cpu = sched_getcpu();
+  if (note_child_tid) {
+    placement *p = placement_of(h, note_child_tid, 1);
+    if (p && cpu >= 0)
+      atomic_store_explicit(&p->child, cpu + 1, memory_order_relaxed);
+    note_child_tid = 0;
+  }
+  if (note_parent_tid) {
+    placement *p = placement_of(h, note_parent_tid, 1);
+    if (p && cpu >= 0)
+      atomic_store_explicit(&p->parent, cpu + 1, memory_order_relaxed);
+    note_parent_tid = 0;
+  }
+}
+
+int sbh_spawned(sbh_host *h) { return atomic_load(&h->next_tid); }
+
+void sbh_placement(sbh_host *h, int tid, int *parent_cpu, int *child_cpu) {
+  placement *p = placement_of(h, tid, 0);
+  *parent_cpu = p ? atomic_load_explicit(&p->parent, memory_order_relaxed) - 1 : -1;
+  *child_cpu = p ? atomic_load_explicit(&p->child, memory_order_relaxed) - 1 : -1;
 }
 
 static void store_le64(uint8_t *p, uint64_t x);
@@ -665,6 +735,8 @@ static wasm_trap_t *clock_time_get(void *env, wasmtime_caller_t *caller, wasmtim
   uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   if (trace_first_clock && *trace_first_clock == 0 && id == 1)
     *trace_first_clock = ns;
+  if ((note_child_tid | note_parent_tid) && id == 1)
+    note_placement(h);
   wasm_trap_t *trap = NULL;
   uint8_t *p = guest_ptr(h, "clock_time_get", out, 8, 8, &trap);
   if (!p)
@@ -855,6 +927,14 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
    * so spawned threads may use the rest, and a spawn past them fails with
    * EAGAIN instead of failing to instantiate. */
   h->limit = opts.max_threads;
+  if (opts.placement) {
+    /* Untouched pages of it cost nothing. */
+    h->placements = calloc(MAX_TID / PLACEMENT_CHUNK + 1, sizeof *h->placements);
+    if (!h->placements) {
+      *why = format("out of memory for the placement table");
+      return NULL;
+    }
+  }
   if (opts.pooling && opts.pool_instances > 1 &&
       (h->limit <= 0 || (uint32_t)h->limit > opts.pool_instances - 1))
     h->limit = (int)(opts.pool_instances - 1);

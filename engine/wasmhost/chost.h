@@ -33,6 +33,10 @@ typedef struct sbh_options {
   int64_t spin_ns;
   /* trace: report each spawn's phases on stderr. */
   int trace;
+  /* placement: note, per thread, the CPU its parent was on at the first
+   * clock read after thread-spawn returned and the CPU it was on at its
+   * own first clock read, each after the reading (sbh_placement). */
+  int placement;
 } sbh_options;
 
 /* sbh_new compiles the module and links everything a thread needs. tramp
@@ -47,5 +51,13 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
 /* sbh_run runs _start on a new thread and returns the exit code as soon as
  * any thread decides it; other threads may still run. Call it once. */
 int sbh_run(sbh_host *h);
+
+/* sbh_spawned is the number of thread ids handed out so far: threads 1
+ * to sbh_spawned, in spawn order. */
+int sbh_spawned(sbh_host *h);
+
+/* sbh_placement gives thread tid's CPUs as noted with opts.placement:
+ * -1 where not (yet) known. Safe while threads still run. */
+void sbh_placement(sbh_host *h, int tid, int *parent_cpu, int *child_cpu);
 
 #endif

@@ -95,6 +95,17 @@ type Options struct {
 	// lines, when its spawn was handed over, its OS thread ran, its
 	// instance was ready and it first read the clock.
 	Trace bool
+	// Placement makes the host note, per thread, the CPU its parent was on
+	// and the CPU it first ran on (see Program.Placement).
+	Placement bool
+}
+
+// Placement is where one spawned thread and its parent ran: ParentCPU at
+// the parent's first clock read after thread-spawn returned, ChildCPU at
+// the thread's own first clock read, each noted after the reading; -1
+// where not known.
+type Placement struct {
+	ParentCPU, ChildCPU int
 }
 
 // TrapExitCode is the exit code of a program whose thread trapped: 128 +
@@ -108,6 +119,8 @@ type Program struct {
 	// cStrings are the C copies of argv, environment and import names,
 	// which the C host uses for as long as the process lives.
 	cStrings []unsafe.Pointer
+	// placement: Options.Placement.
+	placement bool
 }
 
 // Load checks that wasm is a wasi-threads module, then compiles and links
@@ -116,6 +129,9 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	copts := C.sbh_options{max_threads: C.int(opts.MaxThreads), prestart_threads: C.int(opts.PrestartThreads)}
 	if opts.Trace {
 		copts.trace = 1
+	}
+	if opts.Placement {
+		copts.placement = 1
 	}
 	copts.spin_ns = C.int64_t(opts.Spin.Nanoseconds())
 	switch opts.Threads {
@@ -161,7 +177,7 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 		return nil, err
 	}
 
-	p := &Program{}
+	p := &Program{placement: opts.Placement}
 	cstr := func(s string) *C.char {
 		c := C.CString(s)
 		p.cStrings = append(p.cStrings, unsafe.Pointer(c))
@@ -228,6 +244,23 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 // blocked; the caller ends the process. Run may be called once.
 func (p *Program) Run() int {
 	return int(C.sbh_run(p.host))
+}
+
+// Placement returns every spawned thread's placement, in spawn order
+// (thread ids 1, 2, ...), as noted so far; nil unless Options.Placement.
+// It may be called after Run, while threads still run.
+func (p *Program) Placement() []Placement {
+	if !p.placement {
+		return nil
+	}
+	n := int(C.sbh_spawned(p.host))
+	out := make([]Placement, n)
+	for i := range out {
+		var parent, child C.int
+		C.sbh_placement(p.host, C.int(i+1), &parent, &child)
+		out[i] = Placement{ParentCPU: int(parent), ChildCPU: int(child)}
+	}
+	return out
 }
 
 // memoryImport is one imported memory of the guest.

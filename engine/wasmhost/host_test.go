@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+	"golang.org/x/sys/unix"
 
 	"spawnbench/engine/wasmhost"
 )
@@ -514,5 +517,54 @@ func TestLoadRejectsAPoolWithNoSlotForAThread(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no slot for a spawned thread") {
 			t.Errorf("pool instances %d: Load error %v, want one saying no thread fits", n, err)
 		}
+	}
+}
+
+// --placement prints, after the module's own output, one "#cpu" line per
+// spawned thread: the parent's CPU at its first clock read after the
+// spawn and the thread's at its own first clock read, each a CPU this
+// process may run on, or -1 for a thread that never read the clock.
+func TestPlacementNotesEachThreadsCPUs(t *testing.T) {
+	wasm := guest(t, `
+  (func (export "_start")
+    (drop (call $spawn (i32.const 0)))
+    (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 104)))
+    (block $done (loop $wait
+      (br_if $done (i32.atomic.load (i32.const 64)))
+      (drop (memory.atomic.wait32 (i32.const 64) (i32.const 0) (i64.const -1)))
+      (br $wait)))
+    (drop (call $spawn (i32.const 1)))
+    (call $exit (i32.const 0)))
+  (func (export "wasi_thread_start") (param i32 i32)
+    (if (i32.eqz (local.get 1)) (then
+      (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 96)))
+      (i32.atomic.store (i32.const 64) (i32.const 1))
+      (drop (memory.atomic.notify (i32.const 64) (i32.const 1)))))
+    (call $block_forever))`)
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`^#cpu 1 (\d+) (\d+)\n#cpu 2 -1 -1\n$`)
+	for _, mode := range [][]string{
+		{"--threads", "fresh"},
+		{"--threads", "reuse", "--prestart-threads", "2", "--instantiate", "parent"},
+		{"--allocation", "pooling"},
+	} {
+		r := run(t, append(append(mode, "--placement"), wasm)...)
+		m := line.FindStringSubmatch(r.stdout)
+		if r.code != 0 || m == nil {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want thread 1's CPUs and -1 -1 for thread 2", mode, r.code, r.stdout, r.stderr)
+			continue
+		}
+		for _, s := range m[1:] {
+			if cpu, _ := strconv.Atoi(s); !allowed.IsSet(cpu) {
+				t.Errorf("%v: CPU %d is not one this process may run on (stdout %q)", mode, cpu, r.stdout)
+			}
+		}
+	}
+	// Without the flag the output is the module's own, as the CLI's is.
+	if r := run(t, wasm); r.code != 0 || r.stdout != "" {
+		t.Errorf("without --placement: exit %d, stdout %q; want 0 and nothing", r.code, r.stdout)
 	}
 }

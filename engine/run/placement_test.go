@@ -1,0 +1,75 @@
+package run
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"spawnbench/engine/results"
+)
+
+// Native spawns record both CPUs: unpinned on a machine of two or more
+// CPUs, some children start on their parent's CPU and some on another (the
+// scheduler decides, so a few processes are tried before failing); pinned
+// to one CPU, every spawn is same-cpu, on that CPU.
+func TestNativeRecordsPlacement(t *testing.T) {
+	cpus := availableCPUs(t)
+	if len(cpus) < 2 {
+		t.Skipf("needs two CPUs, this process may use %v", cpus)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	one := strconv.Itoa(cpus[len(cpus)-1])
+	src := `environments: [
+	{name: "free", kind: "native"},
+	{name: "one", kind: "native", pinning: cpus: [` + one + `]},
+]
+n: [500]
+samples: {min: 500, processes: 1}
+`
+	set, _, err := runSpec(t, ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shares := func(set *results.Set, env string) map[results.Placement]int {
+		out := map[results.Placement]int{}
+		for _, s := range set.Samples {
+			if s.Environment == env {
+				out[s.Placement()]++
+			}
+		}
+		return out
+	}
+	for _, r := range set.Runs {
+		want := one
+		if r.Environment == "free" {
+			want = allowedCPUs(nil)
+		}
+		if r.Status != results.StatusOK || r.AllowedCPUs != want || r.AllowedCPUs == "" {
+			t.Errorf("%s: status %s, allowed CPUs %q, want ok and %q", r.Environment, r.Status, r.AllowedCPUs, want)
+		}
+	}
+	if got := shares(set, "one"); got[results.SameCPU] != 500 {
+		t.Errorf("pinned to CPU %s: placements %v, want 500 same-cpu", one, got)
+	}
+	for _, s := range set.Samples {
+		if s.Environment == "one" && (*s.ParentCPU != int32(cpus[len(cpus)-1]) || *s.ChildCPU != *s.ParentCPU) {
+			t.Fatalf("pinned to CPU %s, a spawn ran on %d and %d", one, *s.ParentCPU, *s.ChildCPU)
+		}
+	}
+	got := shares(set, "free")
+	for try := 1; try < 5 && (got[results.SameCPU] == 0 || got[results.OtherCPU] == 0); try++ {
+		more, _, err := runSpec(t, ctx, src, "free")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, k := range shares(more, "free") {
+			got[p] += k
+		}
+	}
+	if got[results.SameCPU] == 0 || got[results.OtherCPU] == 0 || got[results.UnknownPlacement] != 0 {
+		t.Errorf("unpinned, over up to 5 processes of 500 spawns: placements %v, want both same-cpu and other-cpu, none unknown", got)
+	}
+	t.Logf("unpinned: %v", got)
+}
