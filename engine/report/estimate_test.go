@@ -255,3 +255,28 @@ func TestParallelQuantitiesOfAQueue(t *testing.T) {
 		t.Errorf("fast threads: after-loop %v, makespan %v µs; want 0 and %d µs", st.AfterLoop, st.Makespan.TypicalUS, (n-1)*10+5)
 	}
 }
+
+func TestPlacementSharesAndFigures(t *testing.T) {
+	cpu := func(v int32) *int32 { return &v }
+	var s []results.SpawnSample
+	for p := range 6 {
+		for i := range 10 {
+			x := results.SpawnSample{Process: int32(p), Thread: int32(i), SpawnNS: 10e3, ParentCPU: cpu(0), ChildCPU: cpu(0)}
+			if i%5 == 0 { // 20% on the other CPU, three times slower
+				x.SpawnNS, x.ChildCPU = 30e3, cpu(1)
+			}
+			s = append(s, x)
+		}
+	}
+	got := placementsOf(s)
+	if len(got) != 2 || got[0].Placement != results.SameCPU || math.Abs(float64(got[0].Share)-0.8) > 1e-9 ||
+		math.Abs(float64(got[0].TypicalUS)-10) > 1e-9 || math.Abs(float64(got[1].TypicalUS)-30) > 1e-9 || got[1].Processes != 6 {
+		t.Errorf("placements %+v, want 80%% same-cpu at 10 µs and 20%% other-cpu at 30 µs over 6 processes", got)
+	}
+	for i := range s {
+		s[i].ParentCPU, s[i].ChildCPU = nil, nil
+	}
+	if got := placementsOf(s); got != nil {
+		t.Errorf("unknown placements gave %+v, want none", got)
+	}
+}

@@ -94,6 +94,9 @@ type Cell struct {
 	// Parallel holds, for a parallel-mode cell's all-spawns view, the
 	// quantities that do not grow with n by construction (parallel.go).
 	Parallel *ParallelStats `json:"parallel,omitempty"`
+	// Placements split the cell by where each child first ran, where the
+	// environment records it (placement.go).
+	Placements []PlacementShare `json:"placements,omitempty"`
 	// Regimes are the modes of the cell's spawn times when there are two
 	// or more (regimes.go), each with its share and figure.
 	Regimes []Regime `json:"regimes,omitempty"`
@@ -450,6 +453,7 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	}
 	c.Stats = summarize(values, summarizeProcesses(samples))
 	c.Regimes = regimesOf(samples)
+	c.Placements = placementsOf(samples)
 	if c.Mode == "parallel" && c.Last == 0 {
 		c.Parallel = parallelOf(c.N, samples)
 	}

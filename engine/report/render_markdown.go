@@ -336,6 +336,7 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	}
 
 	r.writeRegimes(&b)
+	r.writePlacement(&b)
 	r.writeParallel(&b)
 
 	fmt.Fprintf(&b, "## Ratio to %s (typical ÷ typical, over processes)\n\n", r.Baseline)
