@@ -14,9 +14,11 @@ func init() {
 		Use:   "compare OLD NEW",
 		Short: "Compare two result directories cell by cell, like benchstat",
 		Long: `Compare prints, for every (environment, mode, n, view) cell measured in
-both result directories, the old and new median spawn times with 95%
-confidence intervals, the change in percent, and whether the Mann-Whitney U
-test finds it significant (α = 0.05). Differences in spec, spawnbench and
+both result directories, the old and new typical spawn times with their 95%
+intervals over processes, the change with its interval, and whether the
+Yuen–Welch test over the two cells' processes finds it significant
+(α = 0.05); how many new figures lie inside the old intervals; and every
+ratio to the baseline, old and new. Differences in spec, spawnbench and
 toolchain versions and machine are listed above the table, with each set's
 invocations and whether it is incomplete. Cells flagged busy or unstable in
 either set are marked, and a warning says when the two sets were measured

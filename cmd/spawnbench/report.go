@@ -21,17 +21,21 @@ func init() {
 	var format, out, baseline, plots string
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
-		Short: "Print the classic, robust and ratio tables of one or more result directories",
+		Short: "Print the classic, typical-time and ratio tables of one or more result directories",
 		Long: `Report reads result directories written by spawnbench run and prints:
 the invocations that made each set (and, first, whether a set is
 incomplete: an invocation interrupted or planned processes missing);
 clock calibration verdicts (loudly when a clock failed); the classic table
-of mean spawn times in µs (rows environment × mode grouped by host family,
-columns n and the last-K views); medians with 95% confidence intervals,
-p95 and sample counts; and each environment's median divided by the
-baseline's. Statistics use spawns of ok processes only. Cells are flagged
-[busy] when other work or steal took more than 10% of their processes'
-wall time, and [unstable] when their processes' medians disagree.
+of mean spawn times (rows environment × mode grouped by host family,
+columns n and the last-K views); each cell's typical spawn time with its
+95% interval computed over processes (the process is the unit of
+replication), its precision and the processes behind it; regimes and
+placement where cells have them; parallel mode's first thread, makespan
+and start rate; and each environment's figure divided by the baseline's.
+Statistics use spawns of ok processes only. Every cell gets a verdict:
+[busy] when other work or steal took more than 10% of its processes' wall
+time, [unstable] when its interval is wider than the spec's target
+precision or its processes differ, [not judged] below 5 processes.
 
 Several directories are merged when they measured different cells, e.g. one
 run per environment. A set holding a cell twice is refused (exit 2).

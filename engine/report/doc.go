@@ -1,22 +1,29 @@
 // Package report turns spawnbench result sets into tables, comparisons and
 // plots.
 //
-// This package is opinionated. Spawn times are not normally distributed
-// (first spawns are slow, schedulers add long tails), so every claim it
-// makes about a difference rests on medians, their confidence intervals and
-// the Mann-Whitney U test from golang.org/x/perf/benchmath, and there is
-// one median (results.Median, benchmath's) and one quantile (Quantile, the
-// same definition) everywhere. The mean appears only in the classic table
-// (and the CSV and JSON beside it), because the earlier study reported
-// means and readers compare against it.
+// This package is opinionated. The process, not the spawn, is the unit
+// of replication: spawns of one process are correlated, so every figure,
+// interval, ratio and test is computed over processes (estimate.go). Each
+// process is reduced to the 20% trimmed mean of its spawns; a cell's
+// figure is the 20% trimmed mean of their logarithms with Yuen's
+// interval; ratios and compare use the Yuen–Welch interval and test of
+// two such means, so a change is significant exactly when its interval
+// excludes zero. Trimmed means, because a median jumps between regimes
+// when their shares move by a few percent; logarithms, because spawn
+// times are multiplicative. The pooled mean appears in the classic table
+// (and the CSV and JSON beside it) because the earlier study reported
+// means and readers compare against it; the pooled median is printed for
+// reference, without an interval. There is one quantile everywhere
+// (Quantile, Hyndman and Fan's definition 8, as benchmath's median).
 //
 // Nothing is hidden, and nothing is counted that should not be. Means,
 // medians and counts use spawns of processes that ended ok; a cell whose
 // processes all failed shows their status instead of a number. A set
 // holding one (environment, mode, n, process, thread) twice is refused. A
 // clock that failed its calibration is announced above every table and
-// its numbers carry a mark. Cells measured on a busy machine, or whose
-// processes disagree, are flagged busy or unstable (see Noise). A set
+// its numbers carry a mark. Every cell gets a verdict (see Noise): busy,
+// unstable (its interval wider than the target precision, or its
+// processes differ), or not judged (too few processes for an interval). A set
 // that is less than its invocations planned says so first. Warm-up spawns
 // never enter any statistic.
 //
