@@ -24,6 +24,11 @@
  * without the two CPU fields says nothing about placement. Neither CPU read
  * is inside spawn_ns or create_ns: each follows a clock reading.
  *
+ * The calibration benchmark also prints, before its one figure,
+ *     #clock step_ns read_ns
+ * its clock's smallest step between two readings that differ (0 when none
+ * changed) and the mean cost of one reading.
+ *
  * Lines starting with '#' are comments, except one directive, for a host
  * that knows where a benchmark's threads ran when the benchmark cannot
  * (spawnbench's embedded Wasmtime: WASI has no getcpu):
@@ -110,6 +115,10 @@ static inline void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined,
 }
 
 static inline void sb_print1(int64_t a) { printf("%lld\n", (long long)a); }
+
+static inline void sb_print_clock(int64_t step, int64_t read) {
+  printf("#clock %lld %lld\n", (long long)step, (long long)read);
+}
 
 static inline void sb_flush(void) { fflush(stdout); }
 

@@ -97,26 +97,26 @@ function report(host, all) {
 }
 
 // calibration has a worker sleep at least us microseconds and print what
-// its performance.now() measured, with the clock's step on a comment line
-// (Chromium coarsens it). The sleep is Atomics.wait, which a worker may
+// its performance.now() measured, after the clock's step (Chromium and
+// Firefox coarsen it) and the cost of one reading on a "#clock" line. The sleep is Atomics.wait, which a worker may
 // use and a page's main thread may not: timers on a page's main thread
 // just after load wait behind its other tasks (seen: 1 ms taking 18 ms).
 async function calibration(host, us) {
   const w = host.startWorker("sleeper");
   const reply = new Promise((resolve) => host.onFirstMessage(w.worker, resolve));
   w.worker.postMessage(us);
-  const [stepMs, sleptMs] = await reply;
+  const [stepMs, readMs, sleptMs] = await reply;
   await w.terminate();
-  host.print("# performance.now() step: " + Math.round(stepMs * 1e6) + " ns");
+  host.print("#clock " + Math.round(stepMs * 1e6) + " " + Math.round(readMs * 1e6));
   host.print(String(Math.round(sleptMs * 1e6)));
   return 0;
 }
 
 // sleepAtLeast is the sleepers' work (sleeper.mjs, sleeper-node.mjs): sleep
-// at least us microseconds in Atomics.wait and return the clock's step and
-// the milliseconds the clock measured.
+// at least us microseconds in Atomics.wait and return the clock's step,
+// the cost of one reading and the milliseconds the clock measured.
 export function sleepAtLeast(us) {
-  const step = clockStep();
+  const [step, read] = clockFacts();
   const cell = new Int32Array(new SharedArrayBuffer(4));
   const start = performance.now();
   for (;;) {
@@ -125,11 +125,12 @@ export function sleepAtLeast(us) {
     if (left <= 0) break;
     Atomics.wait(cell, 0, 0, left);
   }
-  return [step, performance.now() - start];
+  return [step, read, performance.now() - start];
 }
 
-// clockStep is the smallest nonzero difference of successive readings.
-function clockStep() {
+// clockFacts are the smallest nonzero difference of successive readings
+// and the mean cost of one reading (20000 back to back), in ms.
+function clockFacts() {
   let step = Infinity;
   for (let i = 0; i < 1000; i++) {
     const a = performance.now();
@@ -137,5 +138,9 @@ function clockStep() {
     while (b === a) b = performance.now();
     step = Math.min(step, b - a);
   }
-  return step;
+  const reads = 20000;
+  const first = performance.now();
+  let last = first;
+  for (let i = 0; i < reads; i++) last = performance.now();
+  return [step, (last - first) / reads];
 }

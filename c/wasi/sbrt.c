@@ -290,6 +290,16 @@ void sb_print3(int64_t a, int64_t b, int64_t c) {
 
 void sb_print1(int64_t a) { print_ints(&a, 1); }
 
+void sb_print_clock(int64_t step, int64_t read) {
+  if (out_len + 8 + 2 * 21 + 1 > sizeof out_buf)
+    sb_flush();
+  const char *prefix = "#clock ";
+  while (*prefix)
+    out_buf[out_len++] = *prefix++;
+  int64_t v[2] = {step, read};
+  print_ints(v, 2);
+}
+
 void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu, int child_cpu) {
   int64_t v[5] = {spawn, create, joined, parent_cpu, child_cpu};
   print_ints(v, parent_cpu < 0 && child_cpu < 0 ? 3 : 5);

@@ -93,6 +93,8 @@ void sb_sleep_us(int64_t us);
 void *sb_alloc(size_t bytes);
 void sb_print3(int64_t a, int64_t b, int64_t c);
 void sb_print1(int64_t a);
+/* sb_print_clock prints the "#clock step_ns read_ns" directive. */
+void sb_print_clock(int64_t step, int64_t read);
 /* sb_print_spawn prints one spawn line (c/sb.h); the CPU fields only when
  * at least one CPU is known. */
 void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu, int child_cpu);

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/protocol"
 )
 
 // The manual kinds: raw workers measured by manual/spawn.mjs, in Node.js
@@ -43,8 +44,11 @@ func TestManualCalibrationSeesTheSleepAndTheClockStep(t *testing.T) {
 		e, dir := mk(t)
 		out := webRun(t, e, dir, env.Calibration, 1000)
 		checkCalibration(t, out, 1000)
-		if !strings.HasPrefix(string(out.Stdout), "# performance.now() step: ") {
-			t.Errorf("%s: calibration does not report the clock's step:\n%s", e.Kind(), out.Stdout)
+		c := protocol.NewCollector(1)
+		_, _ = c.Write(out.Stdout)
+		c.Close()
+		if f := c.Clock(); f == nil || f.StepNS <= 0 || f.ReadNS < 0 {
+			t.Errorf("%s: calibration does not report the clock's step and read cost (%+v):\n%s", e.Kind(), f, out.Stdout)
 		}
 	}
 }

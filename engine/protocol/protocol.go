@@ -2,8 +2,10 @@
 // spawnbench (see c/sb.h): one line per spawn, "spawn_ns create_ns
 // joined_ns parent_cpu child_cpu" (one to three decimal integers, then
 // optionally the two CPUs), blank lines and lines starting with '#'
-// skipped, except the directive "#cpu K parent_cpu child_cpu" by which a
-// host gives spawn K's CPUs when the benchmark cannot.
+// skipped, except two directives: "#cpu K parent_cpu child_cpu", by which a
+// host gives spawn K's CPUs when the benchmark cannot, and "#clock
+// step_ns read_ns", by which the calibration benchmark gives its clock's
+// resolution and the cost of one reading.
 //
 // This package is opinionated: output is parsed as it streams, and what a
 // benchmark prints never decides how much memory spawnbench uses. A
@@ -37,6 +39,16 @@ type Line struct {
 // cpuDirective is the prefix of a "#cpu K parent_cpu child_cpu" line.
 const cpuDirective = "#cpu "
 
+// clockDirective is the prefix of a "#clock step_ns read_ns" line.
+const clockDirective = "#clock "
+
+// ClockFacts are what a "#clock" directive says of the benchmark's clock:
+// the smallest step between two readings that differ, and the mean cost of
+// one reading, both ns.
+type ClockFacts struct {
+	StepNS, ReadNS int64
+}
+
 // placement is one "#cpu" directive: spawn k's CPUs.
 type placement struct {
 	k             int64
@@ -63,9 +75,10 @@ type Collector struct {
 	// cpus are the "#cpu" directives kept, at most max: Lines applies
 	// them, whichever came first, the spawn line or its directive.
 	cpus    []placement
-	lineNo  int    // lines completed so far
-	partial []byte // the unfinished line, at most MaxLineBytes
-	skip    bool   // the unfinished line is overlong and is being dropped
+	clock   *ClockFacts // the last "#clock" directive
+	lineNo  int         // lines completed so far
+	partial []byte      // the unfinished line, at most MaxLineBytes
+	skip    bool        // the unfinished line is overlong and is being dropped
 	err     error
 	closed  bool
 }
@@ -144,6 +157,10 @@ func (c *Collector) line(b []byte) {
 	b = bytes.TrimSpace(b)
 	if bytes.HasPrefix(b, []byte(cpuDirective)) {
 		c.directive(b)
+		return
+	}
+	if bytes.HasPrefix(b, []byte(clockDirective)) {
+		c.clockDirective(b)
 		return
 	}
 	if len(b) == 0 || b[0] == '#' {
@@ -352,4 +369,29 @@ func Parse(b []byte) ([]Line, error) {
 	_, _ = c.Write(b)
 	c.Close()
 	return c.Lines(), c.Err()
+}
+
+// clockDirective parses a "#clock step_ns read_ns" line: two integers
+// >= 0.
+func (c *Collector) clockDirective(b []byte) {
+	f := bytes.Fields(b[len(clockDirective):])
+	var v [2]int64
+	ok := len(f) == 2
+	for i := 0; ok && i < 2; i++ {
+		n, err := strconv.ParseInt(string(f[i]), 10, 64)
+		ok = err == nil && n >= 0
+		v[i] = n
+	}
+	if !ok {
+		c.fail(fmt.Errorf("stdout line %d is not a clock directive (#clock step_ns read_ns, both >= 0): %s", c.lineNo, quote(b)))
+		return
+	}
+	c.clock = &ClockFacts{StepNS: v[0], ReadNS: v[1]}
+}
+
+// Clock is what the output's "#clock" directive said, or nil.
+func (c *Collector) Clock() *ClockFacts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clock
 }

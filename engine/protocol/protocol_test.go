@@ -190,3 +190,21 @@ func BenchmarkCollector(b *testing.B) {
 		c.Write(block)
 	}
 }
+
+func TestClockDirective(t *testing.T) {
+	c := NewCollector(1)
+	_, _ = c.Write([]byte("# a comment\n#clock 24 19\n1000000\n"))
+	c.Close()
+	if f := c.Clock(); c.Err() != nil || f == nil || f.StepNS != 24 || f.ReadNS != 19 || len(c.Lines()) != 1 {
+		t.Errorf("clock %+v, err %v, %d lines; want step 24, read 19, one line", f, c.Err(), len(c.Lines()))
+	}
+	bad := NewCollector(1)
+	_, _ = bad.Write([]byte("#clock fast\n"))
+	bad.Close()
+	if bad.Err() == nil || !strings.Contains(bad.Err().Error(), "not a clock directive") {
+		t.Errorf("malformed directive: err %v", bad.Err())
+	}
+	if none := NewCollector(1); none.Clock() != nil {
+		t.Error("no directive, yet clock facts")
+	}
+}

@@ -136,6 +136,13 @@ type ClockVerdict struct {
 	Untrusted       int      `json:"untrusted_samples"`
 	Samples         int      `json:"samples"`
 	Failed          []string `json:"failed_checks,omitempty"`
+	// ClockStepNS is the smallest clock step the calibration processes
+	// saw and ClockReadNS the median of their read costs; 0 when none
+	// said.
+	ClockStepNS int64 `json:"clock_step_ns,omitempty"`
+	ClockReadNS int64 `json:"clock_read_ns,omitempty"`
+
+	reads []float64
 }
 
 // Trusted is false when any check failed or any sample's clock was
@@ -593,6 +600,12 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 			if c.Pass {
 				v.SleepPassed++
 			}
+			if c.ClockStepNS != nil && *c.ClockStepNS > 0 && (v.ClockStepNS == 0 || *c.ClockStepNS < v.ClockStepNS) {
+				v.ClockStepNS = *c.ClockStepNS
+			}
+			if c.ClockReadNS != nil {
+				v.reads = append(v.reads, float64(*c.ClockReadNS))
+			}
 		case "coherence":
 			v.CoherenceChecks++
 			if c.Pass {
@@ -609,7 +622,11 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 	}
 	out := make([]ClockVerdict, 0, len(order))
 	for _, env := range order {
-		out = append(out, *byEnv[env])
+		v := byEnv[env]
+		if len(v.reads) > 0 {
+			v.ClockReadNS = int64(math.Round(Quantile(v.reads, 0.5)))
+		}
+		out = append(out, *v)
 	}
 	return out
 }

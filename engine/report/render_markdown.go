@@ -462,14 +462,22 @@ func (r *Report) writeClockWarnings(b *strings.Builder) {
 		if !v.Trusted() {
 			verdict = "**NOT TRUSTED**"
 		}
+		step, read := "—", "—"
+		if v.ClockStepNS > 0 {
+			step = formatUS(float64(v.ClockStepNS) / 1e3)
+		}
+		if v.ClockReadNS > 0 {
+			read = formatUS(float64(v.ClockReadNS) / 1e3)
+		}
 		rows = append(rows, []string{v.Environment,
 			fmt.Sprintf("%d/%d", v.SleepPassed, v.SleepChecks),
 			fmt.Sprintf("%d/%d", v.CoherencePassed, v.CoherenceChecks),
-			fmt.Sprintf("%d/%d", v.Untrusted, v.Samples), verdict})
+			fmt.Sprintf("%d/%d", v.Untrusted, v.Samples), step, read, verdict})
 	}
 	if len(rows) > 0 {
 		b.WriteString("## Clock calibration\n\n")
-		mdTable(b, []string{"Environment", "Sleep checks passed", "Coherence checks passed", "Untrusted samples", "Verdict"}, "lrrrl", rows)
+		mdTable(b, []string{"Environment", "Sleep checks passed", "Coherence checks passed", "Untrusted samples", "Clock step", "One reading", "Verdict"}, "lrrrrrl", rows)
+		b.WriteString("Clock step: the smallest difference between two successive readings that differ (a coarsened clock's grain; for a fine clock, about the cost of a reading). One reading: the mean cost of one clock read, the median over the calibration processes.\n\n")
 	}
 }
 

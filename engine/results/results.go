@@ -153,6 +153,12 @@ type CalibrationCheck struct {
 	Detail     string
 	// Invocation is the ID of the calibrate invocation that made the check.
 	Invocation int32
+	// ClockStepNS and ClockReadNS are what the calibration benchmark said
+	// of its clock (sleep checks): the smallest step between two readings
+	// that differ (a coarsened clock's grain; at most the read cost for a
+	// fine one) and the mean cost of one reading. Nil where it did not say.
+	ClockStepNS *int64
+	ClockReadNS *int64
 }
 
 var sampleColumns = []column[SpawnSample]{
@@ -216,4 +222,6 @@ var calibrationColumns = []column[CalibrationCheck]{
 	boolCol("pass", func(r *CalibrationCheck) *bool { return &r.Pass }),
 	stringCol("detail", func(r *CalibrationCheck) *string { return &r.Detail }),
 	int32Col("invocation", func(r *CalibrationCheck) *int32 { return &r.Invocation }),
+	addedLater(optInt64Col("clock_step_ns", func(r *CalibrationCheck) **int64 { return &r.ClockStepNS })),
+	addedLater(optInt64Col("clock_read_ns", func(r *CalibrationCheck) **int64 { return &r.ClockReadNS })),
 }

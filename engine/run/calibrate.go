@@ -88,6 +88,9 @@ func (r *Runner) calibrateEnv(ctx context.Context, cal *spec.Calibration, c cell
 			}
 			status, msg := classify(out, lines, 1)
 			clockcheck.JudgeSleep(&check, status, msg, lines.Lines(), out.Wall)
+			if f := lines.Clock(); f != nil {
+				check.ClockStepNS, check.ClockReadNS = &f.StepNS, &f.ReadNS
+			}
 			repeats = append(repeats, check)
 		}
 		if err := record(clockcheck.JudgeOversleep(repeats)); err != nil {
