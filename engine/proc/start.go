@@ -116,6 +116,11 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	}
 	cmd.ExtraFiles = extraFiles
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// The tree's cgroup, when there is one: the process starts inside it.
+	cg := treeBox()
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
 
 	cpuBefore, cpuKnown := readMachineCPU()
 	selfBefore, selfKnown := selfCPU()
@@ -129,6 +134,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	if err != nil {
 		stdoutR.Close()
 		stderrR.Close()
+		if cg != nil {
+			_ = cg.remove()
+		}
 		started <- fmt.Errorf("start %s: %w", c.Argv[0], err)
 		return
 	}
@@ -146,6 +154,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	go drain(stderrR, tail, stderrDone)
 
 	t := newTree(s.Pid, token)
+	t.box = cg
 	t.adoptedByInit = !subreaper
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -187,7 +196,7 @@ wait:
 	t.mainReaped = true
 	// Whatever ended the main process, the rest of its tree goes with it.
 	killErr = errors.Join(killErr, t.killAll(false, killLimit))
-	t.close()
+	killErr = errors.Join(killErr, t.close())
 
 	// The tree is dead, so the pipes are at their end unless a process
 	// outside the tree holds them: give that one a moment, then stop

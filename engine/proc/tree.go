@@ -86,6 +86,9 @@ type tree struct {
 	// adoptedByInit is set when spawnbench could not become the subreaper:
 	// orphans then go to init, and are looked for there.
 	adoptedByInit bool
+	// box is the tree's cgroup, nil without one (see contain.go): every
+	// process in it is of the tree, wherever its parent links lead.
+	box *box
 }
 
 // treeUsage adds up the rusage of every process of the tree that
@@ -230,6 +233,13 @@ func (t *tree) scan() {
 			delete(t.strangers, pid)
 		}
 	}
+	if t.box != nil {
+		for _, pid := range t.box.pids() {
+			if st, ok := stats[pid]; ok && pid != t.main && t.members[pid] == nil {
+				t.join(pid, st.start)
+			}
+		}
+	}
 	for grew := true; grew; {
 		grew = false
 		for pid, st := range stats {
@@ -349,12 +359,16 @@ func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
 		// scanned yet.
 		_ = syscall.Kill(-t.main, syscall.SIGKILL)
 	}
+	if t.box != nil {
+		// Everything in the cgroup, however it got away from its parents.
+		_ = os.WriteFile(t.box.dir+"/cgroup.kill", []byte("1"), 0)
+	}
 	deadline := time.Now().Add(limit)
 	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
 		t.scan()
 		t.kill()
 		t.reap()
-		if len(t.members) == 0 {
+		if len(t.members) == 0 && (t.box == nil || len(t.box.pids()) == 0) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -364,9 +378,18 @@ func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
 	}
 }
 
-// close releases the pidfds of members left (only after killAll gave up).
-func (t *tree) close() {
+// close releases the pidfds of members left (only after killAll gave up)
+// and removes the tree's cgroup.
+func (t *tree) close() error {
 	for pid := range t.members {
 		t.drop(pid)
 	}
+	if t.box == nil {
+		return nil
+	}
+	if left := t.box.pids(); len(left) > 0 {
+		// Left for the keeper, which kills it when spawnbench ends.
+		return fmt.Errorf("processes %v of the tree still run in cgroup %s", left, t.box.dir)
+	}
+	return t.box.remove()
 }
