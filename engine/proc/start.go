@@ -79,9 +79,12 @@ func Start(ctx context.Context, c Command, extraFiles ...*os.File) (*Started, er
 // tree while it runs, kills and reaps the tree, and fills the Outcome.
 func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.File, started chan<- error) {
 	defer close(s.done)
-	// Without the subreaper, orphans go to init: the walk still finds
-	// them by their token, so this is not fatal.
-	subreaper := becomeSubreaper() == nil
+	// The tree's cgroup, when there is one (contain.go): the process
+	// starts inside it, and the cgroup alone holds the tree. Without one,
+	// spawnbench is the subreaper; without that as well, orphans go to
+	// init, where the walk still finds them by their token.
+	cg := treeBox()
+	subreaper := cg == nil && containment.kind == ContainSubreaper && becomeSubreaper() == nil
 	if len(c.CPUs) > 0 {
 		var set unix.CPUSet
 		for _, cpu := range c.CPUs {
@@ -116,8 +119,6 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	}
 	cmd.ExtraFiles = extraFiles
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// The tree's cgroup, when there is one: the process starts inside it.
-	cg := treeBox()
 	if cg != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
 	}
@@ -162,6 +163,10 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	var waitErr error
 	scanEvery := firstScan
 	scanTimer := time.NewTimer(scanEvery)
+	if cg != nil {
+		// The cgroup knows the tree: no walks beside the benchmark.
+		scanTimer.Stop()
+	}
 	var killErr error
 	endedByItself := false
 wait:
@@ -196,6 +201,7 @@ wait:
 	t.mainReaped = true
 	// Whatever ended the main process, the rest of its tree goes with it.
 	killErr = errors.Join(killErr, t.killAll(false, killLimit))
+	cgUsage, cgUsageKnown := t.cgroupCPU()
 	killErr = errors.Join(killErr, t.close())
 
 	// The tree is dead, so the pipes are at their end unless a process
@@ -234,6 +240,11 @@ wait:
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
 		t.usage.add(ru)
+	}
+	if cgUsageKnown {
+		// Every process that was in the cgroup, orphans reaped by others
+		// included.
+		t.usage.known, t.usage.userNS, t.usage.sysNS = true, cgUsage.userNS, cgUsage.sysNS
 	}
 	u := t.usage
 	if u.known {

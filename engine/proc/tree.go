@@ -215,8 +215,12 @@ func (t *tree) hasToken(pid int) bool {
 
 // scan updates the members from /proc: members that are gone are dropped,
 // and every process whose parent is the main process or a member, or that
-// is spawnbench's child carrying this tree's token, joins.
+// is spawnbench's child carrying this tree's token, joins. A tree in a
+// cgroup needs no members: the cgroup holds it.
 func (t *tree) scan() {
+	if t.box != nil {
+		return
+	}
 	stats, err := readStats()
 	if err != nil {
 		return
@@ -231,13 +235,6 @@ func (t *tree) scan() {
 	for pid, start := range t.strangers {
 		if st, ok := stats[pid]; !ok || st.start != start {
 			delete(t.strangers, pid)
-		}
-	}
-	if t.box != nil {
-		for _, pid := range t.box.pids() {
-			if st, ok := stats[pid]; ok && pid != t.main && t.members[pid] == nil {
-				t.join(pid, st.start)
-			}
 		}
 	}
 	for grew := true; grew; {
@@ -360,15 +357,16 @@ func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
 		_ = syscall.Kill(-t.main, syscall.SIGKILL)
 	}
 	if t.box != nil {
-		// Everything in the cgroup, however it got away from its parents.
-		_ = os.WriteFile(t.box.dir+"/cgroup.kill", []byte("1"), 0)
+		// Everything in the cgroup, however it got away from its parents;
+		// its orphans are not spawnbench's to reap.
+		return t.box.kill(limit)
 	}
 	deadline := time.Now().Add(limit)
 	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
 		t.scan()
 		t.kill()
 		t.reap()
-		if len(t.members) == 0 && (t.box == nil || len(t.box.pids()) == 0) {
+		if len(t.members) == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -376,6 +374,32 @@ func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
 		}
 		time.Sleep(pause)
 	}
+}
+
+// cgroupCPU is the user and system CPU time of every process that was in
+// the tree's cgroup (its cpu.stat), when it has one.
+func (t *tree) cgroupCPU() (treeUsage, bool) {
+	if t.box == nil {
+		return treeUsage{}, false
+	}
+	data, err := os.ReadFile(t.box.dir + "/cpu.stat")
+	if err != nil {
+		return treeUsage{}, false
+	}
+	var u treeUsage
+	found := 0
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		k, v, _ := bytes.Cut(line, []byte{' '})
+		us, ok := parseUint(v)
+		switch {
+		case !ok:
+		case string(k) == "user_usec":
+			u.userNS, found = int64(us)*1000, found+1
+		case string(k) == "system_usec":
+			u.sysNS, found = int64(us)*1000, found+1
+		}
+	}
+	return u, found == 2
 }
 
 // close releases the pidfds of members left (only after killAll gave up)
