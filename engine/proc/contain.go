@@ -36,27 +36,31 @@ import (
 // one left (a keeper killed with it).
 //
 // Where no cgroup can be made, spawnbench is a child subreaper and finds
-// the tree by parent links and an environment token (tree.go): a
-// descendant that clears its environment and is orphaned before a walk
-// sees it, or one left by a SIGKILLed spawnbench, can escape that.
+// the tree by parent links and an environment token (tree.go), and the
+// keeper, when spawnbench dies, kills every process carrying one of its
+// tokens: a descendant that clears its environment and is orphaned before
+// a walk sees it can escape that, and only that.
 const (
 	ContainCgroup    = "cgroup"
 	ContainSubreaper = "subreaper"
 )
 
-// keeperVar, in a process's environment, makes it spawnbench's keeper of
-// the cgroup directory it names (see init); probeVar makes it exit at once.
+// keeperVar, in a process's environment, makes it the keeper of the
+// spawnbench it names by owner (see Owner), and keeperCgroupVar names that
+// spawnbench's cgroup, if it has one (see init); probeVar makes a process
+// exit at once.
 const (
-	keeperVar = "SPAWNBENCH_KEEPER"
-	probeVar  = "SPAWNBENCH_CGROUP_PROBE"
+	keeperVar       = "SPAWNBENCH_KEEPER"
+	keeperCgroupVar = "SPAWNBENCH_KEEPER_CGROUP"
+	probeVar        = "SPAWNBENCH_CGROUP_PROBE"
 )
 
 func init() {
 	if os.Getenv(probeVar) != "" {
 		os.Exit(0)
 	}
-	if dir := os.Getenv(keeperVar); dir != "" {
-		keep(dir)
+	if owner := os.Getenv(keeperVar); owner != "" {
+		keep(owner, os.Getenv(keeperCgroupVar))
 		os.Exit(0)
 	}
 }
@@ -83,24 +87,32 @@ func Containment() (kind, detail string) {
 
 func setupContainment() {
 	containment.once.Do(func() {
+		// What spawnbenches that are gone left running.
+		killTokens(ownerGone)
 		containment.kind = ContainSubreaper
 		base, err := makeBase()
-		if err != nil {
-			containment.detail = "no cgroup v2 to be made: " + err.Error()
-			return
+		if err == nil {
+			if err = probeCgroup(base); err != nil {
+				os.Remove(base)
+				err = fmt.Errorf("cannot start a process into a cgroup: %w", err)
+			}
 		}
-		if err := probeCgroup(base); err != nil {
-			os.Remove(base)
-			containment.detail = "cannot start a process into a cgroup: " + err.Error()
-			return
+		if err != nil {
+			containment.detail, base = "no cgroup v2 to be made: "+err.Error(), ""
+		} else {
+			containment.kind, containment.detail, containment.base = ContainCgroup, base, base
 		}
 		w, err := startKeeper(base)
 		if err != nil {
-			os.Remove(base)
-			containment.detail = "cannot start the keeper: " + err.Error()
+			if base != "" {
+				// Without the keeper, a cgroup would outlive a SIGKILL.
+				os.Remove(base)
+				containment.kind, containment.base = ContainSubreaper, ""
+			}
+			containment.detail += "; no keeper: " + err.Error()
 			return
 		}
-		containment.kind, containment.detail, containment.base, containment.keeper = ContainCgroup, base, base, w
+		containment.keeper = w
 	})
 }
 
@@ -175,12 +187,11 @@ func cleanStale(own string) {
 		dir := filepath.Join(own, e.Name())
 		_ = killCgroups(dir)
 		os.Remove(dir)
-		removeProfiles(pid, start)
 	}
 }
 
 // parseOwner reads "<prefix><pid>-<start>" (and whatever follows a
-// further "-").
+// further "-" or ".").
 func parseOwner(name, prefix string) (pid int, start uint64, ok bool) {
 	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
@@ -190,6 +201,7 @@ func parseOwner(name, prefix string) (pid int, start uint64, ok bool) {
 	if len(f) < 2 {
 		return 0, 0, false
 	}
+	f[1], _, _ = strings.Cut(f[1], ".")
 	p, err1 := strconv.Atoi(f[0])
 	s, err2 := strconv.ParseUint(f[1], 10, 64)
 	return p, s, err1 == nil && err2 == nil
@@ -201,11 +213,55 @@ func ownerAlive(pid int, start uint64) bool {
 	return ok && st.start == start && !st.zombie
 }
 
-// Owner is what names spawnbench's temporary files and cgroups, so that
-// the next spawnbench can tell those of a dead one: "<pid>-<start time>".
-func Owner() string {
+// Owner is what names spawnbench's trees, temporary files and cgroups, so
+// that its keeper and the next spawnbench can tell those of a dead one:
+// "<pid>-<start time>".
+var Owner = sync.OnceValue(func() string {
 	st, _ := readStat(os.Getpid())
 	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(st.start, 10)
+})
+
+// ownerGone says whether the spawnbench owner names is gone.
+func ownerGone(owner string) bool {
+	pid, start, ok := parseOwner(owner, "")
+	return ok && !ownerAlive(pid, start)
+}
+
+// killTokens kills every process whose tree token (treeVar) names an
+// owner that gone says is gone.
+func killTokens(gone func(owner string) bool) {
+	stats, err := readStats()
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	prefix := []byte(treeVar + "=")
+	for pid, st := range stats {
+		if pid == self || st.zombie {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			token, ok := bytes.CutPrefix(kv, prefix)
+			if !ok {
+				continue
+			}
+			owner, _, _ := strings.Cut(string(token), ".")
+			if gone(owner) {
+				if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+					// The pidfd is the process seen, not a successor.
+					if again, ok := readStat(pid); ok && again.start == st.start {
+						_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+					}
+					unix.Close(fd)
+				}
+			}
+			break
+		}
+	}
 }
 
 // ProfilePrefix is the start of the name of a temporary browser profile
@@ -254,8 +310,9 @@ func probeCgroup(base string) error {
 	return cmd.Run()
 }
 
-// startKeeper starts the keeper of base (see keep) and returns the pipe
-// whose end tells it that spawnbench is gone.
+// startKeeper starts spawnbench's keeper (see keep), of its cgroup base
+// if it has one, and returns the pipe whose end tells it that spawnbench
+// is gone.
 func startKeeper(base string) (*os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -263,7 +320,7 @@ func startKeeper(base string) (*os.File, error) {
 	}
 	defer r.Close()
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), keeperVar+"="+base)
+	cmd.Env = append(os.Environ(), keeperVar+"="+Owner(), keeperCgroupVar+"="+base)
 	cmd.Stdin = r
 	// Its own process group: a Ctrl-C at the terminal is spawnbench's to
 	// handle, and must not take the keeper first.
@@ -276,15 +333,20 @@ func startKeeper(base string) (*os.File, error) {
 	return w, nil
 }
 
-// keep is the keeper's whole life: wait until spawnbench is gone (its
-// end of the pipe on standard input closes), then kill every cgroup left
-// in dir, remove them and dir, and remove spawnbench's browser profiles.
-func keep(dir string) {
+// keep is the keeper's whole life: wait until the spawnbench owner is
+// gone (its end of the pipe on standard input closes), then kill every
+// cgroup left in its cgroup dir (if it has one) and remove them and dir,
+// kill every process carrying one of its tokens, and remove its browser
+// profiles.
+func keep(owner, dir string) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT)
 	_, _ = io.Copy(io.Discard, os.Stdin)
-	_ = killCgroups(dir)
-	os.Remove(dir)
-	if pid, start, ok := parseOwner(filepath.Base(dir), "spawnbench-"); ok {
+	if dir != "" {
+		_ = killCgroups(dir)
+		os.Remove(dir)
+	}
+	killTokens(func(o string) bool { return o == owner })
+	if pid, start, ok := parseOwner(owner, ""); ok {
 		removeProfiles(pid, start)
 	}
 }

@@ -23,6 +23,7 @@ func TestHelperSpawnbench(t *testing.T) {
 	if dir == "" {
 		t.Skip("only run by TestSIGKILLedSpawnbench")
 	}
+	forceSubreaper = os.Getenv(helperVar+"_SUBREAPER") != ""
 	if err := os.Mkdir(filepath.Join(os.TempDir(), ProfilePrefix("firefox")+"test"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -30,15 +31,27 @@ func TestHelperSpawnbench(t *testing.T) {
 }
 
 // TestSIGKILLedSpawnbench: issue 20, item 2. A spawnbench killed by
-// SIGKILL leaves no process of its trees running and no browser profile.
+// SIGKILL leaves no process of its trees running and no browser profile,
+// in a cgroup or (for processes that keep their environment) without.
 func TestSIGKILLedSpawnbench(t *testing.T) {
-	if kind, detail := Containment(); kind != ContainCgroup {
-		t.Skipf("no cgroup on this machine (%s): only the cgroup's keeper outlives a SIGKILL", detail)
+	for _, mode := range []string{ContainCgroup, ContainSubreaper} {
+		t.Run(mode, func(t *testing.T) {
+			if kind, detail := Containment(); mode == ContainCgroup && kind != ContainCgroup {
+				t.Skipf("no cgroup on this machine (%s)", detail)
+			}
+			sigkillHelper(t, mode == ContainSubreaper)
+		})
 	}
+}
+
+func sigkillHelper(t *testing.T, subreaper bool) {
 	dir := t.TempDir()
 	tmp := t.TempDir()
 	helper := exec.Command(os.Args[0], "-test.run=^TestHelperSpawnbench$")
 	helper.Env = append(os.Environ(), helperVar+"="+dir, "TMPDIR="+tmp)
+	if subreaper {
+		helper.Env = append(helper.Env, helperVar+"_SUBREAPER=1")
+	}
 	if err := helper.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,5 +109,46 @@ func TestStaleProfilesRemoved(t *testing.T) {
 		if _, err := os.Stat(d); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", d, err == nil, want)
 		}
+	}
+}
+
+// TestLeftoversOfGoneSpawnbenchKilled: what a spawnbench that is gone
+// left running (its keeper killed with it) is killed by the next one;
+// the processes of a living spawnbench are not.
+func TestLeftoversOfGoneSpawnbenchKilled(t *testing.T) {
+	start := func(owner string) *exec.Cmd {
+		cmd := exec.Command("sleep", "1000")
+		cmd.Env = append(os.Environ(), treeVar+"="+owner+".1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	// pid 1 did not start at time 1: that spawnbench is gone.
+	left, living := start("1-1"), start(Owner())
+	killTokens(ownerGone)
+	if err := left.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("a gone spawnbench's process: %v, want killed", err)
+	}
+	if !alive(living.Process.Pid) {
+		t.Error("a living spawnbench's process was killed")
+	}
+}
+
+// TestStepLimit: issue 20, item 8. A build step or probe run under
+// WithStepLimit is killed at the limit, and the error names the setting.
+func TestStepLimit(t *testing.T) {
+	ctx := WithStepLimit(context.Background(), 300*time.Millisecond, "limits.build_timeout", nil)
+	begun := time.Now()
+	_, err := Output(ctx, "", "sh", "-c", "echo compiling; sleep 30")
+	if err == nil || !strings.Contains(err.Error(), "still running after 300ms, killed") || !strings.Contains(err.Error(), "limits.build_timeout") || !strings.Contains(err.Error(), "compiling") {
+		t.Fatalf("err %v", err)
+	}
+	if took := time.Since(begun); took > 10*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if out, err := Output(ctx, "", "echo", "quick"); err != nil || out != "quick\n" {
+		t.Errorf("a step within the limit: %q, %v", out, err)
 	}
 }

@@ -122,8 +122,10 @@ func newTree(main int, token string) *tree {
 
 // newToken names a tree uniquely among this spawnbench's trees and any
 // other spawnbench's on the machine.
+// Its owner part (see Owner) lets a keeper, or the next spawnbench, find
+// the processes of a spawnbench that is gone.
 func newToken() string {
-	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatInt(treeSeq.Add(1), 10)
+	return Owner() + "." + strconv.FormatInt(treeSeq.Add(1), 10)
 }
 
 // readStats reads the parent and start time of every process.
