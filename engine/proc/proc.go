@@ -11,7 +11,9 @@
 // spawns run unpinned).
 //
 // A timeout is a hard deadline for the whole tree, not for one process or
-// one process group: see tree.go for how the tree is found. Nothing the
+// one process group: see contain.go for what holds the tree (a cgroup of
+// its own, or spawnbench as subreaper) and tree.go for how it is found
+// without a cgroup. Nothing the
 // benchmark starts outlives its Run, and no pipe a leftover holds open can
 // keep Run waiting.
 package proc
@@ -47,7 +49,9 @@ type Outcome struct {
 
 	// The cost of the whole process tree: the main process and every
 	// descendant, from the rusage of each as it was reaped (CPU times and
-	// context switches summed, the largest peak resident memory). Nil when
+	// context switches summed, the largest peak resident memory). In a
+	// cgroup, the CPU times are the cgroup's (every process that was in
+	// it), and the rest is the main process's and what it reaped. Nil when
 	// the platform does not say.
 	UserNS, SysNS, MaxRSSBytes, InvoluntaryCtxSwitches *int64
 	// OthersCPUNS is the CPU time everything else on the machine used

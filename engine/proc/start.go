@@ -18,7 +18,8 @@ import (
 // Started is a process begun by Start: a benchmark that Run waits for, or
 // a long-lived browser that a benchmark page runs in. Its whole process
 // tree is killed when its main process ends, when its context ends, when
-// Stop is called, or (its main process, by Pdeathsig) when spawnbench dies.
+// Stop is called, or when spawnbench dies (its main process by Pdeathsig,
+// the rest by spawnbench's keeper: see contain.go).
 type Started struct {
 	// Pid is the main process's id, which is also its process group id.
 	Pid int

@@ -16,7 +16,8 @@ import (
 
 // A benchmark's process tree is every process descended from the one
 // spawnbench started, whatever it did to leave that process's group or
-// session (setsid, a double fork, closed and reopened streams). The tree
+// session (setsid, a double fork, closed and reopened streams). In a
+// cgroup (contain.go) the tree is simply the cgroup. Without one, the tree
 // is found three ways, because no one of them is enough on its own:
 //
 //   - the parent links in /proc/*/stat, walked from the main process and
