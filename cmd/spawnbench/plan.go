@@ -29,6 +29,9 @@ step of the schedule in run order.`,
 			if format != "text" && format != "json" {
 				return usageError{fmt.Errorf("plan: --format %q: give text or json", format)}
 			}
+			if shards < 0 {
+				return usageError{fmt.Errorf("plan --shards %d: give a shard count >= 1", shards)}
+			}
 			plan, err := spec.LoadPlan(args[0], only)
 			if err != nil {
 				return err

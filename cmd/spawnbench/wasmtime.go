@@ -26,7 +26,12 @@ thread, 0 when _start returns, 134 when any thread traps and 1 when a host funct
 fails (a WASI call given a bad pointer), as the Wasmtime CLI does; the
 message goes to stderr. A thread-spawn past --max-threads or the pool's
 slots returns a negative id (pthread_create's EAGAIN).`,
-	Args: cobra.MinimumNArgs(1),
+	Args: func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageError{fmt.Errorf("wasmtime: give the module to run, e.g. spawnbench wasmtime build/sequential.wasm 10; run `spawnbench wasmtime --help`")}
+		}
+		return nil
+	},
 	RunE: runWasmtime,
 }
 

@@ -119,7 +119,7 @@ func (c Chromium) run(ctx context.Context, p Page) (proc.Outcome, error) {
 	if err != nil {
 		return proc.Outcome{}, err
 	}
-	profile, err := os.MkdirTemp("", "spawnbench-chromium-*")
+	profile, err := os.MkdirTemp("", proc.ProfilePrefix("chromium")+"*")
 	if err != nil {
 		srv.close()
 		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)

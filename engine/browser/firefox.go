@@ -142,7 +142,7 @@ func (f Firefox) run(ctx context.Context, p Page) (proc.Outcome, error) {
 	if err != nil {
 		return proc.Outcome{}, err
 	}
-	profile, err := os.MkdirTemp("", "spawnbench-firefox-*")
+	profile, err := os.MkdirTemp("", proc.ProfilePrefix("firefox")+"*")
 	if err != nil {
 		srv.close()
 		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)

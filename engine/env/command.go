@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"spawnbench/engine/proc"
@@ -43,8 +42,8 @@ func (e *command) Toolchain(ctx context.Context) Toolchain {
 		if len(argv) == 0 || strings.Contains(argv[0], "{") {
 			continue
 		}
-		if _, err := exec.LookPath(argv[0]); err != nil {
-			return Toolchain{Install: e.cfg.Install, Problem: fmt.Sprintf("%q not found on PATH", argv[0])}
+		if why := proc.Missing(argv[0]); why != "" {
+			return Toolchain{Install: e.cfg.Install, Problem: why}
 		}
 	}
 	version := "unknown (no version command declared)"

@@ -31,8 +31,8 @@ type emccSettings struct {
 }
 
 func (s emccSettings) toolchain(ctx context.Context) Toolchain {
-	if _, err := exec.LookPath(s.Emcc); err != nil {
-		return Toolchain{Install: emccInstall, Problem: fmt.Sprintf("emcc %q not found on PATH", s.Emcc)}
+	if why := proc.Missing(s.Emcc); why != "" {
+		return Toolchain{Install: emccInstall, Problem: "emcc " + why}
 	}
 	out, err := proc.Output(ctx, "", s.Emcc, "--version")
 	if err != nil {

@@ -3,7 +3,6 @@ package env
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 
 	"spawnbench/engine/proc"
@@ -31,8 +30,8 @@ func (e *native) Kind() string { return "native" }
 
 func (e *native) Toolchain(ctx context.Context) Toolchain {
 	install := "apt-get install -y " + debianPackageFor(e.cfg.CC)
-	if _, err := exec.LookPath(e.cfg.CC); err != nil {
-		return Toolchain{Install: install, Problem: fmt.Sprintf("C compiler %q not found on PATH", e.cfg.CC)}
+	if why := proc.Missing(e.cfg.CC); why != "" {
+		return Toolchain{Install: install, Problem: "C compiler " + why}
 	}
 	out, err := proc.Output(ctx, "", e.cfg.CC, "--version")
 	if err != nil {

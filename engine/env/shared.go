@@ -41,8 +41,8 @@ func firstLine(s string) string {
 
 // nodeVersion checks that node runs, with flags, and returns its version.
 func nodeVersion(ctx context.Context, node string, flags ...string) (string, error) {
-	if _, err := exec.LookPath(node); err != nil {
-		return "", fmt.Errorf("node command %q not found on PATH", node)
+	if why := proc.Missing(node); why != "" {
+		return "", fmt.Errorf("node command %s", why)
 	}
 	argv := append(append([]string{node}, flags...), "-p", "'Node.js ' + process.version")
 	out, err := proc.Output(ctx, "", argv...)
@@ -74,8 +74,8 @@ type chromiumSettings struct {
 
 // toolchain returns the browser's version, or what is wrong.
 func (s chromiumSettings) toolchain(ctx context.Context) (version, problem string) {
-	if _, err := exec.LookPath(s.Chromium); err != nil {
-		return "", fmt.Sprintf("browser %q not found on PATH", s.Chromium)
+	if why := proc.Missing(s.Chromium); why != "" {
+		return "", "browser " + why
 	}
 	v, err := browser.Version(ctx, s.Chromium)
 	if err != nil {
@@ -109,8 +109,8 @@ func (s firefoxSettings) browser() browser.Firefox {
 
 // toolchain returns the browser's version, or what is wrong.
 func (s firefoxSettings) toolchain(ctx context.Context) (version, problem string) {
-	if _, err := exec.LookPath(s.Firefox); err != nil {
-		return "", fmt.Sprintf("browser %q not found on PATH", s.Firefox)
+	if why := proc.Missing(s.Firefox); why != "" {
+		return "", "browser " + why
 	}
 	v, err := s.browser().Version(ctx)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -73,8 +72,8 @@ func (e *wasiThreads) Toolchain(ctx context.Context) Toolchain {
 	const install = "apt-get install -y clang-16 lld-16"
 	var versions []string
 	for _, tool := range []string{e.cfg.CC, e.cfg.Linker} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return Toolchain{Install: install, Problem: fmt.Sprintf("%q not found on PATH", tool)}
+		if why := proc.Missing(tool); why != "" {
+			return Toolchain{Install: install, Problem: why}
 		}
 		out, err := proc.Output(ctx, "", tool, "--version")
 		if err != nil {

@@ -11,7 +11,9 @@
 // spawns run unpinned).
 //
 // A timeout is a hard deadline for the whole tree, not for one process or
-// one process group: see tree.go for how the tree is found. Nothing the
+// one process group: see contain.go for what holds the tree (a cgroup of
+// its own, or spawnbench as subreaper) and tree.go for how it is found
+// without a cgroup. Nothing the
 // benchmark starts outlives its Run, and no pipe a leftover holds open can
 // keep Run waiting.
 package proc
@@ -22,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -46,7 +49,9 @@ type Outcome struct {
 
 	// The cost of the whole process tree: the main process and every
 	// descendant, from the rusage of each as it was reaped (CPU times and
-	// context switches summed, the largest peak resident memory). Nil when
+	// context switches summed, the largest peak resident memory). In a
+	// cgroup, the CPU times are the cgroup's (every process that was in
+	// it), and the rest is the main process's and what it reaped. Nil when
 	// the platform does not say.
 	UserNS, SysNS, MaxRSSBytes, InvoluntaryCtxSwitches *int64
 	// OthersCPUNS is the CPU time everything else on the machine used
@@ -108,18 +113,32 @@ func Output(ctx context.Context, dir string, argv ...string) (string, error) {
 }
 
 // OutputOf is Output for a whole Command (one with its own Env, say);
-// c.Stdout is ignored.
+// c.Stdout is ignored. Under a context from WithStepLimit, the command is
+// killed when it passes the limit, and says it is still running now and
+// then.
 func OutputOf(ctx context.Context, c Command) (string, error) {
 	argv := c.Argv
 	if len(argv) == 0 {
 		return "", errors.New("proc: empty command")
 	}
 	c.Stdout, c.combined = nil, true
-	out, err := Run(ctx, c)
+	limit, bounded := ctx.Value(stepKey{}).(stepLimit)
+	runCtx := ctx
+	if bounded {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, limit.limit)
+		defer cancel()
+		stop := limit.report(argv)
+		defer stop()
+	}
+	out, err := Run(runCtx, c)
 	text := string(out.Stdout)
 	switch {
 	case err != nil:
 		return text, fmt.Errorf("%s: %w", argv[0], err)
+	case out.TimedOut && bounded && ctx.Err() == nil:
+		return text, fmt.Errorf("%s: still running after %s, killed (the spec's %s bounds every build step and toolchain probe; raise it if the step is only slow)\n%s",
+			argv[0], limit.limit, limit.setting, bytes.TrimSpace(out.Stdout))
 	case out.TimedOut:
 		return text, fmt.Errorf("%s: %w", argv[0], context.DeadlineExceeded)
 	case out.Signal != "":
@@ -128,4 +147,53 @@ func OutputOf(ctx context.Context, c Command) (string, error) {
 		return text, fmt.Errorf("%s: exit status %d\n%s", argv[0], out.ExitCode, bytes.TrimSpace(out.Stdout))
 	}
 	return text, nil
+}
+
+// stepKey keys a stepLimit in a context.
+type stepKey struct{}
+
+// stepLimit bounds each command OutputOf runs: builds and probes must end.
+type stepLimit struct {
+	limit   time.Duration
+	setting string    // where the limit comes from, for messages
+	log     io.Writer // receives a line while a step runs long; may be nil
+}
+
+// stepNotice is how long a step runs before its first "still running" line.
+const stepNotice = 15 * time.Second
+
+// WithStepLimit bounds every command that Output and OutputOf run under
+// the returned context to limit (named by setting in messages), with a
+// line to log every so often while one runs.
+func WithStepLimit(ctx context.Context, limit time.Duration, setting string, log io.Writer) context.Context {
+	return context.WithValue(ctx, stepKey{}, stepLimit{limit: limit, setting: setting, log: log})
+}
+
+// report writes a line to l.log each time the step has run stepNotice
+// longer (doubling), until stop is called.
+func (l stepLimit) report(argv []string) (stop func()) {
+	if l.log == nil {
+		return func() {}
+	}
+	begun := time.Now()
+	done := make(chan struct{})
+	go func() {
+		for wait := stepNotice; ; wait *= 2 {
+			select {
+			case <-done:
+				return
+			case <-time.After(wait - time.Since(begun)):
+				fmt.Fprintf(l.log, "\n  still running after %s (killed at %s, %s): %s ", time.Since(begun).Round(time.Second), l.limit, l.setting, shortArgv(argv))
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func shortArgv(argv []string) string {
+	s := strings.Join(argv, " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
 }

@@ -118,6 +118,8 @@ func TestTreeEnds(t *testing.T) {
 		timedOut bool
 		within   time.Duration // how long Run may take
 		stdout   string
+		// cgroupOnly: only a cgroup holds it (see contain.go).
+		cgroupOnly bool
 	}{
 		{
 			name:    "group child under a timeout",
@@ -151,12 +153,22 @@ func TestTreeEnds(t *testing.T) {
 			within: 1500 * time.Millisecond,
 		},
 		{
+			// Issue 20, item 1: it leaves before any walk could link it
+			// and carries no token; only the cgroup holds it.
+			name:   "orphan with a cleared environment, never seen attached",
+			script: `(env -i D=$D setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' </dev/null >/dev/null 2>&1 &); sleep 1; echo 1 2 3`,
+			within: 2500 * time.Millisecond, stdout: "1 2 3\n", cgroupOnly: true,
+		},
+		{
 			name:    "fork chain under a timeout",
 			script:  `sh -c 'sh -c "sleep 1000 & echo \$! > $D/b.pid; sleep 1000" & echo $! > $D/a.pid; sleep 1000' & sleep 1000`,
 			timeout: 500 * time.Millisecond, timedOut: true, within: 1500 * time.Millisecond,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if kind, detail := Containment(); tc.cgroupOnly && kind != ContainCgroup {
+				t.Skipf("no cgroup on this machine (%s)", detail)
+			}
 			dir := t.TempDir()
 			ctx := context.Background()
 			if tc.timeout > 0 {

@@ -18,7 +18,8 @@ import (
 // Started is a process begun by Start: a benchmark that Run waits for, or
 // a long-lived browser that a benchmark page runs in. Its whole process
 // tree is killed when its main process ends, when its context ends, when
-// Stop is called, or (its main process, by Pdeathsig) when spawnbench dies.
+// Stop is called, or when spawnbench dies (its main process by Pdeathsig,
+// the rest by spawnbench's keeper: see contain.go).
 type Started struct {
 	// Pid is the main process's id, which is also its process group id.
 	Pid int
@@ -79,9 +80,12 @@ func Start(ctx context.Context, c Command, extraFiles ...*os.File) (*Started, er
 // tree while it runs, kills and reaps the tree, and fills the Outcome.
 func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.File, started chan<- error) {
 	defer close(s.done)
-	// Without the subreaper, orphans go to init: the walk still finds
-	// them by their token, so this is not fatal.
-	subreaper := becomeSubreaper() == nil
+	// The tree's cgroup, when there is one (contain.go): the process
+	// starts inside it, and the cgroup alone holds the tree. Without one,
+	// spawnbench is the subreaper; without that as well, orphans go to
+	// init, where the walk still finds them by their token.
+	cg := treeBox()
+	subreaper := cg == nil && containment.kind == ContainSubreaper && becomeSubreaper() == nil
 	if len(c.CPUs) > 0 {
 		var set unix.CPUSet
 		for _, cpu := range c.CPUs {
@@ -116,6 +120,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	}
 	cmd.ExtraFiles = extraFiles
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
 
 	cpuBefore, cpuKnown := readMachineCPU()
 	selfBefore, selfKnown := selfCPU()
@@ -129,6 +136,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	if err != nil {
 		stdoutR.Close()
 		stderrR.Close()
+		if cg != nil {
+			_ = cg.remove()
+		}
 		started <- fmt.Errorf("start %s: %w", c.Argv[0], err)
 		return
 	}
@@ -146,6 +156,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	go drain(stderrR, tail, stderrDone)
 
 	t := newTree(s.Pid, token)
+	t.box = cg
 	t.adoptedByInit = !subreaper
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -153,6 +164,10 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	var waitErr error
 	scanEvery := firstScan
 	scanTimer := time.NewTimer(scanEvery)
+	if cg != nil {
+		// The cgroup knows the tree: no walks beside the benchmark.
+		scanTimer.Stop()
+	}
 	var killErr error
 	endedByItself := false
 wait:
@@ -187,7 +202,8 @@ wait:
 	t.mainReaped = true
 	// Whatever ended the main process, the rest of its tree goes with it.
 	killErr = errors.Join(killErr, t.killAll(false, killLimit))
-	t.close()
+	cgUsage, cgUsageKnown := t.cgroupCPU()
+	killErr = errors.Join(killErr, t.close())
 
 	// The tree is dead, so the pipes are at their end unless a process
 	// outside the tree holds them: give that one a moment, then stop
@@ -225,6 +241,11 @@ wait:
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
 		t.usage.add(ru)
+	}
+	if cgUsageKnown {
+		// Every process that was in the cgroup, orphans reaped by others
+		// included.
+		t.usage.known, t.usage.userNS, t.usage.sysNS = true, cgUsage.userNS, cgUsage.sysNS
 	}
 	u := t.usage
 	if u.known {

@@ -16,7 +16,8 @@ import (
 
 // A benchmark's process tree is every process descended from the one
 // spawnbench started, whatever it did to leave that process's group or
-// session (setsid, a double fork, closed and reopened streams). The tree
+// session (setsid, a double fork, closed and reopened streams). In a
+// cgroup (contain.go) the tree is simply the cgroup. Without one, the tree
 // is found three ways, because no one of them is enough on its own:
 //
 //   - the parent links in /proc/*/stat, walked from the main process and
@@ -86,6 +87,9 @@ type tree struct {
 	// adoptedByInit is set when spawnbench could not become the subreaper:
 	// orphans then go to init, and are looked for there.
 	adoptedByInit bool
+	// box is the tree's cgroup, nil without one (see contain.go): every
+	// process in it is of the tree, wherever its parent links lead.
+	box *box
 }
 
 // treeUsage adds up the rusage of every process of the tree that
@@ -119,8 +123,10 @@ func newTree(main int, token string) *tree {
 
 // newToken names a tree uniquely among this spawnbench's trees and any
 // other spawnbench's on the machine.
+// Its owner part (see Owner) lets a keeper, or the next spawnbench, find
+// the processes of a spawnbench that is gone.
 func newToken() string {
-	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatInt(treeSeq.Add(1), 10)
+	return Owner() + "." + strconv.FormatInt(treeSeq.Add(1), 10)
 }
 
 // readStats reads the parent and start time of every process.
@@ -212,8 +218,12 @@ func (t *tree) hasToken(pid int) bool {
 
 // scan updates the members from /proc: members that are gone are dropped,
 // and every process whose parent is the main process or a member, or that
-// is spawnbench's child carrying this tree's token, joins.
+// is spawnbench's child carrying this tree's token, joins. A tree in a
+// cgroup needs no members: the cgroup holds it.
 func (t *tree) scan() {
+	if t.box != nil {
+		return
+	}
 	stats, err := readStats()
 	if err != nil {
 		return
@@ -349,6 +359,11 @@ func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
 		// scanned yet.
 		_ = syscall.Kill(-t.main, syscall.SIGKILL)
 	}
+	if t.box != nil {
+		// Everything in the cgroup, however it got away from its parents;
+		// its orphans are not spawnbench's to reap.
+		return t.box.kill(limit)
+	}
 	deadline := time.Now().Add(limit)
 	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
 		t.scan()
@@ -364,9 +379,44 @@ func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
 	}
 }
 
-// close releases the pidfds of members left (only after killAll gave up).
-func (t *tree) close() {
+// cgroupCPU is the user and system CPU time of every process that was in
+// the tree's cgroup (its cpu.stat), when it has one.
+func (t *tree) cgroupCPU() (treeUsage, bool) {
+	if t.box == nil {
+		return treeUsage{}, false
+	}
+	data, err := os.ReadFile(t.box.dir + "/cpu.stat")
+	if err != nil {
+		return treeUsage{}, false
+	}
+	var u treeUsage
+	found := 0
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		k, v, _ := bytes.Cut(line, []byte{' '})
+		us, ok := parseUint(v)
+		switch {
+		case !ok:
+		case string(k) == "user_usec":
+			u.userNS, found = int64(us)*1000, found+1
+		case string(k) == "system_usec":
+			u.sysNS, found = int64(us)*1000, found+1
+		}
+	}
+	return u, found == 2
+}
+
+// close releases the pidfds of members left (only after killAll gave up)
+// and removes the tree's cgroup.
+func (t *tree) close() error {
 	for pid := range t.members {
 		t.drop(pid)
 	}
+	if t.box == nil {
+		return nil
+	}
+	if left := t.box.pids(); len(left) > 0 {
+		// Left for the keeper, which kills it when spawnbench ends.
+		return fmt.Errorf("processes %v of the tree still run in cgroup %s", left, t.box.dir)
+	}
+	return t.box.remove()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"spawnbench/engine/atomicfile"
@@ -153,7 +154,7 @@ func samplesOf(run ProcessRun, spawns [][3]*int64) []SpawnSample {
 
 // Writer is the one writer of a result directory. It holds the
 // directory's lock from Open to Close, appends each finished process to
-// the journal (fsynced before the next process starts) and compacts the
+// the journal (fsynced within a second) and compacts the
 // journal into the Parquet files.
 type Writer struct {
 	dir     string
@@ -165,6 +166,11 @@ type Writer struct {
 	// created: Open made the directory, so Close removes it again when
 	// nothing was recorded (bad input writes nothing).
 	created bool
+	// syncMu guards synced and syncLater, the last sync of the journal
+	// and the timer of the next (see journalSyncEvery).
+	syncMu    sync.Mutex
+	synced    time.Time
+	syncLater *time.Timer
 }
 
 // Open takes dir's lock (creating dir), removes temporary files a killed
@@ -229,7 +235,16 @@ func (w *Writer) startJournal() error {
 	return w.append(record{Kind: "base", Base: w.set.Generation})
 }
 
-// append writes one record and syncs it to disk.
+// journalSyncEvery groups the journal's fsyncs. A written record
+// survives a SIGKILL of spawnbench without one (the kernel has it); only a
+// crash of the machine needs the sync, and one per process cost about as
+// much as the runner's whole supervision. So process records are synced
+// at most once per journalSyncEvery, and no later than journalSyncEvery
+// after they are written; every other record (an invocation's start, its
+// end, a skip) is synced at once.
+const journalSyncEvery = time.Second
+
+// append writes one record and syncs it to disk (see journalSyncEvery).
 func (w *Writer) append(r record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -238,9 +253,24 @@ func (w *Writer) append(r record) error {
 	if _, err := w.journal.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("append to journal: %w", err)
 	}
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	if r.Kind == "process" && time.Since(w.synced) < journalSyncEvery {
+		if w.syncLater == nil {
+			f := w.journal
+			w.syncLater = time.AfterFunc(journalSyncEvery, func() {
+				w.syncMu.Lock()
+				defer w.syncMu.Unlock()
+				_ = f.Sync() // a compacted journal is closed: nothing to sync
+				w.synced, w.syncLater = time.Now(), nil
+			})
+		}
+		return nil
+	}
 	if err := w.journal.Sync(); err != nil {
 		return fmt.Errorf("sync journal: %w", err)
 	}
+	w.synced = time.Now()
 	return nil
 }
 

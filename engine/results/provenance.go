@@ -50,6 +50,9 @@ type Invocation struct {
 	// Shard is the part of the plan this invocation ran; nil for the
 	// whole plan.
 	Shard *Shard `json:"shard,omitempty"`
+	// Containment is what held the benchmarks' process trees: "cgroup"
+	// or "subreaper" (see engine/proc).
+	Containment string `json:"containment,omitempty"`
 	// Origin is where a merged invocation came from: the directory and
 	// its ID there (rows now carry the new ID).
 	Origin *Origin `json:"origin,omitempty"`

@@ -34,7 +34,7 @@ func (r *Runner) Calibrate(ctx context.Context, s *spec.Spec, envs []spec.Enviro
 		return err
 	}
 	runErr := r.calibrateAll(ctx, cal, cells)
-	if err := r.w.End(r.inv, runErr != nil); err != nil {
+	if err := r.w.End(r.inv, runErr != nil && !isNothingMeasured(runErr)); err != nil {
 		return err
 	}
 	return runErr
@@ -48,6 +48,9 @@ func (r *Runner) calibrateAll(ctx context.Context, cal *spec.Calibration, cells 
 	prep, err := r.prepareAll(ctx, envs)
 	if err != nil {
 		return err
+	}
+	if len(cells) > 0 && allSkipped(envs, prep) {
+		return nothingMeasured(envs, prep)
 	}
 	for _, c := range cells {
 		if p := prep[c.env.Name]; p.skip == "" {

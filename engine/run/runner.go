@@ -23,6 +23,7 @@ import (
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/proc"
 	"spawnbench/engine/protocol"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
@@ -42,11 +43,14 @@ type Options struct {
 
 // Runner runs plans into one result set, through its writer.
 type Runner struct {
-	opts     Options
-	w        *results.Writer
-	inv      int32
-	machine  results.Machine
-	progress progress
+	opts Options
+	// buildTimeout bounds each build step and toolchain probe (the
+	// spec's limits.build_timeout); 0 for none.
+	buildTimeout time.Duration
+	w            *results.Writer
+	inv          int32
+	machine      results.Machine
+	progress     progress
 }
 
 // New prepares a runner writing through w (which holds the directory).
@@ -65,6 +69,7 @@ type prepared struct {
 	env      env.Environment
 	buildDir string
 	skip     string
+	skipKind skipKind
 }
 
 // prepare makes, checks and builds one environment. Only an interrupt is
@@ -74,7 +79,16 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 	if err != nil {
 		return prepared{skip: err.Error()}, nil
 	}
+	if r.buildTimeout > 0 {
+		ctx = proc.WithStepLimit(ctx, r.buildTimeout, "limits.build_timeout", r.opts.Log)
+	}
+	r.logf("checking %s...", es.Name)
 	tc := e.Toolchain(ctx)
+	if tc.Present {
+		r.logf(" %s\n", tc.Version)
+	} else {
+		r.logf(" missing\n")
+	}
 	if ctx.Err() != nil {
 		return prepared{}, ctx.Err()
 	}
@@ -84,7 +98,7 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 	if !tc.Present {
 		return prepared{env: e, skip: fmt.Sprintf("toolchain missing: %s; install it with: %s", tc.Problem, tc.Install)}, nil
 	}
-	r.logf("building %s (%s)...", es.Name, tc.Version)
+	r.logf("building %s...", es.Name)
 	dir, cached, err := r.opts.Cache.Build(ctx, e)
 	if ctx.Err() != nil {
 		r.logf(" interrupted\n")
@@ -92,7 +106,7 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 	}
 	if err != nil {
 		r.logf(" failed\n")
-		return prepared{env: e, skip: fmt.Sprintf("build failed: %v", err)}, nil
+		return prepared{env: e, skip: fmt.Sprintf("build failed: %v", err), skipKind: skipBuild}, nil
 	}
 	if cached {
 		r.logf(" cached\n")
@@ -175,7 +189,7 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 		return err
 	}
 	runErr := r.measure(ctx, cells, steps, seed)
-	if err := r.w.End(r.inv, runErr != nil); err != nil {
+	if err := r.w.End(r.inv, runErr != nil && !isNothingMeasured(runErr)); err != nil {
 		return err
 	}
 	return runErr
@@ -193,13 +207,21 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed i
 	done := r.finished()
 	left := map[int]int{} // steps still to run per cell, for progress lines
 	var todo []step
+	already := 0
 	for _, st := range steps {
 		c := cells[st.Cell]
-		if done[processKey{c.key, st.Process, st.Warmup}] || prep[c.env.Name].skip != "" {
+		if done[processKey{c.key, st.Process, st.Warmup}] {
+			already++
+			continue
+		}
+		if prep[c.env.Name].skip != "" {
 			continue
 		}
 		todo = append(todo, st)
 		left[st.Cell]++
+	}
+	if len(todo) == 0 && already == 0 {
+		return nothingMeasured(envs, prep)
 	}
 	if skipped := len(steps) - len(todo); skipped > 0 && len(done) > 0 {
 		r.logf("resuming: %d processes already measured, %d to run\n", len(done), len(todo))
@@ -302,6 +324,12 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup,
 		})
 	}
+	r.buildTimeout = s.BuildTimeout
+	kind, detail := proc.Containment()
+	inv.Containment = kind
+	r.logf("process trees held by: %s (%s)\n", kind, detail)
+	// What a SIGKILLed spawnbench left in the temporary directory.
+	proc.RemoveStaleProfiles()
 	id, err := r.w.Begin(inv)
 	r.inv = id
 	return err

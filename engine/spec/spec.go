@@ -57,10 +57,12 @@ type Spec struct {
 	Samples      SamplePolicy
 	Views        Views
 	// CPUs is the pinning; nil means none (the only spelling of it).
-	CPUs        []int
-	Timeout     time.Duration
-	Schedule    ScheduleSpec
-	Calibration *Calibration
+	CPUs    []int
+	Timeout time.Duration
+	// BuildTimeout bounds each build step and toolchain probe.
+	BuildTimeout time.Duration
+	Schedule     ScheduleSpec
+	Calibration  *Calibration
 }
 
 // SourceFile is one file a spec imports.
@@ -165,7 +167,8 @@ type rawSpec struct {
 		CPUs []int `json:"cpus"`
 	} `json:"pinning"`
 	Limits struct {
-		Timeout string `json:"timeout"`
+		Timeout      string `json:"timeout"`
+		BuildTimeout string `json:"build_timeout"`
 	} `json:"limits"`
 	Schedule struct {
 		Order string `json:"order"`
@@ -199,8 +202,13 @@ func Load(path string) (*Spec, error) {
 
 // Parse validates and decodes a spec's source; path is used in messages
 // and, for a spec that imports a package of its CUE module (as the
-// shipped specs do), to find that module.
+// shipped specs do), to find that module. Evaluation is bounded (see
+// bounded.go): a spec that passes EvalTimeout or EvalMemory is refused.
 func Parse(path string, src []byte) (*Spec, error) {
+	return bounded(path, func() (*Spec, error) { return parse(path, src) })
+}
+
+func parse(path string, src []byte) (*Spec, error) {
 	f, err := parser.ParseFile(path, src, parser.ParseComments)
 	if err != nil {
 		return nil, cueInputError(path, nil, "is not valid CUE", err)
@@ -268,6 +276,7 @@ func Parse(path string, src []byte) (*Spec, error) {
 	s.Samples.Pause, _ = time.ParseDuration(raw.Samples.Pause)
 	s.Samples.Budget, _ = time.ParseDuration(raw.Samples.Budget)
 	s.Timeout, _ = time.ParseDuration(raw.Limits.Timeout)
+	s.BuildTimeout, _ = time.ParseDuration(raw.Limits.BuildTimeout)
 	if c := raw.Calibration; c != nil {
 		abs, _ := time.ParseDuration(c.Tolerance.Absolute)
 		s.Calibration = &Calibration{

@@ -1,0 +1,461 @@
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Containment is the boundary every process a benchmark starts stays in,
+// whatever it does to its environment, session or parent.
+//
+// Where the kernel lets spawnbench make a cgroup v2 (as root, or in a
+// delegated subtree), each process tree is started straight into a fresh
+// cgroup of its own (clone3's CLONE_INTO_CGROUP, so not even its first
+// instruction runs outside), and the tree is killed with cgroup.kill: no
+// process can leave a cgroup by forking, setsid or clearing its
+// environment. A small keeper process of spawnbench's own, started once,
+// waits on a pipe whose only writer is spawnbench: when spawnbench ends in
+// any way, SIGKILL included, the pipe ends, and the keeper kills every
+// tree cgroup left and removes it, with the temporary browser profiles of
+// the spawnbench that died. The next spawnbench also removes what a dead
+// one left (a keeper killed with it).
+//
+// Where no cgroup can be made, spawnbench is a child subreaper and finds
+// the tree by parent links and an environment token (tree.go), and the
+// keeper, when spawnbench dies, kills every process carrying one of its
+// tokens: a descendant that clears its environment and is orphaned before
+// a walk sees it can escape that, and only that.
+const (
+	ContainCgroup    = "cgroup"
+	ContainSubreaper = "subreaper"
+)
+
+// keeperVar, in a process's environment, makes it the keeper of the
+// spawnbench it names by owner (see Owner), and keeperCgroupVar names that
+// spawnbench's cgroup, if it has one (see init); probeVar makes a process
+// exit at once.
+const (
+	keeperVar       = "SPAWNBENCH_KEEPER"
+	keeperCgroupVar = "SPAWNBENCH_KEEPER_CGROUP"
+	probeVar        = "SPAWNBENCH_CGROUP_PROBE"
+)
+
+func init() {
+	if os.Getenv(probeVar) != "" {
+		os.Exit(0)
+	}
+	if owner := os.Getenv(keeperVar); owner != "" {
+		keep(owner, os.Getenv(keeperCgroupVar))
+		os.Exit(0)
+	}
+}
+
+// containment is this spawnbench's boundary, set up on first use.
+var containment struct {
+	once   sync.Once
+	kind   string
+	detail string
+	base   string   // this spawnbench's cgroup: <its own cgroup>/spawnbench-<pid>-<start>
+	keeper *os.File // the write end of the keeper's pipe, held for life
+	seq    atomic.Int64
+}
+
+// forceSubreaper is set by tests to check the fallback.
+var forceSubreaper bool
+
+// Containment says which boundary this spawnbench's benchmark trees are
+// held in (ContainCgroup or ContainSubreaper) and, briefly, where or why.
+func Containment() (kind, detail string) {
+	setupContainment()
+	return containment.kind, containment.detail
+}
+
+func setupContainment() {
+	containment.once.Do(func() {
+		// What spawnbenches that are gone left running.
+		killTokens(ownerGone)
+		containment.kind = ContainSubreaper
+		base, err := makeBase()
+		if err == nil {
+			if err = probeCgroup(base); err != nil {
+				os.Remove(base)
+				err = fmt.Errorf("cannot start a process into a cgroup: %w", err)
+			}
+		}
+		if err != nil {
+			containment.detail, base = "no cgroup v2 to be made: "+err.Error(), ""
+		} else {
+			containment.kind, containment.detail, containment.base = ContainCgroup, base, base
+		}
+		w, err := startKeeper(base)
+		if err != nil {
+			if base != "" {
+				// Without the keeper, a cgroup would outlive a SIGKILL.
+				os.Remove(base)
+				containment.kind, containment.base = ContainSubreaper, ""
+			}
+			containment.detail += "; no keeper: " + err.Error()
+			return
+		}
+		containment.keeper = w
+	})
+}
+
+// makeBase makes this spawnbench's cgroup below its own, first removing
+// those of spawnbenches that are gone.
+func makeBase() (string, error) {
+	if forceSubreaper {
+		return "", errors.New("disabled by a test")
+	}
+	own, err := ownCgroupDir()
+	if err != nil {
+		return "", err
+	}
+	cleanStale(own)
+	pid := os.Getpid()
+	st, ok := readStat(pid)
+	if !ok {
+		return "", errors.New("cannot read /proc/self/stat")
+	}
+	base := filepath.Join(own, fmt.Sprintf("spawnbench-%d-%d", pid, st.start))
+	if err := os.Mkdir(base, 0o755); err != nil {
+		return "", err
+	}
+	return base, nil
+}
+
+// ownCgroupDir is the directory of spawnbench's cgroup in the cgroup v2
+// hierarchy: the cgroup2 mount plus the "0::" path of /proc/self/cgroup.
+func ownCgroupDir() (string, error) {
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", err
+	}
+	mount := ""
+	for _, line := range strings.Split(string(info), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if ok && len(f) >= 5 && len(g) >= 1 && g[0] == "cgroup2" {
+			mount = f[4]
+			break
+		}
+	}
+	if mount == "" {
+		return "", errors.New("no cgroup2 file system is mounted")
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(self), "\n") {
+		if path, ok := strings.CutPrefix(line, "0::"); ok {
+			dir := filepath.Join(mount, path)
+			if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err != nil {
+				return "", err
+			}
+			return dir, nil
+		}
+	}
+	return "", errors.New("/proc/self/cgroup names no cgroup v2")
+}
+
+// cleanStale kills and removes the cgroups (and browser profiles) of
+// spawnbenches that are gone: only a keeper killed with its spawnbench
+// leaves them.
+func cleanStale(own string) {
+	entries, _ := os.ReadDir(own)
+	for _, e := range entries {
+		pid, start, ok := parseOwner(e.Name(), "spawnbench-")
+		if !ok || ownerAlive(pid, start) {
+			continue
+		}
+		dir := filepath.Join(own, e.Name())
+		_ = killCgroups(dir)
+		os.Remove(dir)
+	}
+}
+
+// parseOwner reads "<prefix><pid>-<start>" (and whatever follows a
+// further "-" or ".").
+func parseOwner(name, prefix string) (pid int, start uint64, ok bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, 0, false
+	}
+	f := strings.SplitN(rest, "-", 3)
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	f[1], _, _ = strings.Cut(f[1], ".")
+	p, err1 := strconv.Atoi(f[0])
+	s, err2 := strconv.ParseUint(f[1], 10, 64)
+	return p, s, err1 == nil && err2 == nil
+}
+
+// ownerAlive says whether the process pid that started at start still runs.
+func ownerAlive(pid int, start uint64) bool {
+	st, ok := readStat(pid)
+	return ok && st.start == start && !st.zombie
+}
+
+// Owner is what names spawnbench's trees, temporary files and cgroups, so
+// that its keeper and the next spawnbench can tell those of a dead one:
+// "<pid>-<start time>".
+var Owner = sync.OnceValue(func() string {
+	st, _ := readStat(os.Getpid())
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(st.start, 10)
+})
+
+// ownerGone says whether the spawnbench owner names is gone.
+func ownerGone(owner string) bool {
+	pid, start, ok := parseOwner(owner, "")
+	return ok && !ownerAlive(pid, start)
+}
+
+// killTokens kills every process whose tree token (treeVar) names an
+// owner that gone says is gone.
+func killTokens(gone func(owner string) bool) {
+	stats, err := readStats()
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	prefix := []byte(treeVar + "=")
+	for pid, st := range stats {
+		if pid == self || st.zombie {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			token, ok := bytes.CutPrefix(kv, prefix)
+			if !ok {
+				continue
+			}
+			owner, _, _ := strings.Cut(string(token), ".")
+			if gone(owner) {
+				if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+					// The pidfd is the process seen, not a successor.
+					if again, ok := readStat(pid); ok && again.start == st.start {
+						_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+					}
+					unix.Close(fd)
+				}
+			}
+			break
+		}
+	}
+}
+
+// ProfilePrefix is the start of the name of a temporary browser profile
+// of kind ("chromium", "firefox") made by this spawnbench; see
+// RemoveStaleProfiles.
+func ProfilePrefix(kind string) string {
+	return "spawnbench-" + kind + "-" + Owner() + "-"
+}
+
+// RemoveStaleProfiles removes the temporary browser profiles of
+// spawnbenches that are gone (a SIGKILL leaves them).
+func RemoveStaleProfiles() {
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		for _, kind := range []string{"chromium", "firefox"} {
+			if pid, start, ok := parseOwner(e.Name(), "spawnbench-"+kind+"-"); ok && !ownerAlive(pid, start) {
+				os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+			}
+		}
+	}
+}
+
+// removeProfiles removes the temporary browser profiles of the
+// spawnbench pid that started at start.
+func removeProfiles(pid int, start uint64) {
+	entries, _ := os.ReadDir(os.TempDir())
+	owner := fmt.Sprintf("-%d-%d-", pid, start)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "spawnbench-") && strings.Contains(e.Name(), owner) {
+			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+		}
+	}
+}
+
+// probeCgroup starts a process that exits at once into a fresh cgroup,
+// to learn whether the kernel can (clone3 with CLONE_INTO_CGROUP).
+func probeCgroup(base string) error {
+	b, err := newBox(base, "probe")
+	if err != nil {
+		return err
+	}
+	defer b.remove()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Env = append(os.Environ(), probeVar+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: b.fd}
+	return cmd.Run()
+}
+
+// startKeeper starts spawnbench's keeper (see keep), of its cgroup base
+// if it has one, and returns the pipe whose end tells it that spawnbench
+// is gone.
+func startKeeper(base string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Env = append(os.Environ(), keeperVar+"="+Owner(), keeperCgroupVar+"="+base)
+	cmd.Stdin = r
+	// Its own process group: a Ctrl-C at the terminal is spawnbench's to
+	// handle, and must not take the keeper first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	go func() { _ = cmd.Wait() }()
+	return w, nil
+}
+
+// keep is the keeper's whole life: wait until the spawnbench owner is
+// gone (its end of the pipe on standard input closes), then kill every
+// cgroup left in its cgroup dir (if it has one) and remove them and dir,
+// kill every process carrying one of its tokens, and remove its browser
+// profiles.
+func keep(owner, dir string) {
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	if dir != "" {
+		_ = killCgroups(dir)
+		os.Remove(dir)
+	}
+	killTokens(func(o string) bool { return o == owner })
+	if pid, start, ok := parseOwner(owner, ""); ok {
+		removeProfiles(pid, start)
+	}
+}
+
+// killCgroups kills and removes every cgroup in dir.
+func killCgroups(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() {
+			b := &box{dir: filepath.Join(dir, e.Name()), fd: -1}
+			errs = append(errs, b.kill(killLimit), b.remove())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// box is one process tree's cgroup.
+type box struct {
+	dir string
+	fd  int // an O_DIRECTORY descriptor for CLONE_INTO_CGROUP; -1 when closed
+}
+
+// newBox makes a fresh cgroup in base.
+func newBox(base, name string) (*box, error) {
+	dir := filepath.Join(base, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("make cgroup: %w", err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		return nil, fmt.Errorf("open cgroup %s: %w", dir, err)
+	}
+	return &box{dir: dir, fd: fd}, nil
+}
+
+// treeBox makes the cgroup for a new tree, or returns nil when trees are
+// not held in cgroups.
+func treeBox() *box {
+	setupContainment()
+	if containment.kind != ContainCgroup {
+		return nil
+	}
+	b, err := newBox(containment.base, "t"+strconv.FormatInt(containment.seq.Add(1), 10))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// pids lists the processes in the cgroup (zombies are not).
+func (b *box) pids() []int {
+	data, err := os.ReadFile(filepath.Join(b.dir, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if pid, err := strconv.Atoi(sc.Text()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// kill kills every process in the cgroup, with cgroup.kill where the
+// kernel has it (5.14) and one by one otherwise, and waits until the
+// cgroup is empty.
+func (b *box) kill(limit time.Duration) error {
+	viaFile := os.WriteFile(filepath.Join(b.dir, "cgroup.kill"), []byte("1"), 0) == nil
+	deadline := time.Now().Add(limit)
+	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
+		left := b.pids()
+		if len(left) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d processes still in cgroup %s after %s of SIGKILL", len(left), b.dir, limit)
+		}
+		if !viaFile {
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(pause)
+	}
+}
+
+// remove closes the cgroup and removes it; it must be empty.
+func (b *box) remove() error {
+	if b.fd >= 0 {
+		unix.Close(b.fd)
+		b.fd = -1
+	}
+	var err error
+	for range 50 {
+		// A process that just left may still be counted for a moment.
+		if err = unix.Rmdir(b.dir); err == nil || errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if !errors.Is(err, unix.EBUSY) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return fmt.Errorf("remove cgroup %s: %w", b.dir, err)
+}
