@@ -72,6 +72,9 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 type Origin struct {
 	Dir string `json:"dir"`
 	ID  int32  `json:"id"`
+	// Set is the ID of the result set it came from (empty for sets
+	// written before set IDs).
+	Set string `json:"set,omitempty"`
 }
 
 // PlannedCell is one cell an invocation meant to measure.
