@@ -368,7 +368,7 @@ func checkFiles(dir string, files []setFile, j *journal) error {
 	}
 	for _, f := range files {
 		if required[f.name] && !f.present {
-			return &FormatError{Path: path(f), Err: mismatch{fmt.Errorf("is missing (%w): the result set in %s is not whole without it; restore it from a copy of this set, or measure again into a new directory", os.ErrNotExist, dir)}}
+			return &FormatError{Path: path(f), Err: mismatchf("is missing: the result set in %s is not whole without it; restore it from a copy of this set, or measure again into a new directory", dir)}
 		}
 	}
 	if j == nil {

@@ -222,6 +222,20 @@ func (s *Set) Incomplete() []string {
 	return why
 }
 
+// Unfinished is the measuring invocations (run, resume) that were
+// interrupted or never ended and that no later invocation of the same
+// spec completed: what a --resume would continue.
+func (s *Set) Unfinished() []Invocation {
+	var out []Invocation
+	invs := s.Provenance.Invocations
+	for i, inv := range invs {
+		if (inv.Command == "run" || inv.Command == "resume") && (inv.Interrupted || inv.EndedAt == nil) && !completedLater(inv, invs[i+1:]) {
+			out = append(out, inv)
+		}
+	}
+	return out
+}
+
 // completedLater: a later invocation of the same spec and purpose
 // (measuring, or calibrating) ended normally, so an interruption of inv is
 // history, not a gap.
