@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,34 +44,40 @@ again.`,
 			if err := checkMergeOut(out); err != nil {
 				return err
 			}
-			absOut, _ := filepath.Abs(out)
-			var parts []results.Part
-			for _, dir := range args {
-				if abs, _ := filepath.Abs(dir); abs == absOut {
-					return usageError{fmt.Errorf("merge: -o %s is also an input; write the merge into a new directory", out)}
-				}
-				in, err := readResultDir(dir)
-				if err != nil {
-					return err
-				}
-				parts = append(parts, results.Part{Dir: dir, Set: in.Set})
-			}
-			now := time.Now().UTC()
-			merged, err := results.Merge(parts, results.Invocation{
-				Args: os.Args[1:], Version: version, Machine: run.Machine(), StartedAt: now, EndedAt: &now,
-			})
-			if err != nil {
-				return err
-			}
-			if err := writeMerged(cmd.Context(), out, merged); err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "spawnbench: merged %d sets (%d processes, %d machine(s)) into %s\n", len(parts), len(merged.Runs), machineCount(merged), out)
-			return nil
+			return interruptible(cmd.Context(), func() error { return mergeSets(args, out) })
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the new result directory for the merged set")
 	rootCmd.AddCommand(cmd)
+}
+
+// mergeSets reads the directories args, merges them and writes the
+// merged set into out.
+func mergeSets(args []string, out string) error {
+	absOut, _ := filepath.Abs(out)
+	var parts []results.Part
+	for _, dir := range args {
+		if abs, _ := filepath.Abs(dir); abs == absOut {
+			return usageError{fmt.Errorf("merge: -o %s is also an input; write the merge into a new directory", out)}
+		}
+		in, err := readResultDir(dir)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, results.Part{Dir: dir, Set: in.Set})
+	}
+	now := time.Now().UTC()
+	merged, err := results.Merge(parts, results.Invocation{
+		Args: os.Args[1:], Version: version, Machine: run.Machine(), StartedAt: now, EndedAt: &now,
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeMerged(out, merged); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "spawnbench: merged %d sets (%d processes, %d machine(s)) into %s\n", len(parts), len(merged.Runs), machineCount(merged), out)
+	return nil
 }
 
 // checkMergeOut is an input error unless out is new (or an empty
@@ -107,10 +110,10 @@ func checkMergeOut(out string) error {
 
 // writeMerged writes the merged set and its report into a hidden
 // directory beside out and renames it to out when whole, so that out
-// appears complete or not at all: an interrupt (Ctrl-C, SIGTERM) removes
-// the hidden directory and exits 130, and a kill leaves only it, which the
-// next merge into out removes.
-func writeMerged(parent context.Context, out string, merged *results.Set) error {
+// appears complete or not at all: an interrupt (interruptible) removes the
+// hidden directory, and a kill leaves only it, which the next merge into
+// out removes.
+func writeMerged(out string, merged *results.Set) error {
 	if err := checkMergeOut(out); err != nil {
 		return err
 	}
@@ -126,48 +129,34 @@ func writeMerged(parent context.Context, out string, merged *results.Set) error 
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
+	defer os.RemoveAll(staging) // gone by the rename unless something failed
 	if err := os.Chmod(staging, 0o755); err != nil {
-		os.RemoveAll(staging)
 		return fmt.Errorf("merge: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	done := make(chan error, 1)
-	go func() {
-		w, err := results.Open(staging)
-		if err != nil {
-			done <- err
-			return
-		}
-		if err := w.Import(merged); err != nil {
-			w.Close()
-			done <- err
-			return
-		}
-		if err := report.WriteDirNamed(staging, out, merged.Clone()); err != nil && !errors.Is(err, atomicfile.ErrAborted) {
-			fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the merged results are intact): %v\n", err)
-		}
-		done <- w.Close()
-	}()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		atomicfile.Abort()
-		<-done
-		os.RemoveAll(staging)
-		fmt.Fprintf(os.Stderr, "spawnbench: merge interrupted; nothing was written to %s\n", out)
-		return ctx.Err()
-	}
-	if err == nil {
-		// rename(2) replaces an empty directory and fails on any other.
-		if rerr := os.Rename(staging, abs); rerr != nil {
-			err = &inputerr.Error{Msg: fmt.Sprintf("merge: -o %s was filled by someone else meanwhile (%v); write the merge into a new directory", out, rerr)}
-		}
-	}
+	w, err := results.Open(staging)
 	if err != nil {
-		os.RemoveAll(staging)
+		return err
 	}
-	return err
+	if err := w.Import(merged); err != nil {
+		w.Close()
+		return err
+	}
+	if err := report.WriteDirNamed(staging, out, merged.Clone()); errors.Is(err, atomicfile.ErrAborted) {
+		w.Close()
+		return err
+	} else if err != nil {
+		fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the merged results are intact): %v\n", err)
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	// rename(2) replaces an empty directory and fails on any other.
+	if err := atomicfile.Rename(staging, abs); errors.Is(err, atomicfile.ErrAborted) {
+		return err
+	} else if err != nil {
+		return &inputerr.Error{Msg: fmt.Sprintf("merge: -o %s was filled by someone else meanwhile (%v); write the merge into a new directory", out, err)}
+	}
+	return nil
 }
 
 // removeStaleStaging removes the hidden directories that killed merges

@@ -186,8 +186,9 @@ func writeOutput(out string, write func(io.Writer) error) error {
 }
 
 // interruptible runs work; on Ctrl-C or SIGTERM it ends the files being
-// written (atomicfile.Abort: no temporary file stays, nothing is half
-// replaced), waits for work to stop and returns the interrupt (exit 130).
+// written (atomicfile.Abort: no temporary file stays, no file is
+// replaced after it), waits for work to stop and returns the interrupt
+// (exit 130), unless work had finished everything anyway.
 func interruptible(parent context.Context, work func() error) error {
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -198,8 +199,10 @@ func interruptible(parent context.Context, work func() error) error {
 		return err
 	case <-ctx.Done():
 		atomicfile.Abort()
-		<-done
-		fmt.Fprintln(os.Stderr, "spawnbench: interrupted; the files being written were left as they were")
+		if err := <-done; err == nil {
+			return nil // the interrupt came after the last write
+		}
+		fmt.Fprintln(os.Stderr, "spawnbench: interrupted; no output was written or changed")
 		return ctx.Err()
 	}
 }

@@ -114,6 +114,17 @@ func Abort() {
 	}
 }
 
+// Rename renames a whole temporary file or directory into place, unless
+// Abort came first (ErrAborted): after an Abort nothing new appears.
+func Rename(tmp, path string) error {
+	inFlight.Lock()
+	defer inFlight.Unlock()
+	if inFlight.aborted {
+		return ErrAborted
+	}
+	return os.Rename(tmp, path)
+}
+
 // IsTemp reports whether name (a base name) is a temporary file or
 // directory of spawnbench's.
 func IsTemp(name string) bool {
