@@ -230,10 +230,6 @@ func checkOutput(out string, dirs []string) error {
 			return &inputerr.Error{Msg: fmt.Sprintf("-o %s is a directory; -o names the report file, e.g. -o %s", out, freeName(out, "summary", ".md"))}
 		}
 	}
-	if results.Reserved(filepath.Base(out)) {
-		return &inputerr.Error{Msg: fmt.Sprintf("-o %s takes the name %s, which a result set keeps for its own files; name the report otherwise, e.g. -o %s",
-			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", ".md"))}
-	}
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -246,11 +242,25 @@ func checkOutput(out string, dirs []string) error {
 			input := filepath.Join(dir, e.Name())
 			if samePath(out, input) {
 				return &inputerr.Error{Msg: fmt.Sprintf("-o %s would overwrite %s, a file of the result directory being read; write the report to a new file (e.g. -o %s)",
-					out, input, freeName(dir, "summary", filepath.Ext(out)))}
+					out, input, freeName(dir, "summary", reportExt(out)))}
 			}
 		}
 	}
+	if results.Reserved(filepath.Base(out)) {
+		return &inputerr.Error{Msg: fmt.Sprintf("-o %s takes the name %s, which a result set keeps for its own files; name the report otherwise, e.g. -o %s",
+			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", ".md"))}
+	}
 	return nil
+}
+
+// reportExt is out's extension when it is one a report is written in,
+// else ".md".
+func reportExt(out string) string {
+	switch ext := strings.ToLower(filepath.Ext(out)); ext {
+	case ".md", ".csv", ".json", ".txt":
+		return ext
+	}
+	return ".md"
 }
 
 // freeName is dir/base+ext, else dir/base-2+ext and so on: the first
