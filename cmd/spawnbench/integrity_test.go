@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,39 +218,56 @@ func startCLI(t *testing.T, dir string, args ...string) *exec.Cmd {
 func TestJournalIsAResult(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "long"
-environments: [{name: "native", kind: "native"}]
+environments: [{name: "native", kind: "native"}, {name: "again", kind: "native"}]
 n: [1]
 samples: {min: 100000, pause: "2ms"}
 `)
-	out := filepath.Join(dir, "out")
-	cmd, _ := startRun(t, dir, p, out)
-	defer cmd.Process.Kill()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if set, err := results.Read(out); err == nil && len(set.Runs) >= 5 {
-			break
+	var outs []string
+	for shard := range 2 {
+		out := filepath.Join(dir, fmt.Sprintf("shard%d", shard))
+		cmd, _ := startRun(t, dir, p, out, "--shard", fmt.Sprintf("%d/2", shard))
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if set, err := results.Read(out); err == nil && len(set.Runs) >= 5 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the run recorded no 5 processes")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run recorded no 5 processes")
+		if _, err := os.Stat(filepath.Join(out, results.SamplesFile)); err == nil {
+			t.Fatalf("samples.parquet exists already: not a journal-only set")
 		}
-		time.Sleep(20 * time.Millisecond)
+		check := func(when string) {
+			stdout, stderr, code := runCLI(t, dir, "report", out)
+			if code != 0 || !strings.Contains(stdout, "INCOMPLETE") || !strings.Contains(stdout, "native") && !strings.Contains(stdout, "again") {
+				t.Errorf("%s: report: exit %d, %s\n%s", when, code, stderr, stdout)
+			}
+			if _, stderr, code := runCLI(t, dir, "compare", out, out); code != 0 {
+				t.Errorf("%s: compare: exit %d, %s", when, code, stderr)
+			}
+		}
+		check("in progress")
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		check("killed")
+		outs = append(outs, out)
 	}
-	if _, err := os.Stat(filepath.Join(out, results.SamplesFile)); err == nil {
-		t.Fatalf("samples.parquet exists already: not a journal-only set")
+	merged := filepath.Join(dir, "merged")
+	mustRun(t, dir, append([]string{"merge", "-o", merged}, outs...)...)
+	set, err := results.Read(merged)
+	if err != nil {
+		t.Fatal(err)
 	}
-	check := func(when string) {
-		stdout, stderr, code := runCLI(t, dir, "report", out)
-		if code != 0 || !strings.Contains(stdout, "INCOMPLETE") || !strings.Contains(stdout, "native") {
-			t.Errorf("%s: report: exit %d, %s\n%s", when, code, stderr, stdout)
-		}
-		if _, stderr, code := runCLI(t, dir, "compare", out, out); code != 0 {
-			t.Errorf("%s: compare: exit %d, %s", when, code, stderr)
-		}
+	envs := map[string]int{}
+	for _, r := range set.Runs {
+		envs[r.Environment]++
 	}
-	check("in progress")
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	check("killed")
+	if envs["native"] < 5 || envs["again"] < 5 || len(set.Incomplete()) == 0 {
+		t.Errorf("merge of two killed shards: processes per environment %v, incomplete %v", envs, set.Incomplete())
+	}
 }
 
 // TestAnotherSpecOverAnUnfinishedRun: item 10. Interrupt spec A's run;

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -157,6 +158,12 @@ func readResultDir(dir string) (report.Input, error) {
 	}
 	set, err := results.Read(dir)
 	var bad *results.FormatError
+	for try := 0; try < 3 && errors.As(err, &bad) && journalled(dir); try++ {
+		// A run writing the set may be between two renames of a
+		// compaction: a moment later its files agree again.
+		time.Sleep(200 * time.Millisecond)
+		set, err = results.Read(dir)
+	}
 	switch {
 	case errors.Is(err, results.ErrNoSet):
 		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
@@ -167,6 +174,12 @@ func readResultDir(dir string) (report.Input, error) {
 		return report.Input{}, fmt.Errorf("read results in %s: %w", dir, err)
 	}
 	return report.Input{Dir: dir, Set: set}, nil
+}
+
+// journalled: dir has a journal, so a writer may be compacting it.
+func journalled(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.JournalFile))
+	return err == nil
 }
 
 // writeOutput runs write on standard output, or on the file out, which

@@ -1,8 +1,9 @@
 // Package atomicfile is the one way spawnbench writes a file.
 //
 // This package is opinionated: a file is written whole to a temporary name
-// beside its destination, synced, and renamed over it, so a reader (or a
-// run killed half-way) sees the old file or the new one, never a torn one.
+// beside its destination, synced, and renamed over it (the directory
+// synced too), so a reader, a run killed half-way or a machine that
+// crashed sees the old file or the new one, never a torn one.
 // Temporary names are "." + the destination's name + TempMarker + random,
 // so Clean removes what a killed writer left behind and nothing else (a
 // user's own ".x.tmp-1" beside a result set is not ours). Abort ends the
@@ -87,8 +88,25 @@ func Write(path string, fill func(w io.Writer) error) error {
 	}
 	delete(inFlight.names, tmp)
 	inFlight.Unlock()
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// syncDir makes a rename in dir survive a crash of the machine: without
+// it the new name may be lost though the file's data was synced.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
 }
@@ -122,7 +140,10 @@ func Rename(tmp, path string) error {
 	if inFlight.aborted {
 		return ErrAborted
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // IsTemp reports whether name (a base name) is a temporary file or
