@@ -144,6 +144,11 @@ func TestForeignDirectoryIsLeftAlone(t *testing.T) {
 		os.WriteFile(f, []byte("mine"), 0o644)
 	}
 	mustRun(t, dir, "run", p, "-o", set, "--resume")
+	// --plots replaces earlier plots, never a user's files.
+	figures := filepath.Join(dir, "figures")
+	mustRun(t, dir, "report", set, "--plots", figures)
+	mustRun(t, dir, "report", set, "--plots", figures)
+	wantRefused(t, dir, []string{"report", set, "--plots", foreign}, "not a spawnbench plot")
 	for _, f := range users {
 		if b, err := os.ReadFile(f); err != nil || string(b) != "mine" {
 			t.Errorf("a user's file %s: %q, %v", f, b, err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -124,8 +125,32 @@ func checkPlotsDir(plots string) error {
 	case serr == nil && !st.IsDir():
 		return &inputerr.Error{Msg: fmt.Sprintf("--plots %s is a file; give a directory for the plots", plots)}
 	}
+	// Plots replace plots, never a user's files: the directory may hold
+	// only what an earlier --plots wrote (per-machine subdirectories too).
+	var foreign func(dir string, depth int) string
+	foreign = func(dir string, depth int) string {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			switch n := e.Name(); {
+			case e.IsDir() && depth == 0:
+				if f := foreign(filepath.Join(dir, n), 1); f != "" {
+					return f
+				}
+			case !e.IsDir() && (atomicfile.IsTemp(n) || plotFile.MatchString(n)):
+			default:
+				return filepath.Join(dir, n)
+			}
+		}
+		return ""
+	}
+	if f := foreign(plots, 0); f != "" {
+		return &inputerr.Error{Msg: fmt.Sprintf("--plots %s holds %s, which is not a spawnbench plot; give a new directory (or one that holds only plots)", plots, f)}
+	}
 	return nil
 }
+
+// plotFile matches the names WritePlots gives its files.
+var plotFile = regexp.MustCompile(`^(dist|order)-.+\.(svg|png)$`)
 
 // formatFor picks the output format: the flag when given, else the
 // extension of the output file, else Markdown.
