@@ -342,7 +342,7 @@ func checkFiles(dir string, files []setFile, j *journal) error {
 	for _, f := range files {
 		switch {
 		case !f.present || f.set == id:
-		case f.set == "" && j != nil && f.generation == j.base && f.name != ProvenanceFile || f.set == "" && j != nil && f.name == ProvenanceFile:
+		case f.set == "" && j != nil && f.generation == j.base:
 			// Written before set IDs; the journal (with the ID) extends it.
 		case f.set == "":
 			return &FormatError{Path: path(f), Err: mismatchf("carries no set ID, but the other files of the set carry set ID %s: it is from another (older) result set; put back this set's own %s", id, f.name)}
