@@ -97,8 +97,12 @@ func TestReportCannotBreakItsInput(t *testing.T) {
 	p := writeSpec(t, dir, quickSpec)
 	set := filepath.Join(dir, "set")
 	mustRun(t, dir, "run", p, "-o", set)
-	for _, name := range []string{results.JournalFile, results.CalibrationFile, results.SamplesFile, results.ProvenanceFile} {
-		wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(set, name)}, "keeps for its own files")
+	// journal.jsonl is not there between runs: its name is refused as
+	// one the set keeps; the others, there, would be overwritten.
+	wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(set, results.JournalFile)}, "keeps for its own files")
+	wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(dir, results.JournalFile)}, "keeps for its own files")
+	for _, name := range []string{results.CalibrationFile, results.SamplesFile, results.ProvenanceFile, results.LockFile} {
+		wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(set, name)}, "would overwrite", "summary.")
 	}
 	mustRun(t, dir, "report", set)
 	mustRun(t, dir, "run", p, "-o", set, "--resume")
