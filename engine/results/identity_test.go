@@ -192,3 +192,30 @@ func TestSetsWithoutIDStillRead(t *testing.T) {
 		t.Errorf("upgraded set: ID %q (writer's %q), %d runs of %d", got.ID, w.Set().ID, len(got.Runs), len(set.Runs))
 	}
 }
+
+// TestCalibrationJournalledOverAnOldSet: a set written before IDs had no
+// calibration.parquet until calibrated; checks journalled into it read
+// back before the compaction too.
+func TestCalibrationJournalledOverAnOldSet(t *testing.T) {
+	ref := filepath.Join("..", "..", "results", "reference")
+	dir := t.TempDir()
+	for _, name := range []string{SamplesFile, RunsFile, ProvenanceFile} {
+		copyFile(t, filepath.Join(ref, name), filepath.Join(dir, name))
+	}
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	id, _ := w.Begin(Invocation{Command: "calibrate", StartedAt: time.Now().UTC()})
+	if err := w.Calibration("native", []CalibrationCheck{{Environment: "native", Check: "sleep", Pass: true, Invocation: id}}, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Calibration) != 1 || got.Calibration[0].Environment != "native" {
+		t.Errorf("journalled calibration over an old set: %+v", got.Calibration)
+	}
+}

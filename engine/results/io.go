@@ -281,7 +281,7 @@ func Read(dir string) (*Set, error) {
 		j.apply(s, applyTo{
 			samples:     samples.generation == j.base,
 			runs:        runs.generation == j.base,
-			calibration: cal.generation == j.base,
+			calibration: !cal.present || cal.generation == j.base, // sets before IDs lacked it until calibrated
 			provenance:  provGen == j.base,
 		})
 		s.Generation = max(samples.generation, runs.generation, cal.generation)
