@@ -237,8 +237,17 @@ func checkOutputDir(dir string) (created bool, err error) {
 
 func (w *Writer) open() error {
 	// Temporary files of a killed writer: the set's own, and the report's
-	// (its plots live in plots/); nowhere else, and only spawnbench's.
-	for _, d := range []string{w.dir, filepath.Join(w.dir, "plots")} {
+	// (its plots live in plots/, a set of many machines' in
+	// plots/MACHINE/); nowhere else, and only spawnbench's.
+	dirs := []string{w.dir, filepath.Join(w.dir, "plots")}
+	if entries, err := os.ReadDir(dirs[1]); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(dirs[1], e.Name()))
+			}
+		}
+	}
+	for _, d := range dirs {
 		if err := atomicfile.Clean(d); err != nil {
 			return fmt.Errorf("remove temporary files of a killed run: %w", err)
 		}

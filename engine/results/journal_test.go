@@ -167,9 +167,10 @@ func TestLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What a killed writer (of the set or of the report's plots) left.
-	os.MkdirAll(filepath.Join(dir, "plots"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "plots", "0123abcd"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
-	left := []string{filepath.Join(dir, ".samples.parquet.spawnbench-tmp-123"), filepath.Join(dir, "plots", ".a.svg.spawnbench-tmp-9")}
+	left := []string{filepath.Join(dir, ".samples.parquet.spawnbench-tmp-123"), filepath.Join(dir, "plots", ".a.svg.spawnbench-tmp-9"),
+		filepath.Join(dir, "plots", "0123abcd", ".b.png.spawnbench-tmp-7")}
 	users := []string{filepath.Join(dir, ".draft.tmp-1"), filepath.Join(dir, "notes", ".x.tmp-2"), filepath.Join(dir, "plots", ".mine.tmp-3")}
 	for _, f := range append(slices.Clone(left), users...) {
 		os.WriteFile(f, []byte("x"), 0o644)
