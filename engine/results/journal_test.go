@@ -222,10 +222,10 @@ func TestIncomplete(t *testing.T) {
 		{"complete", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned, EndedAt: &now}}, 2, nil},
 		{"interrupted", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned, EndedAt: &now, Interrupted: true}}, 1,
 			[]string{"invocation 1 (run) was interrupted", "cell native/sequential/1 has 1 of 2 processes"}},
-		{"killed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}}, 2, []string{"invocation 1 (run) never ended (killed?)"}},
+		{"killed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}}, 2, []string{"invocation 1 (run) never ended (still running, or killed)"}},
 		{"resumed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}, {ID: 2, Command: "resume", SpecHash: "a", Planned: planned, EndedAt: &now}}, 2, nil},
 		{"a calibration does not complete a run", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}, {ID: 2, Command: "calibrate", SpecHash: "a", EndedAt: &now}}, 2,
-			[]string{"invocation 1 (run) never ended (killed?)"}},
+			[]string{"invocation 1 (run) never ended (still running, or killed)"}},
 	}
 	for _, c := range cases {
 		s := &Set{Runs: runs(c.runs), Provenance: Provenance{Invocations: c.invs}}

@@ -194,7 +194,7 @@ func (s *Set) Incomplete() []string {
 		case inv.Interrupted:
 			why = append(why, fmt.Sprintf("invocation %d (%s) was interrupted", inv.ID, inv.Command))
 		case inv.EndedAt == nil:
-			why = append(why, fmt.Sprintf("invocation %d (%s) never ended (killed?)", inv.ID, inv.Command))
+			why = append(why, fmt.Sprintf("invocation %d (%s) never ended (still running, or killed)", inv.ID, inv.Command))
 		}
 	}
 	have := map[string]int{}
