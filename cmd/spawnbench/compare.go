@@ -30,7 +30,7 @@ on differently busy machines. Directories that share no cell are an error.`,
 			if err := checkOutput(out, args); err != nil {
 				return err
 			}
-			return interruptible(cmd.Context(), func() error {
+			return interruptible(cmd.Context(), false, func() error {
 				oldIn, err := readResultDir(args[0])
 				if err != nil {
 					return err

@@ -44,7 +44,7 @@ again.`,
 			if err := checkMergeOut(out); err != nil {
 				return err
 			}
-			return interruptible(cmd.Context(), func() error { return mergeSets(args, out) })
+			return interruptible(cmd.Context(), true, func() error { return mergeSets(args, out) })
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the new result directory for the merged set")

@@ -60,7 +60,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 				return err
 			}
 			baselineGiven := cmd.Flags().Changed("baseline")
-			return interruptible(cmd.Context(), func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
+			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv, json or benchfmt (default: from -o's extension, else md)")
@@ -225,9 +225,10 @@ func writeOutput(out string, write func(io.Writer) error) error {
 
 // interruptible runs work; on Ctrl-C or SIGTERM it ends the files being
 // written (atomicfile.Abort: no temporary file stays, no file is
-// replaced after it), waits for work to stop and returns the interrupt
-// (exit 130), unless work had finished everything anyway.
-func interruptible(parent context.Context, work func() error) error {
+// replaced after it) and returns the interrupt (exit 130) at once. With
+// wait it first lets work stop (a merge removes its hidden directory) and
+// returns work's success if work had finished everything anyway.
+func interruptible(parent context.Context, wait bool, work func() error) error {
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)
@@ -237,10 +238,12 @@ func interruptible(parent context.Context, work func() error) error {
 		return err
 	case <-ctx.Done():
 		atomicfile.Abort()
-		if err := <-done; err == nil {
-			return nil // the interrupt came after the last write
+		if wait {
+			if err := <-done; err == nil {
+				return nil // the interrupt came after the last write
+			}
 		}
-		fmt.Fprintln(os.Stderr, "spawnbench: interrupted; no output was written or changed")
+		fmt.Fprintln(os.Stderr, "spawnbench: interrupted; no file was left half-written")
 		return ctx.Err()
 	}
 }
