@@ -29,22 +29,24 @@ on differently busy machines. Directories that share no cell are an error.`,
 			if err := report.CheckCompareFormat(format); err != nil {
 				return err
 			}
-			if err := refuseOverwritingInputs(out, args); err != nil {
+			if err := checkOutput(out, args); err != nil {
 				return err
 			}
-			oldIn, err := readResultDir(args[0])
-			if err != nil {
-				return err
-			}
-			newIn, err := readResultDir(args[1])
-			if err != nil {
-				return err
-			}
-			c, err := report.Compare(oldIn, newIn)
-			if err != nil {
-				return err
-			}
-			return writeOutput(out, func(w io.Writer) error { return c.Write(w, format) })
+			return interruptible(cmd.Context(), false, func() error {
+				oldIn, err := readResultDir(args[0])
+				if err != nil {
+					return err
+				}
+				newIn, err := readResultDir(args[1])
+				if err != nil {
+					return err
+				}
+				c, err := report.Compare(oldIn, newIn)
+				if err != nil {
+					return err
+				}
+				return writeOutput(out, func(w io.Writer) error { return c.Write(w, format) })
+			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv or json (default: from -o's extension, else md)")

@@ -79,15 +79,17 @@ func main() {
 // usageError marks bad command-line use; like inputerr.Error it exits 2.
 type usageError struct{ error }
 
-// exitCode is 2 for bad input (nothing was written) and for a result
-// directory another spawnbench holds, 130 for an interrupt (what was
-// measured is kept), and 1 for anything else.
+// exitCode is 2 for bad input (nothing was written), for a result
+// directory another spawnbench holds and for one whose files are not one
+// whole set, 130 for an interrupt (what was measured is kept), and 1 for
+// anything else.
 func exitCode(err error) int {
 	var in *inputerr.Error
 	var use usageError
 	var locked *results.LockedError
+	var format *results.FormatError
 	switch {
-	case errors.As(err, &in) || errors.As(err, &use) || errors.As(err, &locked):
+	case errors.As(err, &in) || errors.As(err, &use) || errors.As(err, &locked) || errors.As(err, &format):
 		return 2
 	case errors.Is(err, context.Canceled):
 		return 130

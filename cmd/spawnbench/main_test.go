@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
 )
 
@@ -332,7 +333,7 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 			if len(invs) != 2 || invs[0].Command != "run" || invs[1].Command != "resume" || invs[1].EndedAt == nil || invs[1].Seed != invs[0].Seed {
 				t.Errorf("invocations: %+v", invs)
 			}
-			if left, _ := filepath.Glob(filepath.Join(out, ".*.tmp-*")); len(left) > 0 {
+			if left, _ := filepath.Glob(filepath.Join(out, ".*"+atomicfile.TempMarker+"*")); len(left) > 0 {
 				t.Errorf("temporary files left: %v", left)
 			}
 			if _, err := os.Stat(filepath.Join(out, results.JournalFile)); err == nil {

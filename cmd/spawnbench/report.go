@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,42 +57,14 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			if err := report.CheckFormat(format); err != nil {
 				return err
 			}
-			if err := refuseOverwritingInputs(out, args); err != nil {
+			if err := checkOutput(out, args); err != nil {
 				return err
 			}
-			var inputs []report.Input
-			for _, dir := range args {
-				in, err := readResultDir(dir)
-				if err != nil {
-					return err
-				}
-				inputs = append(inputs, in)
-			}
-			r, err := report.Build(inputs, report.Options{Baseline: baseline})
-			if err != nil {
+			if err := checkPlotsDir(plots); err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("baseline") && !slices.Contains(r.Environments, baseline) {
-				return &inputerr.Error{Msg: fmt.Sprintf("baseline %q is not an environment of these results (they have %s)",
-					baseline, strings.Join(r.Environments, ", "))}
-			}
-			var links []report.Plot
-			if plots != "" {
-				if links, err = r.WritePlots(plots); err != nil {
-					return err
-				}
-				// Link the plots from where the report will be read.
-				base := plots
-				if out != "" {
-					if rel, err := filepath.Rel(filepath.Dir(out), plots); err == nil {
-						base = rel
-					}
-				}
-				for i := range links {
-					links[i].Path = filepath.ToSlash(filepath.Join(base, links[i].Path))
-				}
-			}
-			return writeOutput(out, func(w io.Writer) error { return r.Write(w, format, links) })
+			baselineGiven := cmd.Flags().Changed("baseline")
+			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv, json or benchfmt (default: from -o's extension, else md)")
@@ -96,6 +73,88 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
 	rootCmd.AddCommand(cmd)
 }
+
+// writeReport reads the result directories and writes their report to
+// out (standard output when empty), plots into plots when given.
+func writeReport(args []string, out, plots, format, baseline string, baselineGiven bool) error {
+	var inputs []report.Input
+	for _, dir := range args {
+		in, err := readResultDir(dir)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, in)
+	}
+	r, err := report.Build(inputs, report.Options{Baseline: baseline})
+	if err != nil {
+		return err
+	}
+	if baselineGiven && !slices.Contains(r.Environments, baseline) {
+		return &inputerr.Error{Msg: fmt.Sprintf("baseline %q is not an environment of these results (they have %s)",
+			baseline, strings.Join(r.Environments, ", "))}
+	}
+	var links []report.Plot
+	if plots != "" {
+		if links, err = r.WritePlots(plots); err != nil {
+			return err
+		}
+		// Link the plots from where the report will be read.
+		base := plots
+		if out != "" {
+			if rel, err := filepath.Rel(filepath.Dir(out), plots); err == nil {
+				base = rel
+			}
+		}
+		for i := range links {
+			links[i].Path = filepath.ToSlash(filepath.Join(base, links[i].Path))
+		}
+	}
+	return writeOutput(out, func(w io.Writer) error { return r.Write(w, format, links) })
+}
+
+// checkPlotsDir is an input error when --plots cannot be a directory.
+func checkPlotsDir(plots string) error {
+	if plots == "" {
+		return nil
+	}
+	lst, err := os.Lstat(plots)
+	if err != nil {
+		return nil // made by WritePlots
+	}
+	st, serr := os.Stat(plots)
+	switch {
+	case lst.Mode()&os.ModeSymlink != 0 && serr != nil:
+		target, _ := os.Readlink(plots)
+		return &inputerr.Error{Msg: fmt.Sprintf("--plots %s is a symbolic link to %s, which does not exist or loops; remove the link or give another directory", plots, target)}
+	case serr == nil && !st.IsDir():
+		return &inputerr.Error{Msg: fmt.Sprintf("--plots %s is a file; give a directory for the plots", plots)}
+	}
+	// Plots replace plots, never a user's files: the directory may hold
+	// only what an earlier --plots wrote (per-machine subdirectories too).
+	var foreign func(dir string, depth int) string
+	foreign = func(dir string, depth int) string {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			switch n := e.Name(); {
+			case e.IsDir() && depth == 0:
+				if f := foreign(filepath.Join(dir, n), 1); f != "" {
+					return f
+				}
+			case !e.IsDir() && (atomicfile.IsTemp(n) || plotFile.MatchString(n)):
+			default:
+				return filepath.Join(dir, n)
+			}
+		}
+		return ""
+	}
+	if f := foreign(plots, 0); f != "" {
+		return &inputerr.Error{Msg: fmt.Sprintf("--plots %s holds %s, which is not a spawnbench plot; give a new directory (or one that holds only plots)", plots, f)}
+	}
+	return nil
+}
+
+// plotFile matches the names WritePlots gives its files.
+var plotFile = regexp.MustCompile(`^(dist|order)-.+\.(svg|png)$`)
 
 // formatFor picks the output format: the flag when given, else the
 // extension of the output file, else Markdown.
@@ -113,7 +172,9 @@ func formatFor(flag, out string, changed bool) string {
 }
 
 // readResultDir reads one result directory, turning every way it can fail
-// to be one into an input error that says what was expected.
+// to be one into an input error that says what was expected. A set whose
+// data is still only in its journal (a first run killed, or still
+// running) reads as what the journal holds, marked incomplete.
 func readResultDir(dir string) (report.Input, error) {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -124,28 +185,41 @@ func readResultDir(dir string) (report.Input, error) {
 	if !st.IsDir() {
 		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s is a file; give the result directory that holds %s", dir, results.SamplesFile)}
 	}
-	for _, name := range []string{results.SamplesFile, results.RunsFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
-			return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
-				dir, name, dir)}
-		}
-	}
 	set, err := results.Read(dir)
 	var bad *results.FormatError
-	if errors.As(err, &bad) {
+	for try := 0; try < 3 && errors.As(err, &bad) && journalled(dir); try++ {
+		// A run writing the set may be between two renames of a
+		// compaction: a moment later its files agree again.
+		time.Sleep(200 * time.Millisecond)
+		set, err = results.Read(dir)
+	}
+	switch {
+	case errors.Is(err, results.ErrNoSet):
+		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
+			dir, results.SamplesFile, dir)}
+	case errors.As(err, &bad):
 		return report.Input{}, &inputerr.Error{Msg: bad.Error()}
-	} else if err != nil {
+	case err != nil:
 		return report.Input{}, fmt.Errorf("read results in %s: %w", dir, err)
 	}
 	return report.Input{Dir: dir, Set: set}, nil
 }
 
+// journalled: dir has a journal, so a writer may be compacting it.
+func journalled(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.JournalFile))
+	return err == nil
+}
+
 // writeOutput runs write on standard output, or on the file out, which
 // is replaced whole (atomicfile) so an interrupted report never leaves half
-// a file.
+// a file. An out that is a symbolic link writes its target.
 func writeOutput(out string, write func(io.Writer) error) error {
 	if out == "" {
 		return write(os.Stdout)
+	}
+	if target, err := filepath.EvalSymlinks(out); err == nil {
+		out = target
 	}
 	if err := atomicfile.Write(out, write); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -153,11 +227,54 @@ func writeOutput(out string, write func(io.Writer) error) error {
 	return nil
 }
 
-// refuseOverwritingInputs is an input error when the output file would
-// replace a file of a result directory being read:
-// `report D -o D/samples.parquet` must not turn measurements into
-// Markdown.
-func refuseOverwritingInputs(out string, dirs []string) error {
+// interruptible runs work; on Ctrl-C or SIGTERM it ends the files being
+// written (atomicfile.Abort: no temporary file stays, no file is
+// replaced after it) and returns the interrupt (exit 130) at once. With
+// wait it first lets work stop (a merge removes its hidden directory) and
+// returns work's success if work had finished everything anyway.
+func interruptible(parent context.Context, wait bool, work func() error) error {
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		atomicfile.Abort()
+		if wait {
+			if err := <-done; err == nil {
+				return nil // the interrupt came after the last write
+			}
+		}
+		fmt.Fprintln(os.Stderr, "spawnbench: interrupted; no file was left half-written")
+		return ctx.Err()
+	}
+}
+
+// checkOutput is an input error when -o cannot be the report file: a
+// directory, a link that leads nowhere, a name a result set keeps for
+// its own files (report D -o D/journal.jsonl would break D), or a file of
+// a result directory being read (report D -o D/samples.parquet must not
+// turn measurements into Markdown).
+func checkOutput(out string, dirs []string) error {
+	if out == "" {
+		return nil
+	}
+	if lst, err := os.Lstat(out); err == nil {
+		st, serr := os.Stat(out)
+		switch {
+		case lst.Mode()&os.ModeSymlink != 0 && serr != nil:
+			target, _ := os.Readlink(out)
+			why := "points to " + target + ", which does not exist"
+			if !errors.Is(serr, os.ErrNotExist) {
+				why = "cannot be followed (a loop of links?)"
+			}
+			return &inputerr.Error{Msg: fmt.Sprintf("-o %s is a symbolic link that %s; remove the link or point it at a file", out, why)}
+		case serr == nil && st.IsDir():
+			return &inputerr.Error{Msg: fmt.Sprintf("-o %s is a directory; -o names the report file, e.g. -o %s", out, freeName(out, "summary", ".md"))}
+		}
+	}
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -168,13 +285,45 @@ func refuseOverwritingInputs(out string, dirs []string) error {
 				continue
 			}
 			input := filepath.Join(dir, e.Name())
-			if out != "" && samePath(out, input) {
-				return &inputerr.Error{Msg: fmt.Sprintf("-o %s would overwrite %s, a file of the result directory being read; write the report elsewhere (e.g. -o %s)",
-					out, input, filepath.Join(dir, "report.md"))}
+			if samePath(out, input) {
+				return &inputerr.Error{Msg: fmt.Sprintf("-o %s would overwrite %s, a file of the result directory being read; write the report to a new file (e.g. -o %s)",
+					out, input, freeName(dir, "summary", reportExt(out)))}
 			}
 		}
 	}
+	if results.Reserved(filepath.Base(out)) {
+		return &inputerr.Error{Msg: fmt.Sprintf("-o %s takes the name %s, which a result set keeps for its own files; name the report otherwise, e.g. -o %s",
+			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", ".md"))}
+	}
 	return nil
+}
+
+// reportExt is out's extension when it is one a report is written in,
+// else ".md".
+func reportExt(out string) string {
+	switch ext := strings.ToLower(filepath.Ext(out)); ext {
+	case ".md", ".csv", ".json", ".txt":
+		return ext
+	}
+	return ".md"
+}
+
+// freeName is dir/base+ext, else dir/base-2+ext and so on: the first
+// that does not exist (ext ".md" when empty).
+func freeName(dir, base, ext string) string {
+	if ext == "" {
+		ext = ".md"
+	}
+	for i := 1; ; i++ {
+		name := base + ext
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d%s", base, i, ext)
+		}
+		p := filepath.Join(dir, name)
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return p
+		}
+	}
 }
 
 // samePath is true when a and b name the same existing file, however

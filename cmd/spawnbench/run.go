@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench"
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/buildcache"
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
@@ -135,6 +137,9 @@ func (s *session) writeReport() error {
 		if err := s.writer.End(s.runner.Invocation(), true); err != nil {
 			return err
 		}
+		// The set is compacted; end the report's writes in flight so no
+		// temporary plot file stays behind.
+		atomicfile.Abort()
 		return s.ctx.Err()
 	}
 }
@@ -146,6 +151,9 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 		return err
 	}
 	defer s.close()
+	if err := refuseOtherSpec(s.writer.Set(), plan, dir, opts.Resume); err != nil {
+		return err
+	}
 	fmt.Fprintf(os.Stderr, "spawnbench: %d cells from %s into %s\n", len(plan.Cells), plan.Spec.Path, dir)
 	runErr := s.runner.Run(s.ctx, plan, opts)
 	if runErr != nil && !run.IsInterrupt(runErr) {
@@ -167,6 +175,23 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 			len(busy), results.BusyThreshold*100, busy)
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
+	return nil
+}
+
+// refuseOtherSpec is an input error when dir holds an unfinished run of
+// another spec on this machine: running a different spec into it would
+// make that run's --resume refuse forever (it resumes the last spec).
+func refuseOtherSpec(set *results.Set, plan *spec.RunPlan, dir string, resume bool) error {
+	if resume {
+		return nil // --resume checks the spec itself
+	}
+	here := run.Machine().Identity()
+	for _, inv := range set.Unfinished() {
+		if inv.SpecHash != plan.Spec.Hash && inv.Machine.Identity() == here {
+			return &inputerr.Error{Msg: fmt.Sprintf("-o %s holds an unfinished run of another spec, %s (sha256 %.12s, invocation %d); finish it first with `spawnbench run %s -o %s --resume`, or run %s into another directory",
+				dir, inv.SpecPath, inv.SpecHash, inv.ID, inv.SpecPath, dir, plan.Spec.Path)}
+		}
+	}
 	return nil
 }
 

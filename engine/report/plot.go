@@ -28,6 +28,17 @@ import (
 // its natural size on a high-density screen.
 const pngDPI = 144
 
+// maxPointsDrawn bounds the points drawn per strip or panel, and
+// maxLinePoints the vertices of a rolling-median line: a plot's size (each
+// point is a path in the SVG) stays the same for a million samples as for
+// a thousand. Boxes, medians and counts use every sample; the points are
+// an even random subsample (fixed seed, so the files are reproducible),
+// and every sample stays in samples.parquet.
+const (
+	maxPointsDrawn = 1500
+	maxLinePoints  = 600
+)
+
 // minProcessesForMedian is how many processes a spawn-order plot needs
 // before the median over processes at each spawn number is smooth enough
 // to need only a narrow rolling window.
@@ -111,6 +122,7 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 	rng := rand.New(rand.NewPCG(uint64(n), 1))
 	var names []string
 	dropped := 0
+	subsampled := false
 	// familyStarts holds the slot where each host family begins.
 	type familyStart struct {
 		family string
@@ -137,9 +149,11 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 		x := float64(len(names))
 		names = append(names, fmt.Sprintf("%s\n(%d)%s", axisName(env), len(logs), untrustedNote(g, "\n")))
 		c, shape := r.envStyle(env)
-		pts := make(plotter.XYs, len(logs))
-		for i, v := range logs {
-			pts[i] = plotter.XY{X: x + 0.3*(rng.Float64()-0.5), Y: v}
+		shown := subsample(len(logs), maxPointsDrawn, uint64(n)<<8|uint64(len(names)))
+		subsampled = subsampled || len(shown) < len(logs)
+		pts := make(plotter.XYs, len(shown))
+		for i, k := range shown {
+			pts[i] = plotter.XY{X: x + 0.3*(rng.Float64()-0.5), Y: logs[k]}
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
@@ -152,7 +166,9 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 		}
 		box.BoxStyle.Color, box.WhiskerStyle.Color = color.Black, color.Black
 		box.MedianStyle.Width = vg.Points(2)
-		box.GlyphStyle.Radius = 0 // the strip already shows every outlier
+		// The strip shows the spread; outliers as glyphs would be one path
+		// each, as many as the samples are.
+		box.GlyphStyle.Radius, box.Outside = 0, nil
 		p.Add(sc, box)
 	}
 	if len(names) == 0 {
@@ -163,6 +179,9 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 	p.X.Label.Text = "environment (samples)"
 	title := fmt.Sprintf("Spawn time, %s, n = %d (warm-up excluded)", mode, n)
+	if subsampled {
+		title += fmt.Sprintf("\npoints: a random %d of each environment's samples; boxes: all", maxPointsDrawn)
+	}
 	if dropped > 0 {
 		title += fmt.Sprintf("\n%d samples ≤ 0 ns not shown", dropped)
 	}
@@ -217,6 +236,10 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		line      plotter.XYs
 		processes int
 		untrusted bool
+		// total is the number of points before subsampling (0: none
+		// dropped); the range is every point's.
+		total                  int
+		xMin, xMax, yMin, yMax float64
 	}
 	var panels []panel
 	dropped := 0
@@ -225,7 +248,8 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		if g == nil || len(g.samples) == 0 {
 			continue
 		}
-		pn := panel{env: env, processes: okProcesses(g), untrusted: untrustedNote(g, "") != ""}
+		pn := panel{env: env, processes: okProcesses(g), untrusted: untrustedNote(g, "") != "",
+			xMin: math.Inf(1), xMax: math.Inf(-1), yMin: math.Inf(1), yMax: math.Inf(-1)}
 		byThread := map[int32][]float64{}
 		for _, s := range g.samples {
 			if s.SpawnNS <= 0 {
@@ -239,6 +263,18 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		if len(pn.pts) == 0 {
 			continue
 		}
+		// The axes' range from every point, the points drawn a subsample.
+		for _, p := range pn.pts {
+			pn.xMin, pn.xMax = math.Min(pn.xMin, p.X), math.Max(pn.xMax, p.X)
+			pn.yMin, pn.yMax = math.Min(pn.yMin, p.Y), math.Max(pn.yMax, p.Y)
+		}
+		if shown := subsample(len(pn.pts), maxPointsDrawn, uint64(n)<<8|uint64(len(panels))); len(shown) < len(pn.pts) {
+			pts := make(plotter.XYs, len(shown))
+			for i, k := range shown {
+				pts[i] = pn.pts[k]
+			}
+			pn.total, pn.pts = len(pn.pts), pts
+		}
 		{
 			threads := slices.Sorted(maps.Keys(byThread))
 			medians := make([]float64, len(threads))
@@ -246,8 +282,8 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 				medians[i] = results.Median(byThread[t])
 			}
 			smooth := rollingMedian(medians, rollingHalfWidth(len(threads), pn.processes))
-			for i, t := range threads {
-				pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(t + 1)), Y: smooth[i]})
+			for _, i := range lineVertices(threads, maxLinePoints) {
+				pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(threads[i] + 1)), Y: smooth[i]})
 			}
 		}
 		panels = append(panels, pn)
@@ -257,11 +293,11 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 	}
 	// One range for every panel, so panels compare at a glance.
 	xMin, xMax, yMin, yMax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	subsampled := false
 	for _, pn := range panels {
-		for _, p := range pn.pts {
-			xMin, xMax = math.Min(xMin, p.X), math.Max(xMax, p.X)
-			yMin, yMax = math.Min(yMin, p.Y), math.Max(yMax, p.Y)
-		}
+		xMin, xMax = math.Min(xMin, pn.xMin), math.Max(xMax, pn.xMax)
+		yMin, yMax = math.Min(yMin, pn.yMin), math.Max(yMax, pn.yMax)
+		subsampled = subsampled || pn.total > 0
 	}
 	cols := min(4, len(panels))
 	rows := (len(panels) + cols - 1) / cols
@@ -302,8 +338,12 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		}
 		grid[i/cols][i%cols] = p
 	}
-	title := fmt.Sprintf("Spawn time by spawn number, %s, n = %d, ok processes (log scales; points: every spawn; "+
-		"line: rolling median over neighbouring spawn numbers of the median over processes)", mode, n)
+	points := "every spawn"
+	if subsampled {
+		points = fmt.Sprintf("every spawn, or a random %d of a panel's", maxPointsDrawn)
+	}
+	title := fmt.Sprintf("Spawn time by spawn number, %s, n = %d, ok processes (log scales; points: %s; "+
+		"line: rolling median over neighbouring spawn numbers of the median over processes)", mode, n, points)
 	w := vg.Length(max(cols, 2)) * 3.4 * vg.Inch
 	h := max(4.5*vg.Inch, vg.Length(rows)*3*vg.Inch+0.7*vg.Inch)
 	title = wrapTitle(title, int(w/vg.Inch*13))
@@ -331,6 +371,51 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 		return nil, err
 	}
 	return &Plot{Title: fmt.Sprintf("Spawn time by spawn number, %s, n = %d", mode, n), Path: base + ".png"}, nil
+}
+
+// subsample is the indexes of k of n items, in order, chosen evenly at
+// random from seed (Knuth's selection sampling: one pass, no more memory
+// than the k indexes); all n when n <= k.
+func subsample(n, k int, seed uint64) []int {
+	if n <= k {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	out := make([]int, 0, k)
+	for i := 0; i < n && len(out) < k; i++ {
+		if rng.IntN(n-i) < k-len(out) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// lineVertices is the indexes of at most about k of the sorted spawn
+// numbers, spaced evenly on the logarithmic x axis the line is drawn on,
+// first and last included: the rolling median is smooth between them.
+func lineVertices(threads []int32, k int) []int {
+	if len(threads) <= k {
+		out := make([]int, len(threads))
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	lo, hi := math.Log10(float64(threads[0]+1)), math.Log10(float64(threads[len(threads)-1]+1))
+	step := (hi - lo) / float64(k-1)
+	var out []int
+	next := lo
+	for i, t := range threads {
+		if x := math.Log10(float64(t + 1)); x >= next || i == len(threads)-1 {
+			out = append(out, i)
+			next = x + step
+		}
+	}
+	return out
 }
 
 // okProcesses counts the cell's processes that ended ok: the processes

@@ -18,7 +18,13 @@ const (
 // WriteDir writes report.md and the plots (under plots/) for set into its
 // result directory dir. The runner calls it when a run finishes.
 func WriteDir(dir string, set *results.Set) error {
-	r, err := Build([]Input{{Dir: dir, Set: set}}, Options{})
+	return WriteDirNamed(dir, dir, set)
+}
+
+// WriteDirNamed is WriteDir into dir for a set the report calls name (a
+// merge writes into a hidden directory that becomes name).
+func WriteDirNamed(dir, name string, set *results.Set) error {
+	r, err := Build([]Input{{Dir: name, Set: set}}, Options{})
 	if err != nil {
 		return fmt.Errorf("report for %s: %w", dir, err)
 	}

@@ -2,6 +2,8 @@ package results
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,10 +29,16 @@ import (
 const (
 	metaProvenance = "spawnbench.provenance"
 	metaGeneration = "spawnbench.generation"
+	metaSet        = "spawnbench.set"
 )
 
 // Set is a whole result directory in memory.
 type Set struct {
+	// ID names the set: random, made when the set is first written, and
+	// carried by every one of its files (Parquet metadata, provenance.json,
+	// the journal's header), so a file of another set is never read as
+	// this one's. Empty for sets written before IDs, until rewritten.
+	ID          string
 	Samples     []SpawnSample
 	Runs        []ProcessRun
 	Calibration []CalibrationCheck
@@ -38,6 +46,15 @@ type Set struct {
 	// Generation counts the compactions of the set's files; every file of
 	// one compaction carries the same generation.
 	Generation int64
+}
+
+// NewID is a new random set ID.
+func NewID() string {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("read random set ID: %v", err)) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
 }
 
 // Clone is a copy of s that later writes to s do not reach (rows are
@@ -59,19 +76,35 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
+	var m mismatch
+	if errors.As(e.Err, &m) {
+		return fmt.Sprintf("%s %v", e.Path, e.Err)
+	}
 	return fmt.Sprintf("%s is not a spawnbench result file: %v", e.Path, e.Err)
 }
 
+// mismatch is why a file does not belong with the rest of its set (or is
+// missing); it reads after the file's path.
+type mismatch struct{ error }
+
+func mismatchf(format string, a ...any) error { return mismatch{fmt.Errorf(format, a...)} }
+
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// Write writes the whole set into dir as the next generation: samples,
-// runs (always), calibration (when non-empty), then provenance.json. Each
-// file is written to a temporary name and renamed into place; a kill
-// between two renames leaves files of two generations, which Read
-// reconciles through the journal (see Writer) or refuses.
+// Write writes the whole set into dir as the next generation:
+// calibration, samples, runs, then provenance.json, each stamped with the
+// set's ID (made now if it has none) and the generation. Each file is
+// written to a temporary name and renamed into place; a kill between two
+// renames leaves files of two generations, which Read reconciles through
+// the journal (see Writer) or refuses. Calibration goes first, even when
+// empty, so that every file of an ID-stamped generation is there (a
+// missing one is detected) from the first one renamed.
 func (s *Set) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create result directory: %w", err)
+	}
+	if s.ID == "" {
+		s.ID = NewID()
 	}
 	s.Generation++
 	s.Provenance.Format = FormatVersion
@@ -79,22 +112,21 @@ func (s *Set) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("encode provenance: %w", err)
 	}
-	meta := map[string]string{metaProvenance: string(prov), metaGeneration: strconv.FormatInt(s.Generation, 10)}
+	meta := map[string]string{metaProvenance: string(prov), metaGeneration: strconv.FormatInt(s.Generation, 10), metaSet: s.ID}
+	if err := writeTable(filepath.Join(dir, CalibrationFile), calibrationColumns, s.Calibration, meta); err != nil {
+		return err
+	}
 	if err := writeTable(filepath.Join(dir, SamplesFile), sampleColumns, s.Samples, meta); err != nil {
 		return err
 	}
 	if err := writeTable(filepath.Join(dir, RunsFile), runColumns, s.Runs, meta); err != nil {
 		return err
 	}
-	if len(s.Calibration) > 0 {
-		if err := writeTable(filepath.Join(dir, CalibrationFile), calibrationColumns, s.Calibration, meta); err != nil {
-			return err
-		}
-	}
 	js, err := json.MarshalIndent(struct {
-		Generation int64 `json:"generation"`
+		Set        string `json:"set"`
+		Generation int64  `json:"generation"`
 		Provenance
-	}{s.Generation, s.Provenance}, "", "  ")
+	}{s.ID, s.Generation, s.Provenance}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode provenance: %w", err)
 	}
@@ -121,7 +153,7 @@ func writeTable[T any](path string, cols []column[T], rows []T, meta map[string]
 		if err != nil {
 			return err
 		}
-		for _, k := range []string{metaGeneration, metaProvenance} {
+		for _, k := range []string{metaSet, metaGeneration, metaProvenance} {
 			if err := w.AppendKeyValueMetadata(k, meta[k]); err != nil {
 				return err
 			}
@@ -133,20 +165,67 @@ func writeTable[T any](path string, cols []column[T], rows []T, meta map[string]
 	})
 }
 
-// table is one Parquet file as read: its rows, generation and provenance.
+// table is one Parquet file as read: its rows, set ID, generation and
+// provenance.
 type table[T any] struct {
 	rows       []T
+	set        string
 	generation int64
 	prov       Provenance
 	present    bool
 }
 
+// ErrNoSet says a directory holds no file of a result set.
+var ErrNoSet = errors.New("no spawnbench result set")
+
+// provenanceFile is what Read checks of provenance.json: the set and
+// generation it belongs to (the provenance itself travels in every
+// Parquet file).
+type provenanceFile struct {
+	present    bool
+	set        string
+	generation int64
+}
+
+func readProvenanceFile(path string) (provenanceFile, error) {
+	var p provenanceFile
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return p, nil
+	} else if err != nil {
+		return p, fmt.Errorf("read %s: %w", path, err)
+	}
+	p.present = true
+	var head struct {
+		Set        string `json:"set"`
+		Generation int64  `json:"generation"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		// Sets of format 1 kept flat strings here; only an ID-stamped set
+		// needs this file whole, and it is refused below without an ID.
+		return p, nil
+	}
+	p.set, p.generation = head.Set, head.Generation
+	return p, nil
+}
+
+// setFile is one file of a set as Read found it.
+type setFile struct {
+	name       string
+	present    bool
+	set        string
+	generation int64
+}
+
 // Read loads the result set in dir: the Parquet files plus any journal of
-// processes not yet compacted into them (a run in progress or killed). A
-// directory without samples.parquet and runs.parquet, or a file that is not
-// spawnbench Parquet, gives a FormatError or an error naming the missing
-// file. A set whose rows repeat one process is refused as bad input,
-// naming the cell.
+// processes not yet compacted into them (a run in progress or killed: its
+// set reads as what the journal holds, and its invocation as never
+// ended). Every file must belong to one set (one ID) and generation (or
+// to the journal's base and the next, during a compaction); a file of
+// another set, of another generation, or missing, gives a FormatError
+// naming it; a directory holding none gives one that wraps ErrNoSet. A
+// set whose rows repeat one process is refused as bad input, naming the
+// cell. Sets written before IDs read as before.
 func Read(dir string) (*Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -159,49 +238,164 @@ func Read(dir string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	optional := j != nil
-	samples, err := readTable(filepath.Join(dir, SamplesFile), sampleColumns, optional)
+	samples, err := readTable(filepath.Join(dir, SamplesFile), sampleColumns)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := readTable(filepath.Join(dir, RunsFile), runColumns, optional)
+	runs, err := readTable(filepath.Join(dir, RunsFile), runColumns)
 	if err != nil {
 		return nil, err
 	}
-	cal, err := readTable(filepath.Join(dir, CalibrationFile), calibrationColumns, true)
+	cal, err := readTable(filepath.Join(dir, CalibrationFile), calibrationColumns)
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{Samples: samples.rows, Runs: runs.rows, Calibration: cal.rows, Provenance: samples.prov, Generation: samples.generation}
-	if j == nil {
-		if runs.generation != samples.generation || (cal.present && cal.generation != samples.generation) {
-			return nil, &FormatError{Path: dir, Err: fmt.Errorf("samples.parquet (generation %d), runs.parquet (%d) and calibration.parquet (%d) disagree and no journal is left to reconcile them", samples.generation, runs.generation, cal.generation)}
+	pf, err := readProvenanceFile(filepath.Join(dir, ProvenanceFile))
+	if err != nil {
+		return nil, err
+	}
+	files := []setFile{
+		{CalibrationFile, cal.present, cal.set, cal.generation},
+		{SamplesFile, samples.present, samples.set, samples.generation},
+		{RunsFile, runs.present, runs.set, runs.generation},
+		{ProvenanceFile, pf.present, pf.set, pf.generation},
+	}
+	if err := checkFiles(dir, files, j); err != nil {
+		return nil, err
+	}
+	s := &Set{ID: setID(files, j), Samples: samples.rows, Runs: runs.rows, Calibration: cal.rows, Provenance: samples.prov, Generation: samples.generation}
+	if !samples.present {
+		// A calibration alone, or a journal not yet compacted.
+		s.Provenance, s.Generation = cal.prov, cal.generation
+	}
+	if j != nil {
+		if !samples.present && !cal.present {
+			s.Provenance = Provenance{Format: FormatVersion}
 		}
-	} else {
 		// Files still at the journal's base generation lack its records;
 		// files one past it were compacted from the journal already.
-		next := j.base + 1
-		for name, g := range map[string]int64{SamplesFile: samples.generation, RunsFile: runs.generation} {
-			if g != j.base && g != next {
-				return nil, &FormatError{Path: filepath.Join(dir, name), Err: fmt.Errorf("generation %d, but the journal extends generation %d", g, j.base)}
-			}
-		}
+		provGen := samples.generation
 		if !samples.present {
-			s.Provenance = Provenance{Format: FormatVersion}
+			provGen = cal.generation
 		}
 		j.apply(s, applyTo{
 			samples:     samples.generation == j.base,
 			runs:        runs.generation == j.base,
-			calibration: !cal.present || cal.generation == j.base,
-			provenance:  samples.generation == j.base,
+			calibration: !cal.present || cal.generation == j.base, // sets before IDs lacked it until calibrated
+			provenance:  provGen == j.base,
 		})
-		s.Generation = max(samples.generation, runs.generation)
+		s.Generation = max(samples.generation, runs.generation, cal.generation)
 	}
 	fillMachines(s)
 	if err := checkUnique(s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// setID is the ID most of the set's files carry (the journal's on a tie),
+// so that the one file that differs is the one named.
+func setID(files []setFile, j *journal) string {
+	count := map[string]int{}
+	var order []string
+	vote := func(id string) {
+		if id == "" {
+			return
+		}
+		if count[id] == 0 {
+			order = append(order, id)
+		}
+		count[id]++
+	}
+	if j != nil {
+		vote(j.set)
+	}
+	for _, f := range files {
+		if f.present {
+			vote(f.set)
+		}
+	}
+	best := ""
+	for _, id := range order {
+		if count[id] > count[best] {
+			best = id
+		}
+	}
+	return best
+}
+
+// checkFiles refuses a directory whose files are not one set: a file of
+// another set or generation, or a file missing. With a journal, files may
+// be at its base generation or the next (a kill during compaction), and
+// missing while the journal extends generation 0 (nothing compacted yet).
+func checkFiles(dir string, files []setFile, j *journal) error {
+	any, stamped := j != nil, false
+	for _, f := range files {
+		any = any || f.present
+		stamped = stamped || f.set != ""
+	}
+	id := setID(files, j)
+	if !any {
+		return &FormatError{Path: dir, Err: fmt.Errorf("%w: %s is missing (make one with `spawnbench run SPEC.cue -o %s`)", ErrNoSet, SamplesFile, dir)}
+	}
+	path := func(f setFile) string { return filepath.Join(dir, f.name) }
+	for _, f := range files {
+		switch {
+		case !f.present || f.set == id:
+		case f.set == "" && j != nil && f.generation == j.base:
+			// Written before set IDs; the journal (with the ID) extends it.
+		case f.set == "":
+			return &FormatError{Path: path(f), Err: mismatchf("carries no set ID, but the other files of the set carry set ID %s: it is from another (older) result set; put back this set's own %s", id, f.name)}
+		default:
+			return &FormatError{Path: path(f), Err: mismatchf("belongs to result set %s, but the other files of %s to set %s: it was copied or moved here from another result set; put back this set's own %s, or read each set from its own directory", f.set, dir, id, f.name)}
+		}
+	}
+	if j != nil && j.set != "" && j.set != id {
+		return &FormatError{Path: filepath.Join(dir, JournalFile), Err: mismatchf("belongs to result set %s, but the other files of %s to set %s: it was copied or moved here from another result set; remove it (or put back this set's own journal)", j.set, dir, id)}
+	}
+	// Which files must be there: none while the journal extends
+	// generation 0; all four once a writer with set IDs wrote one; samples
+	// and runs for older sets (calibration was written only when made).
+	required := map[string]bool{}
+	if j == nil || j.base > 0 {
+		if stamped {
+			for _, f := range files {
+				required[f.name] = true
+			}
+		} else {
+			required[SamplesFile], required[RunsFile] = true, true
+		}
+	}
+	for _, f := range files {
+		if required[f.name] && !f.present {
+			return &FormatError{Path: path(f), Err: mismatchf("is missing: the result set in %s is not whole without it; restore it from a copy of this set, or measure again into a new directory", dir)}
+		}
+	}
+	if j == nil {
+		gen, first := int64(0), ""
+		for _, f := range files {
+			if !f.present || f.name == ProvenanceFile && f.set == "" {
+				continue
+			}
+			if first == "" {
+				gen, first = f.generation, f.name
+				continue
+			}
+			if f.generation != gen {
+				return &FormatError{Path: path(f), Err: mismatchf("is at generation %d, but %s at generation %d: the files disagree and no journal is left to reconcile them (a file of an older or newer state of this set was put back); restore the set's files from one copy", f.generation, first, gen)}
+			}
+		}
+		return nil
+	}
+	for _, f := range files {
+		if !f.present || f.name == ProvenanceFile && f.set == "" {
+			continue
+		}
+		if f.generation != j.base && f.generation != j.base+1 {
+			return &FormatError{Path: path(f), Err: mismatchf("is at generation %d, but the journal extends generation %d: a file of another state of this set was put back; restore the set's files from one copy", f.generation, j.base)}
+		}
+	}
+	return nil
 }
 
 // fillMachines gives rows written before the machine column the machine
@@ -245,13 +439,29 @@ func checkUnique(s *Set) error {
 	return nil
 }
 
-// Exists reports whether dir holds a result set (or the journal of one).
+// setFiles are the names of a set's own files (the journal included).
+var setFiles = []string{SamplesFile, RunsFile, CalibrationFile, ProvenanceFile, JournalFile}
+
+// Exists reports whether dir holds a result set, or any file of one (a
+// set missing a file is still a set, refused by Read, never replaced).
 func Exists(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, RunsFile)); err == nil {
-		return true
+	for _, name := range setFiles {
+		if name == JournalFile {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
 	}
+	// A journal killed before its header reached disk is a set of nothing.
 	j, err := readJournal(filepath.Join(dir, JournalFile))
 	return j != nil || err != nil
+}
+
+// Reserved reports whether name (a base name) is one a result set keeps
+// for itself, which no other output may take.
+func Reserved(name string) bool {
+	return slices.Contains(setFiles, name) || name == LockFile
 }
 
 // addedInFormat2 are the columns that sets of format 1 lack.
@@ -260,17 +470,16 @@ var addedInFormat2 = map[string]bool{
 	"ctx_switches_involuntary": true, "others_cpu_ns": true, "steal_ns": true,
 }
 
-func readTable[T any](path string, cols []column[T], optional bool) (table[T], error) {
+// readTable reads one Parquet file of a set; a missing file is a table
+// that is not present.
+func readTable[T any](path string, cols []column[T]) (table[T], error) {
 	var t table[T]
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			if optional {
-				return t, nil
-			}
-			return t, fmt.Errorf("%s is missing: not a spawnbench result directory (run `spawnbench run SPEC.cue` to make one): %w", path, os.ErrNotExist)
+			return t, nil
 		}
-		return t, err
+		return t, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
 	pf, err := file.NewParquetReader(f)
@@ -290,6 +499,8 @@ func readTable[T any](path string, cols []column[T], optional bool) (table[T], e
 			gen = *kv.Value
 		case kv.Key == metaProvenance:
 			prov = *kv.Value
+		case kv.Key == metaSet:
+			t.set = *kv.Value
 		case ok:
 			legacy[k] = *kv.Value
 		}

@@ -18,8 +18,10 @@ import (
 // record is one line of the journal. Kind says which fields are set.
 type record struct {
 	Kind string `json:"k"`
-	// base: the generation of the Parquet files this journal extends.
-	Base int64 `json:"base,omitempty"`
+	// base: the generation of the Parquet files this journal extends, and
+	// the ID of their set.
+	Base int64  `json:"base,omitempty"`
+	Set  string `json:"set,omitempty"`
 	// invocation: a new invocation begins.
 	Inv *Invocation `json:"inv,omitempty"`
 	// process: one finished process and its spawns.
@@ -36,8 +38,10 @@ type record struct {
 	Interrupted bool               `json:"interrupted,omitempty"`
 }
 
-// journal is a journal file as read: its base generation and records.
+// journal is a journal file as read: its set, base generation and
+// records.
 type journal struct {
+	set     string
 	base    int64
 	records []record
 }
@@ -70,7 +74,7 @@ func readJournal(path string) (*journal, error) {
 			if r.Kind != "base" {
 				return nil, &FormatError{Path: path, Err: errors.New("line 1 is not the journal header")}
 			}
-			j.base = r.Base
+			j.base, j.set = r.Base, r.Set
 			continue
 		}
 		j.records = append(j.records, r)
@@ -176,10 +180,15 @@ type Writer struct {
 // Open takes dir's lock (creating dir), removes temporary files a killed
 // writer left, loads the set already there (journal included), compacts
 // it, and starts a new journal. A directory locked by another live
-// spawnbench gives a *LockedError.
+// spawnbench gives a *LockedError; one whose files are not one whole set
+// (Read) is refused, so nothing measured is replaced; a directory that
+// holds other things but no set, and an -o that is a dangling or looping
+// symbolic link or a file, are refused as bad input.
 func Open(dir string) (*Writer, error) {
-	_, statErr := os.Stat(dir)
-	created := errors.Is(statErr, os.ErrNotExist)
+	created, err := checkOutputDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create result directory: %w", err)
 	}
@@ -187,7 +196,7 @@ func Open(dir string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, lock: lock, created: created, set: &Set{Provenance: Provenance{Format: FormatVersion}}}
+	w := &Writer{dir: dir, lock: lock, created: created, set: &Set{ID: NewID(), Provenance: Provenance{Format: FormatVersion}}}
 	if err := w.open(); err != nil {
 		lock.Release()
 		return nil, err
@@ -195,14 +204,53 @@ func Open(dir string) (*Writer, error) {
 	return w, nil
 }
 
+// checkOutputDir says whether dir is to be created, or why it cannot be
+// a result directory.
+func checkOutputDir(dir string) (created bool, err error) {
+	lst, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	} else if err != nil {
+		return false, fmt.Errorf("result directory %s: %w", dir, err)
+	}
+	st, err := os.Stat(dir)
+	if lst.Mode()&os.ModeSymlink != 0 && err != nil {
+		target, _ := os.Readlink(dir)
+		why := "points to " + target + ", which does not exist"
+		if !errors.Is(err, os.ErrNotExist) {
+			why = "cannot be followed (" + err.Error() + "; a loop of links?)"
+		}
+		return false, inputerr.New("-o %s is a symbolic link that %s; remove the link, point it at a directory, or give another -o", dir, why)
+	} else if err != nil {
+		return false, fmt.Errorf("result directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return false, inputerr.New("-o %s is a file, not a directory; give a new directory for the result set", dir)
+	}
+	if Exists(dir) {
+		return false, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, fmt.Errorf("result directory %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); !Reserved(n) && !atomicfile.IsTemp(n) {
+			return false, inputerr.New("-o %s already holds other files (%s) but no result set; spawnbench writes only into a new or empty directory or its own result set: choose another -o", dir, n)
+		}
+	}
+	return false, nil
+}
+
 func (w *Writer) open() error {
 	// Temporary files of a killed writer: the set's own, and the report's
-	// (plots live one directory down).
-	dirs := []string{w.dir}
-	if entries, err := os.ReadDir(w.dir); err == nil {
+	// (its plots live in plots/, a set of many machines' in
+	// plots/MACHINE/); nowhere else, and only spawnbench's.
+	dirs := []string{w.dir, filepath.Join(w.dir, "plots")}
+	if entries, err := os.ReadDir(dirs[1]); err == nil {
 		for _, e := range entries {
 			if e.IsDir() {
-				dirs = append(dirs, filepath.Join(w.dir, e.Name()))
+				dirs = append(dirs, filepath.Join(dirs[1], e.Name()))
 			}
 		}
 	}
@@ -215,6 +263,9 @@ func (w *Writer) open() error {
 		set, err := Read(w.dir)
 		if err != nil {
 			return err
+		}
+		if set.ID == "" {
+			set.ID = NewID() // a set written before IDs gets one now
 		}
 		w.set = set
 		if _, err := os.Stat(filepath.Join(w.dir, JournalFile)); err == nil {
@@ -232,7 +283,7 @@ func (w *Writer) startJournal() error {
 		return fmt.Errorf("create journal: %w", err)
 	}
 	w.journal, w.pending = f, 0
-	return w.append(record{Kind: "base", Base: w.set.Generation})
+	return w.append(record{Kind: "base", Base: w.set.Generation, Set: w.set.ID})
 }
 
 // journalSyncEvery groups the journal's fsyncs. A written record
@@ -360,7 +411,7 @@ func (w *Writer) Import(set *Set) error {
 	if len(w.set.Provenance.Invocations) > 0 || len(w.set.Runs) > 0 || len(w.set.Samples) > 0 {
 		return inputerr.New("%s already holds a result set; write the merge into a new directory", w.dir)
 	}
-	set.Generation = w.set.Generation
+	set.Generation, set.ID = w.set.Generation, w.set.ID
 	w.set = set
 	if err := w.compact(); err != nil {
 		return err

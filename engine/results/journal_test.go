@@ -85,7 +85,7 @@ func TestKillAtAnyMomentOfCompaction(t *testing.T) {
 	if len(want.Runs) != 2 || len(want.Samples) != 4 || len(want.Provenance.Invocations) != 2 {
 		t.Fatalf("whole set: %d runs, %d samples, %d invocations", len(want.Runs), len(want.Samples), len(want.Provenance.Invocations))
 	}
-	for _, newer := range [][]string{nil, {SamplesFile}, {SamplesFile, RunsFile}, {SamplesFile, RunsFile, ProvenanceFile}} {
+	for _, newer := range [][]string{nil, {CalibrationFile}, {CalibrationFile, SamplesFile}, {CalibrationFile, SamplesFile, RunsFile}, {CalibrationFile, SamplesFile, RunsFile, ProvenanceFile}} {
 		dir := t.TempDir()
 		restore(t, before, dir)
 		for _, f := range newer {
@@ -140,7 +140,7 @@ func TestKillAtAnyMomentOfCompaction(t *testing.T) {
 func snapshot(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, f := range []string{SamplesFile, RunsFile, ProvenanceFile, JournalFile} {
+	for _, f := range []string{CalibrationFile, SamplesFile, RunsFile, ProvenanceFile, JournalFile} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 			out[f] = b
 		}
@@ -158,13 +158,21 @@ func restore(t *testing.T, files map[string][]byte, dir string) {
 }
 
 // TestLock: a second writer is refused while the first holds the
-// directory, naming it, and takes over once it is released.
+// directory, naming it, and takes over once it is released. Opening
+// removes the temporary files a killed spawnbench left, and no one
+// else's (issue 20, item 11: a user's ".*.tmp-*" files were deleted).
 func TestLock(t *testing.T) {
 	dir := t.TempDir()
+	if err := sampleSet().Write(dir); err != nil {
+		t.Fatal(err)
+	}
 	// What a killed writer (of the set or of the report's plots) left.
-	os.MkdirAll(filepath.Join(dir, "plots"), 0o755)
-	left := []string{filepath.Join(dir, ".samples.parquet.tmp-123"), filepath.Join(dir, "plots", ".a.svg.tmp-9")}
-	for _, f := range left {
+	os.MkdirAll(filepath.Join(dir, "plots", "0123abcd"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
+	left := []string{filepath.Join(dir, ".samples.parquet.spawnbench-tmp-123"), filepath.Join(dir, "plots", ".a.svg.spawnbench-tmp-9"),
+		filepath.Join(dir, "plots", "0123abcd", ".b.png.spawnbench-tmp-7")}
+	users := []string{filepath.Join(dir, ".draft.tmp-1"), filepath.Join(dir, "notes", ".x.tmp-2"), filepath.Join(dir, "plots", ".mine.tmp-3")}
+	for _, f := range append(slices.Clone(left), users...) {
 		os.WriteFile(f, []byte("x"), 0o644)
 	}
 	first, err := Open(dir)
@@ -174,6 +182,11 @@ func TestLock(t *testing.T) {
 	for _, f := range left {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s not cleaned", f)
+		}
+	}
+	for _, f := range users {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("a user's file was removed: %v", err)
 		}
 	}
 	var locked *LockedError
@@ -209,10 +222,10 @@ func TestIncomplete(t *testing.T) {
 		{"complete", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned, EndedAt: &now}}, 2, nil},
 		{"interrupted", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned, EndedAt: &now, Interrupted: true}}, 1,
 			[]string{"invocation 1 (run) was interrupted", "cell native/sequential/1 has 1 of 2 processes"}},
-		{"killed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}}, 2, []string{"invocation 1 (run) never ended (killed?)"}},
+		{"killed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}}, 2, []string{"invocation 1 (run) never ended (still running, or killed)"}},
 		{"resumed", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}, {ID: 2, Command: "resume", SpecHash: "a", Planned: planned, EndedAt: &now}}, 2, nil},
 		{"a calibration does not complete a run", []Invocation{{ID: 1, Command: "run", SpecHash: "a", Planned: planned}, {ID: 2, Command: "calibrate", SpecHash: "a", EndedAt: &now}}, 2,
-			[]string{"invocation 1 (run) never ended (killed?)"}},
+			[]string{"invocation 1 (run) never ended (still running, or killed)"}},
 	}
 	for _, c := range cases {
 		s := &Set{Runs: runs(c.runs), Provenance: Provenance{Invocations: c.invs}}

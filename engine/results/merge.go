@@ -56,7 +56,7 @@ func Merge(parts []Part, inv Invocation) (*Set, error) {
 			id := out.Provenance.NextID()
 			ids[in.ID] = id
 			if in.Origin == nil {
-				in.Origin = &Origin{Dir: p.Dir, ID: in.ID}
+				in.Origin = &Origin{Dir: p.Dir, ID: in.ID, Set: p.Set.ID}
 			}
 			in.ID = id
 			if in.Machine.ID == "" {

@@ -32,6 +32,7 @@ func oneMachineSet(host string, clockPasses bool) *Set {
 // reads back from disk the same.
 func TestMergeKeepsMachinesApart(t *testing.T) {
 	a, b := oneMachineSet("a", false), oneMachineSet("b", true)
+	a.ID, b.ID = "set-a", "set-b"
 	merged, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "B", Set: b}}, Invocation{Machine: Machine{Hostname: "m"}})
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +53,14 @@ func TestMergeKeepsMachinesApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if back.ID == "" || back.ID == a.ID || back.ID == b.ID {
+		t.Errorf("the merged set's ID %q: want a new one", back.ID)
+	}
 	invs := back.Provenance.Invocations
 	if len(invs) != 5 || invs[4].Command != "merge" || invs[4].SpecHash != "h" {
 		t.Fatalf("invocations: %+v", invs)
 	}
-	for i, want := range []Origin{{"A", 1}, {"A", 2}, {"B", 1}, {"B", 2}} {
+	for i, want := range []Origin{{"A", 1, "set-a"}, {"A", 2, "set-a"}, {"B", 1, "set-b"}, {"B", 2, "set-b"}} {
 		if invs[i].ID != int32(i+1) || invs[i].Origin == nil || *invs[i].Origin != want {
 			t.Errorf("invocation %d: id %d origin %+v, want %+v", i, invs[i].ID, invs[i].Origin, want)
 		}

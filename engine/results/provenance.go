@@ -75,6 +75,9 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 type Origin struct {
 	Dir string `json:"dir"`
 	ID  int32  `json:"id"`
+	// Set is the ID of the result set it came from (empty for sets
+	// written before set IDs).
+	Set string `json:"set,omitempty"`
 }
 
 // PlannedCell is one cell an invocation meant to measure.
@@ -194,7 +197,7 @@ func (s *Set) Incomplete() []string {
 		case inv.Interrupted:
 			why = append(why, fmt.Sprintf("invocation %d (%s) was interrupted", inv.ID, inv.Command))
 		case inv.EndedAt == nil:
-			why = append(why, fmt.Sprintf("invocation %d (%s) never ended (killed?)", inv.ID, inv.Command))
+			why = append(why, fmt.Sprintf("invocation %d (%s) never ended (still running, or killed)", inv.ID, inv.Command))
 		}
 	}
 	have := map[string]int{}
@@ -220,6 +223,20 @@ func (s *Set) Incomplete() []string {
 		}
 	}
 	return why
+}
+
+// Unfinished is the measuring invocations (run, resume) that were
+// interrupted or never ended and that no later invocation of the same
+// spec completed: what a --resume would continue.
+func (s *Set) Unfinished() []Invocation {
+	var out []Invocation
+	invs := s.Provenance.Invocations
+	for i, inv := range invs {
+		if (inv.Command == "run" || inv.Command == "resume") && (inv.Interrupted || inv.EndedAt == nil) && !completedLater(inv, invs[i+1:]) {
+			out = append(out, inv)
+		}
+	}
+	return out
 }
 
 // completedLater: a later invocation of the same spec and purpose

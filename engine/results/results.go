@@ -12,7 +12,10 @@
 // fsynced journal before the next starts; the journal is compacted into
 // the Parquet files, each written whole under a temporary name and
 // renamed, stamped with a shared generation that the reader checks, so a
-// kill at any moment leaves a set that reads back whole. Provenance is the
+// kill at any moment leaves a set that reads back whole. Every file also
+// carries the set's own random ID, so a file of another set (or a
+// missing one) is refused by every reader and writer, never mixed in or
+// written over. Provenance is the
 // history of every invocation that wrote into the set, and travels inside
 // every file's key-value metadata.
 //

@@ -509,6 +509,11 @@ func cueInputError(path string, files map[string]string, what string, err error,
 		// e.Error() leads with the path as CUE spells it.
 		msg = strings.TrimPrefix(msg, strings.Join(e.Path(), ".")+": ")
 		msg = strings.ReplaceAll(msg, "#Spec.", "")
+		// The loader's name for the spec (buildUser) is no file the user
+		// has: messages name the spec itself.
+		for name, shown := range files {
+			msg = strings.ReplaceAll(msg, name, shown)
+		}
 		where := ""
 		for _, p := range cueerrors.Positions(e) {
 			if s, ok := displayPos(path, files, p); ok {
@@ -538,6 +543,16 @@ func cueInputError(path string, files map[string]string, what string, err error,
 			real[l.field] = true
 		}
 	}
+	// hasRealChild: an element of the field has an error of its own, so
+	// the field's list-length conflict with an empty alternative is noise.
+	hasRealChild := func(field string) bool {
+		for f := range real {
+			if strings.HasPrefix(f, field+".") {
+				return true
+			}
+		}
+		return false
+	}
 	covered := func(field string) bool {
 		for f := field; ; {
 			if real[f] {
@@ -559,6 +574,9 @@ func cueInputError(path string, files map[string]string, what string, err error,
 				continue
 			}
 			if strings.HasPrefix(msg, "incompatible list lengths (0 and") {
+				if hasRealChild(l.field) {
+					continue
+				}
 				msg = "is empty; give at least one value"
 			} else if one, ok := notAllowed(conflicts[l.field]); ok {
 				msg, said[l.field] = one, true
@@ -572,6 +590,21 @@ func cueInputError(path string, files map[string]string, what string, err error,
 			lines = append(lines, fmt.Sprintf("  %s: %s", l.where, msg))
 		}
 	}
+	if len(lines) == 0 {
+		// Every error was one the rules above drop as noise (a conflict of
+		// two list lengths the user wrote, say): give them as CUE says.
+		for _, l := range all {
+			msg := l.msg
+			if m := listLengths.FindStringSubmatch(msg); m != nil {
+				msg = fmt.Sprintf("lists of different lengths (%s and %s) are unified; give one list", m[1], m[2])
+			}
+			if l.field != "" {
+				lines = append(lines, fmt.Sprintf("  %s: %s: %s", l.where, l.field, msg))
+			} else {
+				lines = append(lines, fmt.Sprintf("  %s: %s", l.where, msg))
+			}
+		}
+	}
 	sort.Strings(lines)
 	lines = dedupe(lines)
 	if len(lines) > 8 {
@@ -583,6 +616,8 @@ func cueInputError(path string, files map[string]string, what string, err error,
 var noise = regexp.MustCompile(`^(\d+ errors in empty disjunction|conflicting values |incompatible list lengths|invalid left-hand value|invalid operands )`)
 
 func isNoise(msg string) bool { return noise.MatchString(msg) }
+
+var listLengths = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)`)
 
 var conflict = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
 

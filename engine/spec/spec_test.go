@@ -383,3 +383,43 @@ func TestHashCoversImports(t *testing.T) {
 		t.Error("the hash did not change with the imported package")
 	}
 }
+
+// TestErrorsSayWhatIsWrongAndNothingElse: issue 20, item 13. A conflict
+// of list lengths has a message (it had none), an element's error comes
+// without a false "is empty" line for its list, and an import error names
+// the spec, not the loader's name for it.
+func TestErrorsSayWhatIsWrongAndNothingElse(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string
+		notWant   []string
+	}{
+		{"list lengths", nativeEnv + "n: [1, 2] & [1]\n", []string{"bad.cue:2:", "n:", "different lengths (1 and 2)"}, nil},
+		{"cpu negative", nativeEnv + "n: [1]\npinning: cpus: [-1]\n", []string{"bad.cue:3:", "pinning.cpus.0", ">=0"}, []string{"is empty"}},
+		{"env name bad", "environments: [{name: \"c\", kind: \"command\", run: [\"x\"], env: [\"1BAD=x\"]}]\nn: [1]\n", []string{"bad.cue:1:", "env.0", "1BAD=x"}, []string{"is empty"}},
+		{"import unavailable", "import \"example.com/none\"\n" + nativeEnv + "n: [1]\n", []string{"bad.cue:1:", "import"}, []string{"spawnbench-spec-overlay"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(filepath.Join(t.TempDir(), "bad.cue"), []byte(c.src))
+			var in *inputerr.Error
+			if !errors.As(err, &in) {
+				t.Fatalf("err = %v (%T), want *inputerr.Error", err, err)
+			}
+			lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+			if len(lines) < 2 || strings.TrimSpace(lines[1]) == "" {
+				t.Errorf("no reason given:\n%s", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not mention %q:\n%s", w, err)
+				}
+			}
+			for _, w := range c.notWant {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("error says %q:\n%s", w, err)
+				}
+			}
+		})
+	}
+}
