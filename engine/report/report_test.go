@@ -437,8 +437,8 @@ func TestCalibrationOnlySet(t *testing.T) {
 	}
 	out := md.String()
 	for _, want := range []string{
-		"| native | 1/1 | 1/1 | 0/0 | trusted |",
-		"| node | 0/1 | 0/0 | 0/0 | **NOT TRUSTED** |",
+		"| native | 1/1 | 1/1 | 0/0 | — | — | trusted |",
+		"| node | 0/1 | 0/0 | 0/0 | — | — | **NOT TRUSTED** |",
 		"CLOCK NOT TRUSTED: node.** 1 of 1 sleep checks failed",
 		"No spawns were measured in this result set.",
 	} {
