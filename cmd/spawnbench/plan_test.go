@@ -65,7 +65,8 @@ pinning: cpus: [0]
 		t.Error("--seed 9 gave two orders")
 	}
 	stdout, _, code := runCLI(t, dir, "plan", p, "--shards", "2")
-	if code != 0 || strings.Count(stdout, "shard ") != 2 || !strings.Contains(stdout, "a/sequential/1") {
+	if code != 0 || len(regexp.MustCompile(`(?m)^shard [01]/2: \d+ cells, \d+ processes, expected \d`).FindAllString(stdout, -1)) != 2 ||
+		!strings.Contains(stdout, "a/sequential/1") || !strings.Contains(stdout, "expected per shard from") {
 		t.Errorf("--shards 2: exit %d\n%s", code, stdout)
 	}
 	for _, c := range []struct {
