@@ -214,10 +214,13 @@ func at(curve []Point, n int) int64 {
 	return max(v, lo)
 }
 
-// Round shortens an expected duration for people: tenths of a second
-// below a minute, whole seconds above.
+// Round shortens an expected duration for people: milliseconds below a
+// second, tenths of a second below a minute, whole seconds above.
 func Round(d time.Duration) time.Duration {
-	if d < time.Minute {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	case d < time.Minute:
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
