@@ -71,6 +71,7 @@ from the costs, scaled by how fast this run goes).`,
 				return usageError{fmt.Errorf("run --progress-every %s: give a positive duration, e.g. 30s", progressEvery)}
 			}
 			if shard != nil {
+				shard.Costs = model.ID()
 				if plan, err = plan.Shard(shard.Index, shard.Count, model.Cell); err != nil {
 					return fmt.Errorf("%s %s: %w", shard.Source, shard, err)
 				}

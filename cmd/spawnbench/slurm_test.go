@@ -86,6 +86,9 @@ func TestSlurmArray(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the README's Slurm section: %v\n%s\n%s", err, out, cluster.logs(work))
 	}
+	if strings.Contains(string(out), "WARNING: the shards") || strings.Contains(string(out), "WARNING: no shard") {
+		t.Errorf("merge warns about the shards:\n%s", out)
+	}
 	merged, _ := filepath.Glob(filepath.Join(work, "results", "slurm-*", "merged"))
 	if len(merged) != 1 {
 		t.Fatalf("want one results/slurm-JOB/merged, got %v\n%s", merged, out)

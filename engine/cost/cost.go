@@ -13,7 +13,9 @@
 package cost
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,6 +53,7 @@ type Model struct {
 	Source string
 	Points []Point
 	curves map[key][]Point // sorted by N
+	id     string
 }
 
 //go:embed reference.json
@@ -124,7 +127,9 @@ func FromRuns(source string, runs []results.ProcessRun) *Model {
 }
 
 func newModel(source string, pts []Point) *Model {
-	m := &Model{Source: source, Points: pts, curves: map[key][]Point{}}
+	b, _ := json.Marshal(pts) // plain structs: cannot fail
+	sum := sha256.Sum256(b)
+	m := &Model{Source: source, Points: pts, curves: map[key][]Point{}, id: hex.EncodeToString(sum[:6])}
 	for _, p := range pts {
 		k := key{p.Kind, p.Environment, p.Mode}
 		m.curves[k] = append(m.curves[k], p)
@@ -134,6 +139,10 @@ func newModel(source string, pts []Point) *Model {
 	}
 	return m
 }
+
+// ID identifies the model by its points (a short SHA-256): two models
+// with one ID split every plan alike.
+func (m *Model) ID() string { return m.id }
 
 // keyOf is the one place that says what a cell's cost depends on: its
 // environment (by name within its kind), else its kind, else any kind,

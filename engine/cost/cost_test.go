@@ -49,8 +49,11 @@ func TestReferenceIsTheCommittedSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loaded.Points) != len(Reference().Points) || loaded.Source != dir {
-		t.Errorf("Load(%s): %d points from %q; built in: %d", dir, len(loaded.Points), loaded.Source, len(Reference().Points))
+	if len(loaded.Points) != len(Reference().Points) || loaded.Source != dir || loaded.ID() != Reference().ID() || len(loaded.ID()) != 12 {
+		t.Errorf("Load(%s): %d points from %q, ID %s; built in: %d, ID %s", dir, len(loaded.Points), loaded.Source, loaded.ID(), len(Reference().Points), Reference().ID())
+	}
+	if other := FromRuns("other", set.Runs[:len(set.Runs)/2]); other.ID() == loaded.ID() {
+		t.Errorf("half the runs give the same ID %s", other.ID())
 	}
 }
 

@@ -94,3 +94,27 @@ samples: min: 10
 		t.Errorf("--costs nowhere: exit %d, %s", code, stderr)
 	}
 }
+
+// TestMergeWarnsAboutShards: shards of one count split with different
+// costs, or a shard left out, are named when merged.
+func TestMergeWarnsAboutShards(t *testing.T) {
+	dir := t.TempDir()
+	specPath := writeSpec(t, dir, tinyFleetSpec)
+	for _, args := range [][]string{
+		{"--shard", "0/3", "-o", "s0"},
+		{"--shard", "1/3", "-o", "s1"},
+		{"--shard", "2/3", "-o", "s2", "--costs", "s0"},
+	} {
+		if _, stderr, code := runCLI(t, dir, append([]string{"run", specPath}, args...)...); code != 0 {
+			t.Fatalf("run %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	_, stderr, _ := runCLI(t, dir, "merge", "-o", "m1", "s0", "s1")
+	if !strings.Contains(stderr, "WARNING: no shard 2/3 in the merge") || strings.Contains(stderr, "different costs") {
+		t.Errorf("merging shards 0/3 and 1/3:\n%s", stderr)
+	}
+	_, stderr, _ = runCLI(t, dir, "merge", "-o", "m2", "s0", "s1", "s2")
+	if !strings.Contains(stderr, "WARNING: the shards of 3 were split with different costs") || strings.Contains(stderr, "no shard") {
+		t.Errorf("merging shards split with different costs:\n%s", stderr)
+	}
+}
