@@ -117,4 +117,11 @@ func TestMergeWarnsAboutShards(t *testing.T) {
 	if !strings.Contains(stderr, "WARNING: the shards of 3 were split with different costs") || strings.Contains(stderr, "no shard") {
 		t.Errorf("merging shards split with different costs:\n%s", stderr)
 	}
+	// Resuming a shard with other costs would cut another shard.
+	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "2/3", "-o", "s2", "--resume"); code != 2 || !strings.Contains(stderr, "give the same --costs") {
+		t.Errorf("resume with other costs: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "2/3", "-o", "s2", "--resume", "--costs", "s0"); code != 0 {
+		t.Errorf("resume with the same costs: exit %d, %s", code, stderr)
+	}
 }
