@@ -18,8 +18,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -74,8 +72,8 @@ func Reference() *Model {
 
 // Load reads the costs from the result set in dir (--costs DIR).
 func Load(dir string) (*Model, error) {
-	if _, err := os.Stat(filepath.Join(dir, "runs.parquet")); err != nil {
-		return nil, inputerr.New("--costs %s: no result set there (no runs.parquet); give the directory of an earlier run, e.g. %s", dir, ReferenceDir)
+	if !results.Exists(dir) {
+		return nil, inputerr.New("--costs %s: no result set there; give the directory of an earlier run, e.g. %s", dir, ReferenceDir)
 	}
 	set, err := results.Read(dir)
 	if err != nil {
