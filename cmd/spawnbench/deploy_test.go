@@ -65,7 +65,7 @@ var deployFiles = []deployFile{
 	{
 		path: "deploy/slurm/array.sbatch",
 		env:  map[string]string{run.SlurmTaskID: "0", run.SlurmTaskMin: "0", run.SlurmTaskCount: "4"},
-		vars: map[string]string{"$SLURM_ARRAY_TASK_ID": "0"},
+		vars: map[string]string{`"$spec"`: "specs/sequential.cue", "$SLURM_ARRAY_TASK_ID": "0", "$SLURM_ARRAY_JOB_ID": "1", "$job": "1"},
 		shards: func(t *testing.T, _ map[string]any, text string) int {
 			m := regexp.MustCompile(`(?m)^#SBATCH --array=(\d+)-(\d+)$`).FindStringSubmatch(text)
 			if m == nil {

@@ -31,7 +31,7 @@ func TestShardsMergeAndReport(t *testing.T) {
 		t.Fatalf("shard 1: exit %d: %s", code, stderr)
 	}
 	os.Unsetenv("SPAWNBENCH_SHARD")
-	if _, stderr, code := runCLI(t, dir, "merge", "-o", "merged", "s0", "s1"); code != 0 {
+	if _, stderr, code := runCLI(t, dir, "merge", "-o", "merged", "s0", "s1"); code != 0 || strings.Contains(stderr, "WARNING") {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	set, err := results.Read(filepath.Join(dir, "merged"))

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,6 +67,9 @@ func mergeSets(args []string, out string) error {
 			return err
 		}
 		parts = append(parts, results.Part{Dir: dir, Set: in.Set})
+	}
+	for _, warning := range shardWarnings(parts) {
+		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %s\n", warning)
 	}
 	now := time.Now().UTC()
 	merged, err := results.Merge(parts, results.Invocation{
@@ -176,6 +181,49 @@ func removeStaleStaging(out string) {
 		lock.Release()
 		os.RemoveAll(dir)
 	}
+}
+
+// shardWarnings says what may be wrong with the shards of one count
+// being merged: split with different costs (cells may be missing, or
+// measured twice), or a shard missing.
+func shardWarnings(parts []results.Part) []string {
+	costs := map[int]map[string][]string{} // count -> costs -> shards
+	seen := map[int]map[int]bool{}
+	var invs []results.Invocation
+	for _, p := range parts {
+		invs = append(invs, p.Set.Provenance.Invocations...)
+	}
+	for _, inv := range invs {
+		sh := inv.Shard
+		if sh == nil {
+			continue
+		}
+		if costs[sh.Count] == nil {
+			costs[sh.Count], seen[sh.Count] = map[string][]string{}, map[int]bool{}
+		}
+		costs[sh.Count][sh.Costs] = append(costs[sh.Count][sh.Costs], sh.String())
+		seen[sh.Count][sh.Index] = true
+	}
+	var out []string
+	for _, count := range slices.Sorted(maps.Keys(costs)) {
+		if len(costs[count]) > 1 {
+			var parts []string
+			for _, c := range slices.Sorted(maps.Keys(costs[count])) {
+				parts = append(parts, fmt.Sprintf("%s with costs %q", strings.Join(costs[count][c], ", "), c))
+			}
+			out = append(out, fmt.Sprintf("the shards of %d were split with different costs (%s): if they are one run, some cells may be missing or measured twice; run every shard with the same spawnbench and --costs", count, strings.Join(parts, "; ")))
+		}
+		var missing []string
+		for k := range count {
+			if !seen[count][k] {
+				missing = append(missing, fmt.Sprintf("%d/%d", k, count))
+			}
+		}
+		if len(missing) > 0 {
+			out = append(out, fmt.Sprintf("no shard %s in the merge: its cells are missing; run it and merge again", strings.Join(missing, ", ")))
+		}
+	}
+	return out
 }
 
 func machineCount(s *results.Set) int {

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"spawnbench/engine/cost"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/spec"
 )
@@ -16,14 +19,19 @@ func init() {
 	var format string
 	var seed int64
 	var shards int
+	var costs string
 	cmd := &cobra.Command{
 		Use:   "plan SPEC.cue",
-		Short: "Print the resolved plan (cells, processes, schedule) without running anything",
+		Short: "Print the resolved plan (cells, processes, expected time, schedule) without running anything",
 		Long: `Plan loads SPEC.cue, checks it against the schema (spawnbench schema) and
-prints the plan: every cell with its processes, and the schedule's order
-and seed. --format json prints the whole resolved plan: the spec with its
-defaults filled, each cell with everything its processes need, and every
-step of the schedule in run order.`,
+prints the plan: every cell with its processes and expected wall time, the
+total, and the schedule's order and seed. Expected times come from the wall
+times per process of the committed reference set (results/reference, built
+in), or of an earlier result set with --costs DIR; builds are not included.
+--shards N shows how the plan splits into N shards of whole cells, balanced
+by expected time, as run --shard K/N cuts them. --format json prints the
+whole resolved plan: the spec with its defaults filled, each cell with
+everything its processes need, and every step of the schedule in run order.`,
 		Args: exactArgs(1, "give one spec file, e.g. spawnbench plan specs/sequential.cue"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
@@ -36,6 +44,10 @@ step of the schedule in run order.`,
 			if err != nil {
 				return err
 			}
+			model, err := costModel(costs)
+			if err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return inputerr.New("--seed %d: a seed is an integer >= 0", seed)
@@ -43,7 +55,7 @@ step of the schedule in run order.`,
 				plan.Reschedule(plan.Schedule.Order, seed)
 			}
 			if shards != 0 {
-				summary, err := plan.ShardSummary(shards)
+				summary, err := shardSummary(plan, shards, model)
 				if err != nil {
 					return err
 				}
@@ -55,13 +67,94 @@ step of the schedule in run order.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(plan)
 			}
-			fmt.Print(plan)
+			fmt.Print(planText(plan, model))
 			return nil
 		},
 	}
 	cmd.Flags().StringArrayVar(&only, "env", nil, "plan only this environment (repeatable)")
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (the resolved plan)")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "the schedule's seed, instead of the spec's or a random one")
-	cmd.Flags().IntVar(&shards, "shards", 0, "show how the plan splits into this many shards of whole cells, balanced by processes")
+	cmd.Flags().IntVar(&shards, "shards", 0, "show how the plan splits into this many shards of whole cells, balanced by expected time")
+	costsFlag(cmd, &costs)
 	rootCmd.AddCommand(cmd)
+}
+
+// costsFlag adds --costs, the one way plan and run take their costs.
+func costsFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "costs", "", "expected times from this earlier result set's wall times (default: the built-in reference set's); give every shard the same")
+}
+
+// costModel is the cost model of --costs DIR, or the built-in one.
+func costModel(dir string) (*cost.Model, error) {
+	if dir == "" {
+		return cost.Reference(), nil
+	}
+	return cost.Load(dir)
+}
+
+// planText renders the plan as a table, with each cell's expected wall
+// time and the total.
+func planText(p *spec.RunPlan, model *cost.Model) string {
+	var b strings.Builder
+	s := p.Spec
+	fmt.Fprintf(&b, "spec %s (%s), sha256 %s\n", s.Path, s.Name, s.Hash[:12])
+	fmt.Fprintf(&b, "min samples %d, min processes %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
+		s.Samples.Min, s.Samples.Processes, s.Samples.Pause, s.Samples.Warmup, s.Timeout, spec.Pinning(s.CPUs), s.Views.Last, s.Views.MinN)
+	if a := s.Samples; a.Adaptive {
+		fmt.Fprintf(&b, "adaptive: rounds of %d processes until the 95%% interval is within ±%.3g%%, at most %d processes and %s of added rounds per cell (expected times count the planned processes only)\n",
+			a.Round, a.Precision*100, a.MaxProcesses, a.Budget)
+	} else {
+		fmt.Fprintf(&b, "target precision ±%.3g%% (reported, not enforced: adaptive is off)\n", s.Samples.Precision*100)
+	}
+	for _, e := range s.Environments {
+		if e.Pinning != nil {
+			fmt.Fprintf(&b, "pinning of %s: %s\n", e.Name, spec.Pinning(s.CPUsOf(e)))
+		}
+	}
+	if p.Schedule.Order == spec.Blocked {
+		fmt.Fprintf(&b, "order blocked (cell by cell)\n")
+	} else {
+		fmt.Fprintf(&b, "order %s, seed %d\n", p.Schedule.Order, p.Schedule.Seed)
+	}
+	fmt.Fprintf(&b, "expected times from %s\n\n", model.Source)
+	fmt.Fprintf(&b, "%-26s %-22s %-11s %7s %10s %8s %8s %10s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES", "EXPECTED")
+	var guessed []string
+	for _, c := range p.Cells {
+		mark := ""
+		if basis := model.Basis(c); basis != "environment" {
+			mark = "*"
+			guessed = append(guessed, c.Key())
+		}
+		fmt.Fprintf(&b, "%-26s %-22s %-11s %7d %10d %8d %8d %10s\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples(), cost.Round(model.Cell(c)).String()+mark)
+	}
+	fmt.Fprintf(&b, "\n%d cells, %d processes, expected %s (builds not included)\n", len(p.Cells), p.TotalProcesses(), cost.Round(model.Plan(p)))
+	if len(guessed) > 0 {
+		fmt.Fprintf(&b, "* %d cell(s) whose environment the costs never measured: estimated from their kind, or from other kinds\n", len(guessed))
+	}
+	return b.String()
+}
+
+// shardSummary renders the split of the plan into n shards, one line
+// each, and the spread of their expected times.
+func shardSummary(p *spec.RunPlan, n int, model *cost.Model) (string, error) {
+	var b strings.Builder
+	var lo, hi time.Duration
+	for k := range n {
+		s, err := p.Shard(k, n, model.Cell)
+		if err != nil {
+			return "", err
+		}
+		expected := model.Plan(s)
+		var keys []string
+		for _, c := range s.Cells {
+			keys = append(keys, c.Key())
+		}
+		fmt.Fprintf(&b, "shard %d/%d: %d cells, %d processes, expected %s: %v\n", k, n, len(s.Cells), s.TotalProcesses(), cost.Round(expected), keys)
+		if k == 0 || expected < lo {
+			lo = expected
+		}
+		hi = max(hi, expected)
+	}
+	fmt.Fprintf(&b, "expected per shard from %s to %s (costs from %s)\n", cost.Round(lo), cost.Round(hi), model.Source)
+	return b.String(), nil
 }

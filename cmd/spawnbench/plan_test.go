@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"spawnbench/engine/cost"
+	"spawnbench/engine/spec"
 	"strings"
 	"testing"
 )
@@ -65,7 +67,8 @@ pinning: cpus: [0]
 		t.Error("--seed 9 gave two orders")
 	}
 	stdout, _, code := runCLI(t, dir, "plan", p, "--shards", "2")
-	if code != 0 || strings.Count(stdout, "shard ") != 2 || !strings.Contains(stdout, "a/sequential/1") {
+	if code != 0 || len(regexp.MustCompile(`(?m)^shard [01]/2: \d+ cells, \d+ processes, expected \d`).FindAllString(stdout, -1)) != 2 ||
+		!strings.Contains(stdout, "a/sequential/1") || !strings.Contains(stdout, "expected per shard from") {
 		t.Errorf("--shards 2: exit %d\n%s", code, stdout)
 	}
 	for _, c := range []struct {
@@ -133,6 +136,43 @@ func TestREADMEQuotesTheRealSpecs(t *testing.T) {
 		}
 		if strings.TrimSpace(text) != strings.TrimSpace(string(real)) {
 			t.Errorf("README's quote of %s differs from the file:\n%s\n---- file ----\n%s", file, text, real)
+		}
+	}
+}
+
+func TestPlanTextNamesPinningsAndTheSamplePolicy(t *testing.T) {
+	s, err := spec.Parse("p.cue", []byte(`environments: [
+	{name: "spec-wide", kind: "native"},
+	{name: "cpu0", kind: "native", pinning: cpus: [0]},
+	{name: "free", kind: "native", pinning: cpus: []},
+	{name: "slow", kind: "native", processes: 3},
+]
+n: [100]
+pinning: cpus: [0]
+samples: {processes: 12, precision: 0.05, adaptive: true, max_processes: 40, round: 4, budget: "30s"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := planText(p, cost.Reference())
+	for _, want := range []string{"pinning of cpu0: 0\n", "pinning of free: none\n", "min processes 12,",
+		"adaptive: rounds of 4 processes until the 95% interval is within ±5%, at most 40 processes and 30s of added rounds per cell"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "pinning of spec-wide") {
+		t.Errorf("plan text names a pinning the environment does not have:\n%s", text)
+	}
+	// The environment's own floor: 3 processes, not the spec's 12
+	// (n = 100 needs one for the 100 samples).
+	for _, c := range p.Cells {
+		if want := map[string]int{"slow": 3}[c.Env.Name]; want != 0 && c.Processes != want {
+			t.Errorf("%s: %d processes, want its own floor %d", c.Env.Name, c.Processes, want)
 		}
 	}
 }

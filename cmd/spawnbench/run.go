@@ -29,6 +29,8 @@ func init() {
 	var seed int64
 	var shardFlag string
 	var shards int
+	var costs string
+	var progressEvery time.Duration
 	cmd := &cobra.Command{
 		Use:   "run SPEC.cue",
 		Short: "Build the benchmarks, run the spec's plan and write a result set",
@@ -41,12 +43,18 @@ keeps every process measured so far and exits 130; --resume continues an
 interrupted or killed run with the same schedule.
 
 --shard K/N runs shard K of N (numbered from 0, as spawnbench plan --shards N
-shows them): whole cells, balanced by processes, the same split on every
-machine. Without --shard the shard comes from SPAWNBENCH_SHARD=K/N, from a
+shows them): whole cells, balanced by expected wall time (the built-in
+reference set's costs, or --costs DIR's), the same split on every machine
+that runs the same spawnbench with the same costs. Without --shard the shard comes from SPAWNBENCH_SHARD=K/N, from a
 Kubernetes Indexed Job's JOB_COMPLETION_INDEX (with --shards N or
 SPAWNBENCH_SHARDS=N), or from a Slurm array's SLURM_ARRAY_TASK_ID and
 SLURM_ARRAY_TASK_COUNT (counted from SLURM_ARRAY_TASK_MIN). Each shard is a
-complete result set; spawnbench merge combines them.`,
+complete result set; spawnbench merge combines them.
+
+Progress: a terminal gets a bar with the ETA; elsewhere (CI, nohup, a file)
+a line every --progress-every and at each 10% of the processes says the
+processes and cells done, the time elapsed and the ETA (expected times
+from the costs, scaled by how fast this run goes).`,
 		Args: exactArgs(1, "give one spec file, e.g. spawnbench run specs/sequential.cue"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard, err := run.ShardFrom(shardFlag, shards, os.Getenv)
@@ -57,8 +65,16 @@ complete result set; spawnbench merge combines them.`,
 			if err != nil {
 				return err
 			}
+			model, err := costModel(costs)
+			if err != nil {
+				return err
+			}
+			if progressEvery <= 0 {
+				return usageError{fmt.Errorf("run --progress-every %s: give a positive duration, e.g. 30s", progressEvery)}
+			}
 			if shard != nil {
-				if plan, err = plan.Shard(shard.Index, shard.Count); err != nil {
+				shard.Costs = model.ID()
+				if plan, err = plan.Shard(shard.Index, shard.Count, model.Cell); err != nil {
 					return fmt.Errorf("%s %s: %w", shard.Source, shard, err)
 				}
 			}
@@ -72,7 +88,7 @@ complete result set; spawnbench merge combines them.`,
 				}
 				out = defaultOutDir(name)
 			}
-			opts := run.RunOptions{Resume: resume, Shard: shard}
+			opts := run.RunOptions{Resume: resume, Shard: shard, Costs: model, ProgressEvery: progressEvery}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return usageError{fmt.Errorf("run --seed %d: the seed must be >= 0", seed)}
@@ -88,6 +104,8 @@ complete result set; spawnbench merge combines them.`,
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the interleaved order (default: the spec's; the seed used is recorded)")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "run shard K of N (K/N, numbered from 0); default from SPAWNBENCH_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")
 	cmd.Flags().IntVar(&shards, "shards", 0, "the shard count, when the index comes from JOB_COMPLETION_INDEX (else SPAWNBENCH_SHARDS)")
+	costsFlag(cmd, &costs)
+	cmd.Flags().DurationVar(&progressEvery, "progress-every", run.ProgressEvery, "without a terminal, a progress line at least this often")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -66,6 +66,9 @@ type Shard struct {
 	// environment variable that set it (SPAWNBENCH_SHARD,
 	// JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).
 	Source string `json:"source"`
+	// Costs identifies the cost model the split was computed with
+	// (cost.Model.ID): the shards of one run must share it.
+	Costs string `json:"costs,omitempty"`
 }
 
 // String spells the shard as --shard takes it, "K/N".

@@ -70,7 +70,7 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 }
 
 // adapt runs rounds of processes for the cells that have not converged.
-func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepared, seed int64) error {
+func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepared, seed int64, opts RunOptions) error {
 	for round := 1; ; round++ {
 		states := r.cellStates(cells)
 		var batch []step
@@ -111,7 +111,7 @@ func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepar
 		}
 		spec.Shuffle(order, seed^int64(round)<<32^int64(len(r.Set().Runs)))
 		r.logf("adaptive round %d: %d %s above target precision, %d processes more\n", round, open, plural(open, "cell", "cells"), len(batch))
-		r.progress = newProgress(r.opts.Log, len(batch))
+		r.progress = newProgress(r.opts.Log, expectedSteps(cells, batch, opts.Costs), open, opts.ProgressEvery)
 		for _, i := range order {
 			st := batch[i]
 			c := cells[st.Cell]

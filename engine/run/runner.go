@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"spawnbench/engine/buildcache"
+	"spawnbench/engine/cost"
 	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/proc"
@@ -151,6 +152,12 @@ type RunOptions struct {
 	// the plan given to Run is (the caller has cut it with
 	// spec.RunPlan.Shard).
 	Shard *results.Shard
+	// Costs give the expected time of each process, for the ETA; nil is
+	// the built-in reference set's.
+	Costs *cost.Model
+	// ProgressEvery is how often a progress line is printed where there
+	// is no terminal; 0 is ProgressEvery.
+	ProgressEvery time.Duration
 }
 
 // Run executes the plan's schedule. With opts.Resume, processes the set
@@ -188,14 +195,14 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 	if err := r.begin(command, plan.Spec, cells, order, seed, opts.Shard); err != nil {
 		return err
 	}
-	runErr := r.measure(ctx, cells, steps, seed)
+	runErr := r.measure(ctx, cells, steps, seed, opts)
 	if err := r.w.End(r.inv, runErr != nil && !isNothingMeasured(runErr)); err != nil {
 		return err
 	}
 	return runErr
 }
 
-func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed int64) error {
+func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed int64, opts RunOptions) error {
 	var envs []spec.EnvironmentSpec
 	for _, c := range cells {
 		envs = append(envs, c.env)
@@ -226,7 +233,7 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed i
 	if skipped := len(steps) - len(todo); skipped > 0 && len(done) > 0 {
 		r.logf("resuming: %d processes already measured, %d to run\n", len(done), len(todo))
 	}
-	r.progress = newProgress(r.opts.Log, len(todo))
+	r.progress = newProgress(r.opts.Log, expectedSteps(cells, todo, opts.Costs), len(left), opts.ProgressEvery)
 	defer r.progress.finish()
 	for _, st := range todo {
 		c := cells[st.Cell]
@@ -240,13 +247,13 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed i
 		if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
 			return err
 		}
-		r.progress.add(1)
 		if left[st.Cell]--; left[st.Cell] == 0 {
 			r.progress.cellDone(r.Set(), c)
 		}
+		r.progress.add(1)
 	}
 	r.progress.finish()
-	if err := r.adapt(ctx, cells, prep, seed); err != nil {
+	if err := r.adapt(ctx, cells, prep, seed, opts); err != nil {
 		return err
 	}
 	for _, line := range r.convergence(cells) {

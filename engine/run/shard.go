@@ -140,16 +140,21 @@ func slurmShard(getenv func(string) string) (*results.Shard, error) {
 	return checkShard((id-lo)/step, count, SlurmTaskID, fmt.Sprintf("%d (min %d, step %d, count %d)", id, lo, step, count))
 }
 
+// sameShard: the same part of the plan, split with the same costs
+// (where both record them; older sets do not).
 func sameShard(a, b *results.Shard) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Index == b.Index && a.Count == b.Count
+	return a.Index == b.Index && a.Count == b.Count && (a.Costs == b.Costs || a.Costs == "" || b.Costs == "")
 }
 
 func shardText(s *results.Shard) string {
 	if s == nil {
 		return "the whole plan"
+	}
+	if s.Costs != "" {
+		return fmt.Sprintf("shard %s split with costs %s (give the same --costs)", s, s.Costs)
 	}
 	return "shard " + s.String()
 }

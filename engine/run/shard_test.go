@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"spawnbench/engine/cost"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
@@ -113,7 +114,7 @@ schedule: seed: 7
 	}
 	var parts []results.Part
 	for k := range 2 {
-		sh, err := plan.Shard(k, 2)
+		sh, err := plan.Shard(k, 2, cost.Reference().Cell)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -237,36 +237,6 @@ func Select(s *Spec, only []string) ([]EnvironmentSpec, error) {
 	return out, nil
 }
 
-// String renders the plan as a table for `spawnbench plan`.
-func (p *RunPlan) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "spec %s (%s), sha256 %s\n", p.Spec.Path, p.Spec.Name, p.Spec.Hash[:12])
-	fmt.Fprintf(&b, "min samples %d, min processes %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
-		p.Spec.Samples.Min, p.Spec.Samples.Processes, p.Spec.Samples.Pause, p.Spec.Samples.Warmup, p.Spec.Timeout, Pinning(p.Spec.CPUs), p.Spec.Views.Last, p.Spec.Views.MinN)
-	if a := p.Spec.Samples; a.Adaptive {
-		fmt.Fprintf(&b, "adaptive: rounds of %d processes until the 95%% interval is within ±%.3g%%, at most %d processes and %s of added rounds per cell\n",
-			a.Round, a.Precision*100, a.MaxProcesses, a.Budget)
-	} else {
-		fmt.Fprintf(&b, "target precision ±%.3g%% (reported, not enforced: adaptive is off)\n", p.Spec.Samples.Precision*100)
-	}
-	for _, e := range p.Spec.Environments {
-		if e.Pinning != nil {
-			fmt.Fprintf(&b, "pinning of %s: %s\n", e.Name, Pinning(p.Spec.CPUsOf(e)))
-		}
-	}
-	if p.Schedule.Order == Blocked {
-		fmt.Fprintf(&b, "order blocked (cell by cell)\n\n")
-	} else {
-		fmt.Fprintf(&b, "order %s, seed %d\n\n", p.Schedule.Order, p.Schedule.Seed)
-	}
-	fmt.Fprintf(&b, "%-26s %-22s %-11s %7s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
-	for _, c := range p.Cells {
-		fmt.Fprintf(&b, "%-26s %-22s %-11s %7d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
-	}
-	fmt.Fprintf(&b, "\n%d cells, %d processes\n", len(p.Cells), p.TotalProcesses())
-	return b.String()
-}
-
 // planJSON is the resolved plan as `spawnbench plan --format json` prints
 // it.
 type planJSON struct {
