@@ -48,6 +48,7 @@ type tally struct {
 	etaAt         time.Duration
 	lastStep      time.Time
 	stop, stopped chan struct{}
+	finishOnce    sync.Once
 }
 
 // newProgress tracks the steps to run, expected holding each one's
@@ -183,8 +184,10 @@ func (p progress) resume() {
 	}
 }
 
+// finish stops the progress; a second call does nothing (a run finishes
+// its planned steps' progress before adaptive rounds start their own).
 func (p progress) finish() {
-	close(p.stop)
+	p.finishOnce.Do(func() { close(p.stop) })
 	<-p.stopped
 	if p.bar != nil {
 		_ = p.bar.Finish()
