@@ -21,7 +21,7 @@ func TestProgressLinesWithoutATerminal(t *testing.T) {
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 modes: ["sequential"]
 n: [1]
-samples: {min: 2, pause: "1s"}
+samples: {min: 2, processes: 1, pause: "1s"}
 `)
 	log, err := os.Create(filepath.Join(dir, "log"))
 	if err != nil {
@@ -66,7 +66,7 @@ func TestPlanShowsExpectedTimes(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "mine", kind: "wasi-threads"}]
 n: [1, 10]
-samples: min: 10
+samples: {min: 10, processes: 1}
 `)
 	stdout, stderr, code := runCLI(t, dir, "plan", p)
 	if code != 0 {

@@ -27,7 +27,7 @@ const slurmFleetSpec = `// A tiny stand-in for specs/sequential.cue: what the Sl
 environments: [{name: "native", kind: "native"}, {name: "native-o1", kind: "native", cflags: ["-O1"]}]
 modes: ["sequential"]
 n: [1, 2]
-samples: {min: 2, pause: "1ms", warmup: 0}
+samples: {min: 2, processes: 1, pause: "1ms", warmup: 0}
 schedule: seed: 5
 `
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"spawnbench"
 	"spawnbench/engine/env"
+	"spawnbench/engine/protocol"
 	"spawnbench/engine/spec"
 )
 
@@ -139,9 +139,15 @@ func TestWasiThreadsSpawnTimesAreCoherent(t *testing.T) {
 func TestWasiThreadsCalibrationSeesTheSleep(t *testing.T) {
 	f := setUpWasiThreads(t)
 	out := f.run(t, env.Calibration, 1000)
-	got, err := strconv.ParseInt(strings.TrimSpace(string(out.Stdout)), 10, 64)
-	if err != nil {
-		t.Fatalf("calibration output %q: %v", out.Stdout, err)
+	c := protocol.NewCollector(1)
+	_, _ = c.Write(out.Stdout)
+	c.Close()
+	if c.Err() != nil || len(c.Lines()) != 1 {
+		t.Fatalf("calibration output %q: %v", out.Stdout, c.Err())
+	}
+	got := c.Lines()[0].SpawnNS
+	if f := c.Clock(); f == nil || f.StepNS <= 0 || f.ReadNS <= 0 {
+		t.Errorf("calibration output %q: want a #clock line with the clock's step and read cost", out.Stdout)
 	}
 	if got < 1_000_000 || time.Duration(got) > out.Wall {
 		t.Errorf("calibration of 1000 µs measured %d ns; want at least 1e6 and at most the process's wall time %v", got, out.Wall)
