@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,12 +79,19 @@ type ScheduleSpec struct {
 }
 
 // EnvironmentSpec is one environment as declared, validated against its
-// kind's CUE definition.
+// payload's, host's and pair's CUE definitions.
 type EnvironmentSpec struct {
 	Name string
+	// Payload and Host are the environment's two axes.
+	Payload string
+	Host    string
+	// Kind is the pair's short form (#Pairs' #kind), whether the spec
+	// named the pair by it or by payload and host: results and reports
+	// know environments by it.
 	Kind string
 	// Settings is the environment's CUE value, concrete and with every
-	// default filled; env.New decodes it into the kind's settings struct.
+	// default filled; env.New decodes it into the payload's and the host's
+	// settings structs.
 	Settings cue.Value
 	// Resolved is Settings as JSON, for provenance and `plan --format json`.
 	Resolved json.RawMessage
@@ -244,16 +252,20 @@ func Parse(path string, src []byte) (*Spec, error) {
 	}
 	for i := 0; envs.Next(); i++ {
 		e := envs.Value()
-		var head struct{ Name, Kind string }
+		var head struct{ Name, Payload, Host string }
 		if err := e.Decode(&head); err != nil {
-			return nil, cueInputError(path, files, "has an environment without a name or kind", err)
+			return nil, cueInputError(path, files, "has an environment without a name, payload or host", err)
+		}
+		kind, err := e.LookupPath(cue.MakePath(cue.Def("kind"))).String()
+		if err != nil {
+			return nil, cueInputError(path, files, fmt.Sprintf("environment %q: its pair has no short form (#kind)", head.Name), err)
 		}
 		js, err := e.MarshalJSON()
 		if err != nil {
 			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
-			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js,
+			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js,
 			Pos: position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
 		})
 	}
@@ -311,28 +323,20 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []
 	return v, file, imports, nil
 }
 
-// explainEnvironments words an unknown kind and a duplicate environment
-// name plainly.
+// explainEnvironments words an unknown kind, payload or host, a pair that
+// cannot run and a duplicate environment name plainly. CUE rejects them
+// as well (the schema is what decides, and the pairs are the schema's).
 func (sc *Schema) explainEnvironments(path string, files map[string]string, user cue.Value) error {
 	it, err := user.LookupPath(cue.ParsePath("environments")).List()
 	if err != nil {
 		return nil // the schema says what is wrong
 	}
-	known := sc.KindNames()
 	seen := map[string]string{}
 	for it.Next() {
 		e := it.Value()
 		name, _ := e.LookupPath(cue.ParsePath("name")).String()
-		kv := e.LookupPath(cue.ParsePath("kind"))
-		if !kv.Exists() {
-			return inputErrorf("%s: environment %q has no kind; give kind: one of %s (run `spawnbench envs`)",
-				position(path, files, e), name, strings.Join(known, ", "))
-		}
-		if kind, err := kv.String(); err == nil {
-			if _, ok := sc.kindDef(kind); !ok {
-				return inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
-					position(path, files, kv), name, kind, strings.Join(known, ", "))
-			}
+		if err := sc.explainPair(path, files, name, e); err != nil {
+			return err
 		}
 		if name == "" {
 			continue
@@ -344,6 +348,59 @@ func (sc *Schema) explainEnvironments(path string, files map[string]string, user
 		seen[name] = pos
 	}
 	return nil
+}
+
+// explainPair checks one environment's kind, or its payload and host.
+func (sc *Schema) explainPair(path string, files map[string]string, name string, e cue.Value) error {
+	kv, pv, hv := e.LookupPath(cue.ParsePath("kind")), e.LookupPath(cue.ParsePath("payload")), e.LookupPath(cue.ParsePath("host"))
+	if !kv.Exists() && (!pv.Exists() || !hv.Exists()) {
+		return inputErrorf("%s: environment %q has no kind, nor payload and host; give kind: one of %s, or payload: one of %s and host: one of %s (run `spawnbench envs`)",
+			position(path, files, e), name, strings.Join(sc.KindNames(), ", "), strings.Join(sc.PayloadNames(), ", "), strings.Join(sc.HostNames(), ", "))
+	}
+	var payload, host string
+	if kind, err := kv.String(); err == nil {
+		p, h, ok := sc.PairOfKind(kind)
+		if !ok {
+			return inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
+				position(path, files, kv), name, kind, strings.Join(sc.KindNames(), ", "))
+		}
+		payload, host = p, h
+	}
+	if p, err := pv.String(); err == nil {
+		if !slices.Contains(sc.PayloadNames(), p) {
+			return inputErrorf("%s: environment %q: unknown payload %q; known payloads: %s (run `spawnbench envs`)",
+				position(path, files, pv), name, p, strings.Join(sc.PayloadNames(), ", "))
+		}
+		if payload != "" && payload != p {
+			return inputErrorf("%s: environment %q: kind %q is payload %q, not %q; give the kind or the payload and host, not both",
+				position(path, files, pv), name, mustString(kv), payload, p)
+		}
+		payload = p
+	}
+	if h, err := hv.String(); err == nil {
+		if !slices.Contains(sc.HostNames(), h) {
+			return inputErrorf("%s: environment %q: unknown host %q; known hosts: %s (run `spawnbench envs`)",
+				position(path, files, hv), name, h, strings.Join(sc.HostNames(), ", "))
+		}
+		if host != "" && host != h {
+			return inputErrorf("%s: environment %q: kind %q is host %q, not %q; give the kind or the payload and host, not both",
+				position(path, files, hv), name, mustString(kv), host, h)
+		}
+		host = h
+	}
+	if payload == "" || host == "" {
+		return nil // not concrete yet: CUE says what is wrong
+	}
+	if _, ok := sc.PairKind(payload, host); !ok {
+		return inputErrorf("%s: environment %q: %s cannot run on %s; hosts that run it: %s",
+			position(path, files, hv), name, sc.payloadTitle(payload), host, strings.Join(sc.HostsOf(payload), ", "))
+	}
+	return nil
+}
+
+func mustString(v cue.Value) string {
+	s, _ := v.String()
+	return s
 }
 
 // SafeName is the spec's name made safe as one path component, for the
