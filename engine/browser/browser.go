@@ -77,6 +77,8 @@ type Page struct {
 type Browser interface {
 	// Name names the browser in messages, e.g. "chromium".
 	Name() string
+	// Executable is the browser command that is started.
+	Executable() string
 	// Version returns the browser's version line.
 	Version(ctx context.Context) (string, error)
 	// run is Run for this browser.

@@ -49,7 +49,8 @@ type Chromium struct {
 
 func (c Chromium) Name() string { return "chromium" }
 
-func (c Chromium) command() string {
+// Executable is the browser command that is started.
+func (c Chromium) Executable() string {
 	if c.Command == "" {
 		return DefaultChromium
 	}
@@ -59,7 +60,7 @@ func (c Chromium) command() string {
 // Version returns the browser's version line, e.g. "Chromium 156.0.8078.108
 // built on Debian GNU/Linux 12 (bookworm)".
 func (c Chromium) Version(ctx context.Context) (string, error) {
-	return versionLine(ctx, c.command())
+	return versionLine(ctx, c.Executable())
 }
 
 // Version returns the version line of the Chromium command chromium.
@@ -96,7 +97,7 @@ type chromium struct {
 // start starts a browser for p with profile as its user data directory.
 // ctx bounds the browser's life.
 func (c Chromium) start(ctx context.Context, p Page, profile string) (*chromium, error) {
-	exe := c.command()
+	exe := c.Executable()
 	// Chromium reads commands from fd 3 and writes answers to fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {

@@ -37,7 +37,8 @@ type Firefox struct {
 
 func (f Firefox) Name() string { return "firefox" }
 
-func (f Firefox) command() string {
+// Executable is the browser command that is started.
+func (f Firefox) Executable() string {
 	if f.Command == "" {
 		return DefaultFirefox
 	}
@@ -47,7 +48,7 @@ func (f Firefox) command() string {
 // Version returns the browser's version line, e.g. "Mozilla Firefox
 // 153.8.0esr".
 func (f Firefox) Version(ctx context.Context) (string, error) {
-	return versionLine(ctx, f.command())
+	return versionLine(ctx, f.Executable())
 }
 
 // FirefoxPrefs are the preferences every profile gets (in user.js). This
@@ -153,7 +154,7 @@ func (f Firefox) run(ctx context.Context, p Page) (proc.Outcome, error) {
 		return proc.Outcome{}, err
 	}
 	pageURL := srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
-	cmd := append([]string{f.command(), "--headless", "--no-remote", "--profile", profile}, f.Flags...)
+	cmd := append([]string{f.Executable(), "--headless", "--no-remote", "--profile", profile}, f.Flags...)
 	cmd = append(cmd, pageURL)
 	rec.markStarted()
 	started, err := proc.Start(ctx, proc.Command{Argv: cmd, Env: firefoxEnv(profile), CPUs: p.CPUs})

@@ -198,6 +198,7 @@ func Read(dir string) (*Set, error) {
 		s.Generation = max(samples.generation, runs.generation)
 	}
 	fillMachines(s)
+	fillClockSteps(s)
 	if err := checkUnique(s); err != nil {
 		return nil, err
 	}
@@ -328,6 +329,9 @@ func readTable[T any](path string, cols []column[T], optional bool) (table[T], e
 			}
 			if col.field.Name == "machine" {
 				continue // older sets: fillMachines takes it from provenance
+			}
+			if addedWithHosts[col.field.Name] {
+				continue // older sets: fillClockSteps
 			}
 			return t, &FormatError{Path: path, Err: fmt.Errorf("no column %q", col.field.Name)}
 		}

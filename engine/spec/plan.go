@@ -220,9 +220,9 @@ func (p *RunPlan) String() string {
 	} else {
 		fmt.Fprintf(&b, "order %s, seed %d\n\n", p.Schedule.Order, p.Schedule.Seed)
 	}
-	fmt.Fprintf(&b, "%-26s %-22s %-11s %7s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
+	fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7s %10s %8s %8s\n", "ENVIRONMENT", "KIND", "PAYLOAD", "HOST", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES")
 	for _, c := range p.Cells {
-		fmt.Fprintf(&b, "%-26s %-22s %-11s %7d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
+		fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7d %10d %8d %8d\n", c.Env.Name, c.Env.Kind, c.Env.Payload, c.Env.Host, c.Mode, c.N, c.Processes, c.Warmup, c.Samples())
 	}
 	fmt.Fprintf(&b, "\n%d cells, %d processes\n", len(p.Cells), p.TotalProcesses())
 	return b.String()
@@ -250,6 +250,8 @@ type cellJSON struct {
 	Key         string          `json:"key"`
 	Environment string          `json:"environment"`
 	Kind        string          `json:"kind"`
+	Payload     string          `json:"payload"`
+	Host        string          `json:"host"`
 	Settings    json.RawMessage `json:"settings"`
 	Mode        string          `json:"mode"`
 	N           int             `json:"n"`
@@ -269,7 +271,7 @@ func (p *RunPlan) MarshalJSON() ([]byte, error) {
 	out.Spec.Path, out.Spec.Name, out.Spec.Hash, out.Spec.Resolved = p.Spec.Path, p.Spec.Name, p.Spec.Hash, p.Spec.Resolved
 	for _, c := range p.Cells {
 		out.Cells = append(out.Cells, cellJSON{
-			Index: c.Index, Key: c.Key(), Environment: c.Env.Name, Kind: c.Env.Kind, Settings: c.Env.Resolved,
+			Index: c.Index, Key: c.Key(), Environment: c.Env.Name, Kind: c.Env.Kind, Payload: c.Env.Payload, Host: c.Env.Host, Settings: c.Env.Resolved,
 			Mode: c.Mode, N: c.N, Benchmark: c.Benchmark, Arg: c.Arg, Processes: c.Processes, Warmup: c.Warmup,
 			Pause: c.Pause.String(), Timeout: c.Timeout.String(), CPUs: c.CPUs,
 		})
