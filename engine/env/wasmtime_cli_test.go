@@ -8,10 +8,16 @@ import (
 	"spawnbench/engine/env"
 )
 
-// The Wasmtime CLIs that .ci/setup installs (bin/wasmtime-46,
-// bin/wasmtime-36), on the wasi-threads kind's own build.
+// The Wasmtime CLIs that .ci/setup installs (wasmtime-cli.versions, each
+// as bin/wasmtime-<major>), on the wasi-threads payload's own build.
 
-var wasmtimeCLIs = []string{"wasmtime-46", "wasmtime-36"}
+var wasmtimeCLIs = func() []string {
+	var out []string
+	for _, v := range env.WasmtimeCLIVersions() {
+		out = append(out, env.WasmtimeCLICommand(v))
+	}
+	return out
+}()
 
 func newWasmtimeCLI(t testing.TB, cli string) (*env.Environment, string) {
 	t.Helper()

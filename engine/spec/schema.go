@@ -4,11 +4,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -37,10 +40,44 @@ func LoadSchema() (*Schema, error) {
 	return loadSchema(cuecontext.New())
 }
 
+// extraSchema are CUE files added to the schema package with
+// ExtendSchema, by base name.
+var extraSchema = struct {
+	sync.Mutex
+	files map[string][]byte
+}{files: map[string][]byte{}}
+
+// ExtendSchema adds the CUE file at path (package schema) to the schema
+// of every spec parsed after it: a host or payload declared outside the
+// shipped schema, with its Go type registered in engine/env (a test's
+// fake host, say). Its definitions are checked with the rest; a file that
+// breaks the schema fails here.
+func ExtendSchema(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("extend the schema: %w", err)
+	}
+	extraSchema.Lock()
+	extraSchema.files["extra_"+filepath.Base(path)] = b
+	extraSchema.Unlock()
+	if _, err := LoadSchema(); err != nil {
+		extraSchema.Lock()
+		delete(extraSchema.files, "extra_"+filepath.Base(path))
+		extraSchema.Unlock()
+		return fmt.Errorf("extend the schema with %s: %w", path, err)
+	}
+	return nil
+}
+
 func loadSchema(ctx *cue.Context) (*Schema, error) {
 	overlay := map[string]load.Source{
 		schemaRoot + "/cue.mod/module.cue": load.FromString("module: \"spawnbench.invalid/schema@v0\"\nlanguage: version: \"v0.17.0\"\n"),
 	}
+	extraSchema.Lock()
+	for name, b := range extraSchema.files {
+		overlay[schemaRoot+"/"+name] = load.FromBytes(b)
+	}
+	extraSchema.Unlock()
 	err := fs.WalkDir(schemaFS, "schema", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -173,6 +174,43 @@ func Load(path string) (*Spec, error) {
 // and, for a spec that imports a package of its CUE module (as the
 // shipped specs do), to find that module.
 func Parse(path string, src []byte) (*Spec, error) {
+	return parse(path, src, nil)
+}
+
+// builtinRoot is where a built-in spec's CUE module appears to cue/load:
+// an overlay only, nothing is read from or written to this path.
+const builtinRoot = "/spawnbench-builtin-specs"
+
+// ParseBuiltin parses the spec file name of the CUE module held in fsys
+// (the shipped specs, embedded in spawnbench, with their cue.mod and
+// shared package), as Load would in a checkout; messages name it label.
+func ParseBuiltin(fsys fs.FS, name, label string) (*Spec, error) {
+	src, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("built-in spec %s: %w", name, err)
+	}
+	module := map[string][]byte{}
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == name {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		module[filepath.Join(builtinRoot, filepath.FromSlash(p))] = b
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("built-in spec %s: %w", name, err)
+	}
+	return parse(label, src, &builtinModule{dir: filepath.Join(builtinRoot, filepath.Dir(filepath.FromSlash(name))), files: module})
+}
+
+// builtinModule is the overlay of a built-in spec's module.
+type builtinModule struct {
+	dir   string
+	files map[string][]byte
+}
+
+func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	f, err := parser.ParseFile(path, src, parser.ParseComments)
 	if err != nil {
 		return nil, cueInputError(path, nil, "is not valid CUE", err)
@@ -185,7 +223,7 @@ func Parse(path string, src []byte) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	user, file, imports, err := buildUser(ctx, path, src)
+	user, file, imports, err := buildUser(ctx, path, src, module)
 	if err != nil {
 		return nil, err
 	}
@@ -289,17 +327,25 @@ func isEmpty(f *ast.File) bool {
 // packages of the CUE module it lives in (specs/cue.mod). It returns the
 // file name the loader gave the spec, to map positions back to path, and
 // the imported files.
-func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []SourceFile, error) {
+func buildUser(ctx *cue.Context, path string, src []byte, module *builtinModule) (cue.Value, string, []SourceFile, error) {
 	file, err := filepath.Abs(path)
 	if err != nil {
 		return cue.Value{}, "", nil, inputErrorf("spec %s: %v", path, err)
+	}
+	overlay := map[string]load.Source{}
+	if module != nil {
+		file = filepath.Join(module.dir, "spec.cue")
+		for name, b := range module.files {
+			overlay[name] = load.FromBytes(b)
+		}
 	}
 	// The loader sees the source under a name of its own, in the spec's
 	// directory (where its CUE module is found): it skips files named
 	// *_test.cue, _* or .*, and wants .cue, while a spec may be named
 	// anything (a built-in one has a descriptive name).
 	file = filepath.Join(filepath.Dir(file), "spawnbench-spec-overlay.cue")
-	cfg := &load.Config{Dir: filepath.Dir(file), Overlay: map[string]load.Source{file: load.FromBytes(src)}}
+	overlay[file] = load.FromBytes(src)
+	cfg := &load.Config{Dir: filepath.Dir(file), Overlay: overlay}
 	insts := load.Instances([]string{file}, cfg)
 	files := map[string]string{file: path}
 	if err := insts[0].Err; err != nil {
@@ -313,6 +359,9 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []
 	for _, dep := range insts[0].Dependencies() {
 		for _, bf := range dep.BuildFiles {
 			text, err := os.ReadFile(bf.Filename)
+			if b, ok := module.file(bf.Filename); ok {
+				text, err = b, nil
+			}
 			if err != nil {
 				return cue.Value{}, "", nil, inputErrorf("spec %s imports %s: %v", path, dep.ImportPath, err)
 			}
@@ -321,6 +370,15 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []
 	}
 	sort.Slice(imports, func(i, j int) bool { return imports[i].Name < imports[j].Name })
 	return v, file, imports, nil
+}
+
+// file is one file of the module, if it holds it.
+func (m *builtinModule) file(name string) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	b, ok := m.files[name]
+	return b, ok
 }
 
 // explainEnvironments words an unknown kind, payload or host, a pair that
