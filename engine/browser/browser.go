@@ -57,15 +57,9 @@ type Page struct {
 	// CPUs pins the browser and every process it starts; empty means no
 	// pinning.
 	CPUs []int
-	// Browser runs the page; nil means Chromium{Command: Chromium,
-	// Flags: Flags}.
+	// Browser runs the page; nil means Chromium{}, Debian's Chromium
+	// with spawnbench's flags.
 	Browser Browser
-	// Chromium is the browser command when Browser is nil; empty means
-	// "chromium".
-	Chromium string
-	// Flags are added to Chromium's command line after Flags() when
-	// Browser is nil.
-	Flags []string
 	// Stdout, when set, receives each line the page prints to standard
 	// output as it comes, and the Outcome's Stdout is nil (as with
 	// proc.Command.Stdout).
@@ -105,7 +99,7 @@ var reporterTemplate string
 func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	b := p.Browser
 	if b == nil {
-		b = Chromium{Command: p.Chromium, Flags: p.Flags}
+		b = Chromium{}
 	}
 	// A missing page would only show as a timeout.
 	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {

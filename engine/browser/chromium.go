@@ -63,11 +63,6 @@ func (c Chromium) Version(ctx context.Context) (string, error) {
 	return versionLine(ctx, c.Executable())
 }
 
-// Version returns the version line of the Chromium command chromium.
-func Version(ctx context.Context, chromium string) (string, error) {
-	return Chromium{Command: chromium}.Version(ctx)
-}
-
 // versionLine runs `browser --version` and returns its last line.
 func versionLine(ctx context.Context, browser string) (string, error) {
 	path, err := exec.LookPath(browser)
