@@ -87,6 +87,10 @@ type chromium struct {
 	profile     string
 	toBrowser   *os.File
 	fromBrowser *os.File
+	// The page, where it is served, and its recorder.
+	page Page
+	base string
+	rec  *recorder
 }
 
 // start starts a browser for p with profile as its user data directory.
@@ -124,6 +128,28 @@ func (c Chromium) start(ctx context.Context, p Page, profile string) (*chromium,
 	}
 	return &chromium{proc: started, profile: profile, toBrowser: cmdW, fromBrowser: ansR}, nil
 }
+
+func (c Chromium) postsReports() bool { return false }
+
+func (c Chromium) open(ctx context.Context, p Page, base, profile string, rec *recorder) (session, error) {
+	chrome, err := c.start(ctx, p, profile)
+	if err != nil {
+		return nil, err
+	}
+	chrome.page, chrome.base, chrome.rec = p, base, rec
+	return chrome, nil
+}
+
+// wait drives the page over the DevTools protocol; its reports come by
+// the binding, not through ended.
+func (c *chromium) wait(ctx context.Context, _ <-chan struct{}) error {
+	return drive(ctx, c, c.base, c.page, c.rec)
+}
+
+func (c *chromium) pid() int { return c.proc.Pid }
+
+// log is the console lines of Chromium's log.
+func (c *chromium) log(out proc.Outcome) []byte { return consoleLines(out.Stderr) }
 
 // Allocate connects chromedp to the browser's pipe.
 func (c *chromium) Allocate(ctx context.Context, opts ...chromedp.BrowserOption) (*chromedp.Browser, error) {

@@ -2,7 +2,8 @@
 //
 // This package is opinionated: a spec is CUE, and CUE alone decides whether
 // it is valid. The schema is a CUE package that ships inside the binary
-// (schema/*.cue); it dispatches on each environment's kind, holds every
+// (schema/*.cue); it joins each environment's payload and host (or the
+// pair its kind names), decides which pairs exist, holds every
 // default and every rule, cross-field ones included. Go never repeats a
 // default or a rule: it decodes what CUE accepted into typed values and
 // expands it into a plan whose cells carry everything their processes
