@@ -85,3 +85,35 @@ func TestWasmtimeCLIDefaultIsTheFirstVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestAnImpossiblePairIsAnErrorAtPlan: a payload on a host that cannot run
+// it, and a kind contradicted by its payload, are input errors naming the
+// file and line and what would run.
+func TestAnImpossiblePairIsAnErrorAtPlan(t *testing.T) {
+	for _, c := range []struct{ env, want string }{
+		{`{name: "x", payload: "emscripten", host: "wasmtime-cli"}`, "bad.cue:2: environment \"x\": an Emscripten build cannot run on wasmtime-cli; hosts that run it: chromium, firefox, node"},
+		{`{name: "x", payload: "native", host: "node"}`, "a native build cannot run on node; hosts that run it: os"},
+		{`{name: "x", kind: "manual", payload: "emscripten"}`, `kind "manual" is payload "manual", not "emscripten"`},
+		{`{name: "x", payload: "native"}`, "has no kind, nor payload and host"},
+		{`{name: "x", payload: "native", host: "bun"}`, `unknown host "bun"; known hosts:`},
+	} {
+		_, err := spec.Parse("bad.cue", []byte("n: [1]\nenvironments: ["+c.env+"]\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.env, err, c.want)
+		}
+	}
+	// Both spellings of a pair resolve alike.
+	a, errA := spec.Parse("a.cue", []byte(`n: [1]
+environments: [{name: "x", kind: "emscripten-firefox", pthread_pool_size: 16}]
+`))
+	b, errB := spec.Parse("b.cue", []byte(`n: [1]
+environments: [{name: "x", payload: "emscripten", host: "firefox", pthread_pool_size: 16}]
+`))
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	ea, eb := a.Environments[0], b.Environments[0]
+	if ea.Kind != eb.Kind || ea.Payload != eb.Payload || ea.Host != eb.Host || ea.Kind != "emscripten-firefox" {
+		t.Errorf("kind form %+v, axes form %+v", ea, eb)
+	}
+}
