@@ -60,7 +60,13 @@ func (embeddedSources) Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// CalibrateSpec is specs/calibrate.cue, the default of `spawnbench calibrate`.
+// builtinSpecs are the specs `spawnbench calibrate` uses by default, with
+// the CUE module and shared package they import.
 //
-//go:embed specs/calibrate.cue
-var CalibrateSpec []byte
+//go:embed specs/calibrate.cue specs/cue.mod/module.cue specs/shared/*.cue
+var builtinSpecs embed.FS
+
+// BuiltinSpecs is specs/ as embedded: calibrate.cue (the default of
+// `spawnbench calibrate`), cue.mod and shared/; read it with
+// spec.ParseBuiltin.
+var BuiltinSpecs, _ = fs.Sub(builtinSpecs, "specs")

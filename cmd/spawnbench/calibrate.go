@@ -19,8 +19,9 @@ func init() {
 		Use:   "calibrate [SPEC.cue]",
 		Short: "Check each environment's clock: sleep calibration and cross-thread coherence",
 		Long: `Calibrate runs the calibration benchmark (sleeps of 1 µs, 1 ms and 1 s by
-default) and sequential coherence runs for every environment of the spec
-(default: the built-in specs/calibrate.cue), prints a verdict per check and
+default) and sequential coherence runs for every environment of the spec,
+variants included (default: the built-in specs/calibrate.cue, which
+calibrates the shipped specs' shared environments), prints a verdict per check and
 writes calibration.parquet. Run later specs into the same directory (-o) and
 their samples of a failed environment are marked clock_trusted = false.
 Ctrl-C keeps the checks made so far and exits 130.`,
@@ -36,7 +37,7 @@ Ctrl-C keeps the checks made so far and exits 130.`,
 			if len(args) == 1 {
 				s, err = spec.Load(args[0])
 			} else {
-				s, err = spec.Parse("specs/calibrate.cue (built in)", spawnbench.CalibrateSpec)
+				s, err = spec.ParseBuiltin(spawnbench.BuiltinSpecs, "calibrate.cue", "specs/calibrate.cue (built in)")
 			}
 			if err != nil {
 				return err

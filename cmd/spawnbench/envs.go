@@ -15,7 +15,7 @@ import (
 func init() {
 	rootCmd.AddCommand(&cobra.Command{
 		Use:   "envs",
-		Short: "List environment kinds, whether their toolchains are present, and how to install them",
+		Short: "List environments (payload on host, by kind), whether their toolchains are present, and how to install them",
 		Args:  exactArgs(0, "envs takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sc, err := spec.LoadSchema()
@@ -23,23 +23,23 @@ func init() {
 				return err
 			}
 			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tSTATUS\tVERSION / PROBLEM\tINSTALL")
+			fmt.Fprintln(tw, "KIND\tPAYLOAD\tHOST\tSTATUS\tVERSION / PROBLEM\tINSTALL")
 			for _, kind := range sc.KindNames() {
-				k, ok := env.Lookup(kind)
-				if !ok {
-					fmt.Fprintf(tw, "%s\tnot yet available\tthis build of spawnbench has no %s environment\t-\n", kind, kind)
+				payload, host, _ := sc.PairOfKind(kind)
+				if !env.Runs(payload, host) {
+					fmt.Fprintf(tw, "%s\t%s\t%s\tnot yet available\tthis build of spawnbench cannot run %s on %s\t-\n", kind, payload, host, payload, host)
 					continue
 				}
 				es, err := sc.DefaultEnvironment(kind)
 				if err != nil {
-					fmt.Fprintf(tw, "%s\tuser-defined\t%s: %s\t-\n", kind, k.Doc, "declare it in a spec")
+					fmt.Fprintf(tw, "%s\t%s\t%s\tuser-defined\t%s: %s\t-\n", kind, payload, host, env.HostDoc(host), "declare it in a spec")
 					continue
 				}
 				rows := []struct {
 					label    string
 					settings cue.Value
 				}{{kind, es.Settings}}
-				for _, v := range envVariants[kind] {
+				for _, v := range hostVariants(host) {
 					settings, err := withSettings(es.Settings, v.settings)
 					if err != nil {
 						return err
@@ -50,16 +50,16 @@ func init() {
 					}{kind + " (" + v.name + ")", settings})
 				}
 				for _, row := range rows {
-					e, err := k.New(es.Name, row.settings)
+					e, err := env.New(es.Name, kind, payload, host, row.settings)
 					if err != nil {
-						fmt.Fprintf(tw, "%s\terror\t%v\t-\n", row.label, err)
+						fmt.Fprintf(tw, "%s\t%s\t%s\terror\t%v\t-\n", row.label, payload, host, err)
 						continue
 					}
 					tc := e.Toolchain(cmd.Context())
 					if tc.Present {
-						fmt.Fprintf(tw, "%s\tready\t%s\t%s\n", row.label, tc.Version, tc.Install)
+						fmt.Fprintf(tw, "%s\t%s\t%s\tready\t%s\t%s\n", row.label, payload, host, tc.Version, tc.Install)
 					} else {
-						fmt.Fprintf(tw, "%s\tmissing\t%s\t%s\n", row.label, tc.Problem, tc.Install)
+						fmt.Fprintf(tw, "%s\t%s\t%s\tmissing\t%s\t%s\n", row.label, payload, host, tc.Problem, tc.Install)
 					}
 				}
 			}
@@ -68,15 +68,24 @@ func init() {
 	})
 }
 
-// envVariants are environments of the shipped specs that run something
-// else than their kind's defaults do (another runtime, not other knobs),
-// so envs checks them too: the wasmtime-cli kind's default is Wasmtime 46,
-// and the specs also measure the 36 LTS line.
-var envVariants = map[string][]struct {
+type variant struct {
 	name     string
 	settings map[string]any
-}{
-	"wasmtime-cli": {{"wasmtime-36", map[string]any{"wasmtime": "wasmtime-36"}}},
+}
+
+// hostVariants are hosts the shipped specs run in more than one version,
+// so envs checks each: every Wasmtime CLI release after the default
+// (engine/env/wasmtime-cli.versions).
+func hostVariants(host string) []variant {
+	if host != "wasmtime-cli" {
+		return nil
+	}
+	var out []variant
+	for _, v := range env.WasmtimeCLIVersions()[1:] {
+		cli := env.WasmtimeCLICommand(v)
+		out = append(out, variant{cli, map[string]any{"wasmtime": cli}})
+	}
+	return out
 }
 
 // withSettings returns the kind's default settings with some set, checked

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"spawnbench/engine/env"
 )
 
 // TestEnvsShowsEveryRuntimeReady runs `envs` in the source tree, where
@@ -24,15 +26,23 @@ func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 			rows[label] = line
 		}
 	}
-	for label, want := range map[string]string{
-		"wasmtime-cli":               "wasmtime 46.",
-		"wasmtime-cli (wasmtime-36)": "wasmtime 36.",
-		"wasi-threads-node":          "@emnapi/wasi-threads",
-		"wasi-threads-chromium":      "@emnapi/wasi-threads",
-		"wasi-threads-firefox":       "Firefox",
-		"emscripten-firefox":         "Firefox",
-		"manual-firefox":             "Firefox",
-	} {
+	wants := map[string]string{
+		"wasi-threads-node":     "@emnapi/wasi-threads",
+		"wasi-threads-chromium": "@emnapi/wasi-threads",
+		"wasi-threads-firefox":  "Firefox",
+		"emscripten-firefox":    "Firefox",
+		"manual-firefox":        "Firefox",
+	}
+	// Every Wasmtime CLI release of the one list, each with its version.
+	for i, v := range env.WasmtimeCLIVersions() {
+		major, _, _ := strings.Cut(v, ".")
+		label := "wasmtime-cli"
+		if i > 0 {
+			label += " (" + env.WasmtimeCLICommand(v) + ")"
+		}
+		wants[label] = "wasmtime " + major + "."
+	}
+	for label, want := range wants {
 		row, ok := rows[label]
 		if !ok {
 			t.Errorf("envs has no row %q:\n%s", label, stdout)

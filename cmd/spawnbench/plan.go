@@ -117,7 +117,7 @@ func planText(p *spec.RunPlan, model *cost.Model) string {
 		fmt.Fprintf(&b, "order %s, seed %d\n", p.Schedule.Order, p.Schedule.Seed)
 	}
 	fmt.Fprintf(&b, "expected times from %s\n\n", model.Source)
-	fmt.Fprintf(&b, "%-26s %-22s %-11s %7s %10s %8s %8s %10s\n", "ENVIRONMENT", "KIND", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES", "EXPECTED")
+	fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7s %10s %8s %8s %10s\n", "ENVIRONMENT", "KIND", "PAYLOAD", "HOST", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES", "EXPECTED")
 	var guessed []string
 	for _, c := range p.Cells {
 		mark := ""
@@ -125,7 +125,7 @@ func planText(p *spec.RunPlan, model *cost.Model) string {
 			mark = "*"
 			guessed = append(guessed, c.Key())
 		}
-		fmt.Fprintf(&b, "%-26s %-22s %-11s %7d %10d %8d %8d %10s\n", c.Env.Name, c.Env.Kind, c.Mode, c.N, c.Processes, c.Warmup, c.Samples(), cost.Round(model.Cell(c)).String()+mark)
+		fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7d %10d %8d %8d %10s\n", c.Env.Name, c.Env.Kind, c.Env.Payload, c.Env.Host, c.Mode, c.N, c.Processes, c.Warmup, c.Samples(), cost.Round(model.Cell(c)).String()+mark)
 	}
 	fmt.Fprintf(&b, "\n%d cells, %d processes, expected %s (builds not included)\n", len(p.Cells), p.TotalProcesses(), cost.Round(model.Plan(p)))
 	if len(guessed) > 0 {

@@ -57,15 +57,9 @@ type Page struct {
 	// CPUs pins the browser and every process it starts; empty means no
 	// pinning.
 	CPUs []int
-	// Browser runs the page; nil means Chromium{Command: Chromium,
-	// Flags: Flags}.
+	// Browser runs the page; nil means Chromium{}, Debian's Chromium
+	// with spawnbench's flags.
 	Browser Browser
-	// Chromium is the browser command when Browser is nil; empty means
-	// "chromium".
-	Chromium string
-	// Flags are added to Chromium's command line after Flags() when
-	// Browser is nil.
-	Flags []string
 	// Stdout, when set, receives each line the page prints to standard
 	// output as it comes, and the Outcome's Stdout is nil (as with
 	// proc.Command.Stdout).
@@ -77,10 +71,31 @@ type Page struct {
 type Browser interface {
 	// Name names the browser in messages, e.g. "chromium".
 	Name() string
+	// Executable is the browser command that is started.
+	Executable() string
 	// Version returns the browser's version line.
 	Version(ctx context.Context) (string, error)
-	// run is Run for this browser.
-	run(ctx context.Context, p Page) (proc.Outcome, error)
+	// postsReports says whether the page reports by POST to the page
+	// server (a browser without DevTools bindings).
+	postsReports() bool
+	// open starts the browser on profile for p, served at base.
+	open(ctx context.Context, p Page, base, profile string, rec *recorder) (session, error)
+}
+
+// session is one started browser: the part of a run that differs between
+// browsers. runSession is the rest.
+type session interface {
+	// wait returns when the page has ended (ended is closed when its
+	// reports say so), the browser exited by itself (errBrowserExited),
+	// the page was lost, or ctx ended.
+	wait(ctx context.Context, ended <-chan struct{}) error
+	// pid is the browser's process group.
+	pid() int
+	// stop ends the browser and whatever it left behind, and returns the
+	// browser's Outcome.
+	stop() (proc.Outcome, error)
+	// log is the part of the browser's output that explains a failed page.
+	log(out proc.Outcome) []byte
 }
 
 // bindingName is the DevTools binding reporter.js hands to the page.
@@ -88,6 +103,27 @@ const bindingName = "__spawnbenchReport"
 
 //go:embed reporter.js
 var reporterTemplate string
+
+// reporterScript is reporter.js with its sink: a JavaScript expression
+// for a function that takes one message.
+func reporterScript(sinkName, sink string, argv []byte) string {
+	return fmt.Sprintf(reporterTemplate, sinkName, sink, argv)
+}
+
+// bindingSink takes the DevTools binding name off the global scope.
+func bindingSink(name string) string {
+	return fmt.Sprintf("(() => { const b = globalThis[%[1]q]; delete globalThis[%[1]q]; return b; })()", name)
+}
+
+// postSink posts each message synchronously to path.
+func postSink(path string) string {
+	return fmt.Sprintf(`(msg) => {
+    const req = new XMLHttpRequest();
+    req.open("POST", %q, false);
+    req.setRequestHeader("Content-Type", "text/plain;charset=utf-8");
+    req.send(msg);
+  }`, path)
+}
 
 // Run opens the page in a new browser, waits until the page calls
 // spawnbench.exit, crashes, or ctx ends, and then ends the browser.
@@ -103,43 +139,62 @@ var reporterTemplate string
 func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	b := p.Browser
 	if b == nil {
-		b = Chromium{Command: p.Chromium, Flags: p.Flags}
+		b = Chromium{}
 	}
 	// A missing page would only show as a timeout.
 	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
 		return proc.Outcome{}, fmt.Errorf("the page to open: %w", err)
 	}
-	return b.run(ctx, p)
+	return runSession(ctx, b, p)
 }
 
-// run opens p in a new Chromium driven over the DevTools protocol.
-func (c Chromium) run(ctx context.Context, p Page) (proc.Outcome, error) {
+// runSession is one page in one fresh browser, the same for every
+// browser: serve the build directory, make a profile, start the browser,
+// collect the page's reports until it ends, stop the browser and whatever
+// it left, clean up, and build the Outcome.
+func runSession(ctx context.Context, b Browser, p Page) (proc.Outcome, error) {
 	begun := time.Now()
-	srv, err := serve(p.Dir, nil)
+	argv, err := json.Marshal(p.Argv)
+	if err != nil {
+		return proc.Outcome{}, fmt.Errorf("encode the page's arguments: %w", err)
+	}
+	rec := recorder{stdoutTo: p.Stdout}
+	ended := make(chan struct{})
+	var endOnce sync.Once
+	var rep *reporter
+	if b.postsReports() {
+		rep = &reporter{
+			script: []byte(reporterScript("a POST to "+reportPath+"report", postSink(reportPath+"report"), argv)),
+			take: func(msg string) {
+				if rec.take(msg) {
+					endOnce.Do(func() { close(ended) })
+				}
+			},
+		}
+	}
+	srv, err := serve(p.Dir, rep)
 	if err != nil {
 		return proc.Outcome{}, err
 	}
-	profile, err := os.MkdirTemp("", proc.ProfilePrefix("chromium")+"*")
+	profile, err := os.MkdirTemp("", proc.ProfilePrefix(b.Name())+"*")
 	if err != nil {
 		srv.close()
 		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)
 	}
-	chrome, err := c.start(ctx, p, profile)
+	s, err := b.open(ctx, p, srv.url, profile, &rec)
 	if err != nil {
 		srv.close()
 		os.RemoveAll(profile)
 		return proc.Outcome{}, err
 	}
-
-	rec := recorder{stdoutTo: p.Stdout}
-	runErr := drive(ctx, chrome, srv.url, p, &rec)
+	runErr := s.wait(ctx, ended)
 	if testHookBeforeStop != nil {
-		testHookBeforeStop(chrome.proc.Pid, profile)
+		testHookBeforeStop(s.pid(), profile)
 	}
 
 	// The browser goes first: it holds the server's connections and the
 	// profile directory's files.
-	browserOut, stopErr := chrome.stop()
+	browserOut, stopErr := s.stop()
 	if errors.Is(stopErr, context.Canceled) || errors.Is(stopErr, context.DeadlineExceeded) {
 		stopErr = nil // ctx's end is reported below
 	}
@@ -153,20 +208,20 @@ func (c Chromium) run(ctx context.Context, p Page) (proc.Outcome, error) {
 	// The page's cost is its browser's: the whole tree of browser processes.
 	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
 	switch {
+	case rec.ended():
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		out.TimedOut = true
 	case ctx.Err() != nil:
 		return out, errors.Join(ctx.Err(), cleanupErr)
-	case rec.ended():
 	case errors.Is(runErr, errBrowserExited):
 		out.ExitCode, out.Signal = browserOut.ExitCode, browserOut.Signal
 		if out.ExitCode == 0 {
 			out.ExitCode = 1
 		}
-		out.Stderr = appendLine(out.Stderr, "spawnbench: chromium exited before the page did")
+		out.Stderr = appendLine(out.Stderr, "spawnbench: "+b.Name()+" exited before the page did")
 	case runErr != nil && !rec.started():
 		// The page never ran: the repetition could not start.
-		return out, errors.Join(fmt.Errorf("run %s in chromium: %w", p.Path, runErr), cleanupErr)
+		return out, errors.Join(fmt.Errorf("run %s in %s: %w", p.Path, b.Name(), runErr), cleanupErr)
 	case runErr != nil:
 		out.ExitCode = 1
 		out.Stderr = appendLine(out.Stderr, "spawnbench: lost the page: "+runErr.Error())
@@ -180,17 +235,17 @@ func (c Chromium) run(ctx context.Context, p Page) (proc.Outcome, error) {
 			// Chromium's code for a crashed renderer is the signal.
 			out.Signal = syscall.Signal(code).String()
 		}
-		why := fmt.Sprintf("the page crashed: its renderer process ended (Chromium: status %q, code %d)", status, code)
+		why := fmt.Sprintf("the page crashed: its renderer process ended (%s: status %q, code %d)", b.Name(), status, code)
 		if oom := oomLine(browserOut.Stderr); oom != "" || status == "oom" {
-			why = "the page ran out of memory: its renderer process ended (Chromium: " + strings.TrimSpace(oom+" status "+status) + ")"
+			why = "the page ran out of memory: its renderer process ended (" + b.Name() + ": " + strings.TrimSpace(oom+" status "+status) + ")"
 		}
 		out.Stderr = appendLine(out.Stderr, "spawnbench: "+why)
 	}
 	if out.TimedOut || out.ExitCode != 0 || out.Signal != "" {
 		// Workers write to the browser's log, not to the page: what a
 		// dying worker said is only there.
-		out.Stderr = appendLine(out.Stderr, "--- chromium's log ---")
-		out.Stderr = append(out.Stderr, consoleLines(browserOut.Stderr)...)
+		out.Stderr = appendLine(out.Stderr, "--- "+b.Name()+"'s log ---")
+		out.Stderr = append(out.Stderr, s.log(browserOut)...)
 	}
 	return out, cleanupErr
 }
@@ -199,8 +254,8 @@ func (c Chromium) run(ctx context.Context, p Page) (proc.Outcome, error) {
 // process group id and profile directory) just before it is stopped.
 var testHookBeforeStop func(pgid int, profile string)
 
-// errBrowserExited is drive's error when the browser ended by itself.
-var errBrowserExited = errors.New("chromium exited")
+// errBrowserExited is a session's error when the browser ended by itself.
+var errBrowserExited = errors.New("the browser exited")
 
 // drive runs the page in the started browser and returns when it has
 // exited, crashed, or ctx has ended.
@@ -254,7 +309,7 @@ func drive(ctx context.Context, chrome *chromium, base string, p Page, rec *reco
 		return fmt.Errorf("add the report binding: %w", err)
 	}
 	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: fmt.Sprintf(reporterTemplate, bindingName, argv),
+		Source: reporterScript("a DevTools binding", bindingSink(bindingName), argv),
 	}); err != nil {
 		return fmt.Errorf("install reporter.js: %w", err)
 	}

@@ -164,7 +164,7 @@ for (;;) hoard.push(new Array(10000).fill(hoard.length));
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// A small V8 heap makes the renderer run out of memory in a second.
-	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Flags: []string{"--js-flags=--max-old-space-size=64"}})
+	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Browser: Chromium{Flags: []string{"--js-flags=--max-old-space-size=64"}}})
 	if err != nil {
 		t.Fatalf("a crashed page must be an Outcome, not an error: %v", err)
 	}

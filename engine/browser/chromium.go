@@ -49,7 +49,8 @@ type Chromium struct {
 
 func (c Chromium) Name() string { return "chromium" }
 
-func (c Chromium) command() string {
+// Executable is the browser command that is started.
+func (c Chromium) Executable() string {
 	if c.Command == "" {
 		return DefaultChromium
 	}
@@ -59,12 +60,7 @@ func (c Chromium) command() string {
 // Version returns the browser's version line, e.g. "Chromium 156.0.8078.108
 // built on Debian GNU/Linux 12 (bookworm)".
 func (c Chromium) Version(ctx context.Context) (string, error) {
-	return versionLine(ctx, c.command())
-}
-
-// Version returns the version line of the Chromium command chromium.
-func Version(ctx context.Context, chromium string) (string, error) {
-	return Chromium{Command: chromium}.Version(ctx)
+	return versionLine(ctx, c.Executable())
 }
 
 // versionLine runs `browser --version` and returns its last line.
@@ -91,12 +87,16 @@ type chromium struct {
 	profile     string
 	toBrowser   *os.File
 	fromBrowser *os.File
+	// The page, where it is served, and its recorder.
+	page Page
+	base string
+	rec  *recorder
 }
 
 // start starts a browser for p with profile as its user data directory.
 // ctx bounds the browser's life.
 func (c Chromium) start(ctx context.Context, p Page, profile string) (*chromium, error) {
-	exe := c.command()
+	exe := c.Executable()
 	// Chromium reads commands from fd 3 and writes answers to fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
@@ -128,6 +128,28 @@ func (c Chromium) start(ctx context.Context, p Page, profile string) (*chromium,
 	}
 	return &chromium{proc: started, profile: profile, toBrowser: cmdW, fromBrowser: ansR}, nil
 }
+
+func (c Chromium) postsReports() bool { return false }
+
+func (c Chromium) open(ctx context.Context, p Page, base, profile string, rec *recorder) (session, error) {
+	chrome, err := c.start(ctx, p, profile)
+	if err != nil {
+		return nil, err
+	}
+	chrome.page, chrome.base, chrome.rec = p, base, rec
+	return chrome, nil
+}
+
+// wait drives the page over the DevTools protocol; its reports come by
+// the binding, not through ended.
+func (c *chromium) wait(ctx context.Context, _ <-chan struct{}) error {
+	return drive(ctx, c, c.base, c.page, c.rec)
+}
+
+func (c *chromium) pid() int { return c.proc.Pid }
+
+// log is the console lines of Chromium's log.
+func (c *chromium) log(out proc.Outcome) []byte { return consoleLines(out.Stderr) }
 
 // Allocate connects chromedp to the browser's pipe.
 func (c *chromium) Allocate(ctx context.Context, opts ...chromedp.BrowserOption) (*chromedp.Browser, error) {

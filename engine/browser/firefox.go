@@ -2,16 +2,12 @@ package browser
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"spawnbench/engine/atomicfile"
@@ -25,7 +21,7 @@ const DefaultFirefox = "firefox-esr"
 // Firefox is Debian's Firefox ESR (or another Firefox build), headless.
 // Firefox has no DevTools bindings (it speaks WebDriver BiDi, not
 // Chrome's protocol), so the page reports to the page server itself
-// (reporter_http.js), one synchronous POST a line.
+// (reporter.js with its POST sink), one synchronous POST a line.
 type Firefox struct {
 	// Command is the browser command; empty means DefaultFirefox.
 	Command string
@@ -37,7 +33,8 @@ type Firefox struct {
 
 func (f Firefox) Name() string { return "firefox" }
 
-func (f Firefox) command() string {
+// Executable is the browser command that is started.
+func (f Firefox) Executable() string {
 	if f.Command == "" {
 		return DefaultFirefox
 	}
@@ -47,7 +44,7 @@ func (f Firefox) command() string {
 // Version returns the browser's version line, e.g. "Mozilla Firefox
 // 153.8.0esr".
 func (f Firefox) Version(ctx context.Context) (string, error) {
-	return versionLine(ctx, f.command())
+	return versionLine(ctx, f.Executable())
 }
 
 // FirefoxPrefs are the preferences every profile gets (in user.js). This
@@ -117,104 +114,58 @@ var FirefoxPrefs = map[string]any{
 	"browser.newtabpage.activity-stream.feeds.telemetry": false,
 }
 
-//go:embed reporter_http.js
-var httpReporterTemplate string
+func (f Firefox) postsReports() bool { return true }
 
-// run opens p in a new Firefox on a fresh profile and waits for the page
-// to exit, the browser to exit, or ctx to end.
-func (f Firefox) run(ctx context.Context, p Page) (proc.Outcome, error) {
-	begun := time.Now()
-	argv, err := json.Marshal(p.Argv)
-	if err != nil {
-		return proc.Outcome{}, fmt.Errorf("encode the page's arguments: %w", err)
-	}
-	rec := recorder{stdoutTo: p.Stdout}
-	ended := make(chan struct{})
-	var endOnce sync.Once
-	srv, err := serve(p.Dir, &reporter{
-		script: []byte(fmt.Sprintf(httpReporterTemplate, reportPath+"report", argv)),
-		take: func(msg string) {
-			if rec.take(msg) {
-				endOnce.Do(func() { close(ended) })
-			}
-		},
-	})
-	if err != nil {
-		return proc.Outcome{}, err
-	}
-	profile, err := os.MkdirTemp("", proc.ProfilePrefix("firefox")+"*")
-	if err != nil {
-		srv.close()
-		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)
-	}
+// firefox is one started Firefox.
+type firefox struct {
+	proc    *proc.Started
+	profile string
+}
+
+// open writes the profile's preferences and starts Firefox on the page.
+func (f Firefox) open(ctx context.Context, p Page, base, profile string, rec *recorder) (session, error) {
 	if err := f.writePrefs(profile); err != nil {
-		srv.close()
-		os.RemoveAll(profile)
-		return proc.Outcome{}, err
+		return nil, err
 	}
-	pageURL := srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
-	cmd := append([]string{f.command(), "--headless", "--no-remote", "--profile", profile}, f.Flags...)
+	pageURL := base + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
+	cmd := append([]string{f.Executable(), "--headless", "--no-remote", "--profile", profile}, f.Flags...)
 	cmd = append(cmd, pageURL)
 	rec.markStarted()
 	started, err := proc.Start(ctx, proc.Command{Argv: cmd, Env: firefoxEnv(profile), CPUs: p.CPUs})
 	if err != nil {
-		srv.close()
-		os.RemoveAll(profile)
-		return proc.Outcome{}, fmt.Errorf("start firefox: %w", err)
+		return nil, fmt.Errorf("start firefox: %w", err)
 	}
+	return &firefox{proc: started, profile: profile}, nil
+}
 
-	exitedFirst := false
+func (f *firefox) wait(ctx context.Context, ended <-chan struct{}) error {
 	select {
 	case <-ended:
 	case <-ctx.Done():
-	case <-started.Done():
+	case <-f.proc.Done():
 		// Posts already under way still count.
 		select {
 		case <-ended:
 		case <-time.After(100 * time.Millisecond):
-			exitedFirst = true
+			return errBrowserExited
 		}
 	}
-	if testHookBeforeStop != nil {
-		testHookBeforeStop(started.Pid, profile)
-	}
-	browserOut, stopErr := started.Stop()
-	if errors.Is(stopErr, context.Canceled) || errors.Is(stopErr, context.DeadlineExceeded) {
-		stopErr = nil // ctx's end is reported below
-	}
-	if kerr := killLeftovers(started.Pid, profile); stopErr == nil {
-		stopErr = kerr
-	}
-	cleanupErr := errors.Join(stopErr, srv.close())
-	if err := os.RemoveAll(profile); err != nil {
-		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("remove the browser profile directory: %w", err))
-	}
-
-	out := rec.outcome()
-	out.Wall = time.Since(begun)
-	// The page's cost is its browser's: the whole tree of browser processes.
-	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
-	switch {
-	case rec.ended():
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		out.TimedOut = true
-	case ctx.Err() != nil:
-		return out, errors.Join(ctx.Err(), cleanupErr)
-	case exitedFirst:
-		out.ExitCode, out.Signal = browserOut.ExitCode, browserOut.Signal
-		if out.ExitCode == 0 {
-			out.ExitCode = 1
-		}
-		out.Stderr = appendLine(out.Stderr, "spawnbench: firefox exited before the page did")
-	}
-	if out.TimedOut || out.ExitCode != 0 || out.Signal != "" {
-		// Console messages (workers' too) and Firefox's own complaints
-		// are in its output, not in the page's.
-		out.Stderr = appendLine(out.Stderr, "--- firefox's log ---")
-		out.Stderr = append(out.Stderr, logTail(browserOut.Stdout, browserOut.Stderr)...)
-	}
-	return out, cleanupErr
+	return nil
 }
+
+func (f *firefox) pid() int { return f.proc.Pid }
+
+func (f *firefox) stop() (proc.Outcome, error) {
+	out, err := f.proc.Stop()
+	if kerr := killLeftovers(f.proc.Pid, f.profile); err == nil {
+		err = kerr
+	}
+	return out, err
+}
+
+// log is the tail of Firefox's output: console messages (workers' too)
+// and its own complaints are there, not in the page's.
+func (f *firefox) log(out proc.Outcome) []byte { return logTail(out.Stdout, out.Stderr) }
 
 // firefoxEnv keeps everything Firefox writes inside the profile, and its
 // crash reporter off (it would leave the process group).

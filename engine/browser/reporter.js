@@ -7,15 +7,17 @@
 //   spawnbench.err(line)   one line of standard error
 //   spawnbench.exit(code)  the end of the run; later calls are ignored
 //
-// Every call goes at once to spawnbench through a DevTools binding
-// (%[1]s), so lines printed before a crash are kept. The binding is
-// dropped from the global scope so that only this object can use it.
+// Every call goes at once to spawnbench through the browser's sink (%[1]s),
+// so lines printed before a crash are kept: in Chromium a DevTools binding,
+// dropped from the global scope so that only this object can use it; in
+// Firefox, which has no bindings, a synchronous POST to the page server,
+// so each line has reached spawnbench when the call returns. Only pages
+// use it: their workers post their lines to the page.
 (() => {
-  const send = globalThis[%[1]q];
-  delete globalThis[%[1]q];
+  const send = %[2]s;
   let exited = false;
   globalThis.spawnbench = Object.freeze({
-    argv: Object.freeze(%[2]s),
+    argv: Object.freeze(%[3]s),
     out: (line) => send("o" + line),
     err: (line) => send("e" + line),
     exit: (code) => {

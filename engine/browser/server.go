@@ -19,7 +19,7 @@ import (
 // port the kernel picks, read-only, with the headers that make its pages
 // cross-origin isolated (SharedArrayBuffer, and so Emscripten's pthreads,
 // need that). With a reporter, it also takes the page's lines (see
-// reporter_http.js) under reportPath, and puts the reporter into every
+// reporter.js with its POST sink) under reportPath, and puts the reporter into every
 // HTML page it serves, before the page's own scripts.
 type server struct {
 	url  string

@@ -1,8 +1,10 @@
-// Package buildcache keeps each environment's benchmark build, so an
-// unchanged environment is never rebuilt.
+// Package buildcache keeps each payload's benchmark build, so an
+// unchanged payload is never rebuilt, and environments that run the same
+// payload with the same build settings on different hosts share one.
 //
-// This package is opinionated: a build is named by the hash of the
-// benchmark sources and the environment's build key, and only a finished
+// This package is opinionated: a build is named by the payload, the hash
+// of the benchmark sources and the payload's build key (never a host's),
+// and only a finished
 // build ever carries that name (builds happen in a temporary directory
 // renamed into place), so an interrupted build is never mistaken for one.
 package buildcache
@@ -33,12 +35,22 @@ func Default(src env.Sources) *Cache {
 	return &Cache{Dir: filepath.Join(base, "spawnbench", "builds"), Sources: src}
 }
 
-// Build returns the build directory for e, building it if needed. Builds
-// happen in a temporary directory renamed into place, so an interrupted
-// build is never mistaken for a finished one.
-func (c *Cache) Build(ctx context.Context, e env.Environment) (dir string, cached bool, err error) {
+// Buildable is what the cache builds: an environment's payload.
+type Buildable interface {
+	// BuildName names the build directory (the payload).
+	BuildName() string
+	BuildKey(ctx context.Context) string
+	Build(ctx context.Context, srcDir, outDir string) error
+}
+
+var _ Buildable = (*env.Environment)(nil)
+
+// Build returns the build directory for e's payload, building it if
+// needed. Builds happen in a temporary directory renamed into place, so
+// an interrupted build is never mistaken for a finished one.
+func (c *Cache) Build(ctx context.Context, e Buildable) (dir string, cached bool, err error) {
 	h := sha256.Sum256([]byte(c.Sources.Hash() + "\x00" + e.BuildKey(ctx)))
-	dir = filepath.Join(c.Dir, e.Kind()+"-"+hex.EncodeToString(h[:8]))
+	dir = filepath.Join(c.Dir, e.BuildName()+"-"+hex.EncodeToString(h[:8]))
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir, true, nil
 	}

@@ -8,8 +8,8 @@
 // clock, makes one sleep now and then run long; and every spawn of a
 // sequential run must fall inside the parent's own bracket,
 // 0 <= spawn_ns <= joined_ns, or the threads do not share one clock
-// (one step above joined_ns is allowed only where the environment's
-// clock is rounded in two parts: results.ClockStepSlackNS).
+// (each bound allowed exactly one step of the clock, as the host declares
+// it: two readings of a clock that steps can land one step apart).
 // Printing the verdicts is the caller's business.
 package clockcheck
 
@@ -79,29 +79,29 @@ func JudgeOversleep(repeats []results.CalibrationCheck) []results.CalibrationChe
 	return repeats
 }
 
-// slackText is how the rule reads with a clock step of slack.
-func slackText(slack int64) string {
-	if slack == 0 {
-		return ""
+// BracketText is how the bracket rule reads with one clock step of stepNS
+// on each bound.
+func BracketText(stepNS int64) string {
+	if stepNS == 0 {
+		return "0 <= spawn_ns <= joined_ns"
 	}
-	return " + " + time.Duration(slack).String()
+	d := time.Duration(stepNS).String()
+	return "-" + d + " <= spawn_ns <= joined_ns + " + d
 }
 
-// Coherence judges one sequential run of n spawns. A kind whose clock is
-// rounded in two parts gets one clock step of slack above joined_ns
-// (results.ClockStepSlackNS); every other is held to the bracket.
-func Coherence(env, kind string, process, n int, status, msg string, lines []protocol.Line, wall time.Duration) results.CalibrationCheck {
+// Coherence judges one sequential run of n spawns, each bound of the
+// bracket allowed one step (stepNS) of the host's clock.
+func Coherence(env, kind string, stepNS int64, process, n int, status, msg string, lines []protocol.Line, wall time.Duration) results.CalibrationCheck {
 	c := results.CalibrationCheck{
-		Environment: env, Kind: kind, Check: "coherence", Process: int32(process),
+		Environment: env, Kind: kind, ClockStepNS: stepNS, Check: "coherence", Process: int32(process),
 		RequestedNS: int64(n), WallNS: wall.Nanoseconds(),
 	}
 	if len(lines) > 0 {
 		c.MeasuredNS = lines[0].SpawnNS
 	}
-	slack := results.ClockStepSlackNS(kind)
 	for _, l := range lines {
 		c.MeasuredNS = min(c.MeasuredNS, l.SpawnNS)
-		if l.SpawnNS < 0 || (l.JoinedNS != nil && l.SpawnNS > *l.JoinedNS+slack) || l.SpawnNS > c.WallNS {
+		if l.SpawnNS < -stepNS || (l.JoinedNS != nil && l.SpawnNS > *l.JoinedNS+stepNS) || l.SpawnNS > c.WallNS {
 			c.Violations++
 		}
 	}
@@ -109,7 +109,7 @@ func Coherence(env, kind string, process, n int, status, msg string, lines []pro
 	case status != results.StatusOK:
 		c.Detail = status + ": " + msg
 	case c.Violations > 0:
-		c.Detail = fmt.Sprintf("%d of %d spawns outside 0 <= spawn_ns <= joined_ns%s: threads do not share one clock", c.Violations, len(lines), slackText(slack))
+		c.Detail = fmt.Sprintf("%d of %d spawns outside %s: threads do not share one clock", c.Violations, len(lines), BracketText(stepNS))
 	default:
 		c.Pass = true
 	}

@@ -10,63 +10,65 @@ import (
 )
 
 // command: any runtime a user has, declared in CUE as argv templates (no
-// shell). It lets a spec measure a runtime spawnbench has no Go for, as long
-// as the runtime can run the benchmark and print c/sb.h's line protocol.
-type command struct {
-	name string
-	cfg  commandSettings
+// shell): the payload is what the build templates make, and the command
+// host runs it with the run template. It lets a spec measure a runtime
+// spawnbench has no Go for, as long as the runtime can run the benchmark
+// and print c/sb.h's line protocol.
+type commandPayload struct{ cfg commandBuild }
+
+type commandBuild struct {
+	Build [][]string `json:"build"`
+	Env   []string   `json:"env"`
 }
 
-type commandSettings struct {
-	Build   [][]string `json:"build"`
-	Run     []string   `json:"run"`
-	Version []string   `json:"version"`
-	Install string     `json:"install"`
-	Env     []string   `json:"env"`
+type commandHost struct{ cfg commandRun }
+
+type commandRun struct {
+	Run     []string `json:"run"`
+	Version []string `json:"version"`
+	Install string   `json:"install"`
+	Env     []string `json:"env"`
 }
 
 func init() {
-	Register("command", "any runtime, given as build and run argv templates in CUE",
-		func(name string, cfg commandSettings) Environment { return &command{name: name, cfg: cfg} })
+	RegisterPayload("command", "whatever the spec's build templates make", []Form{FormExecutable + "-template"}, PayloadFacts{},
+		func(cfg commandBuild) Payload { return &commandPayload{cfg: cfg} })
+	RegisterHost("command", "any runtime, given as a run argv template in CUE", FormExecutable+"-template",
+		HostFacts{Family: "other"},
+		func(cfg commandRun) Host { return &commandHost{cfg: cfg} })
 }
 
-func (e *command) Name() string { return e.name }
-func (e *command) Kind() string { return "command" }
+// Toolchain checks that every program the build templates start is on
+// PATH (templated paths such as {out}/... are built, not installed).
+func (p *commandPayload) Toolchain(context.Context) Toolchain {
+	if problem := missingProgram(p.cfg.Build...); problem != "" {
+		return Toolchain{Problem: problem, Install: "see the runtime's documentation"}
+	}
+	return Toolchain{Present: true}
+}
 
-// Toolchain checks that every program the templates start is on PATH
-// (templated paths such as {out}/... are built, not installed).
-func (e *command) Toolchain(ctx context.Context) Toolchain {
-	progs := [][]string{e.cfg.Run, e.cfg.Version}
-	progs = append(progs, e.cfg.Build...)
-	for _, argv := range progs {
+func missingProgram(argvs ...[]string) string {
+	for _, argv := range argvs {
 		if len(argv) == 0 || strings.Contains(argv[0], "{") {
 			continue
 		}
 		if why := proc.Missing(argv[0]); why != "" {
-			return Toolchain{Install: e.cfg.Install, Problem: why}
+			return why
 		}
 	}
-	version := "unknown (no version command declared)"
-	if len(e.cfg.Version) > 0 {
-		out, err := proc.Output(ctx, "", e.cfg.Version...)
-		if err != nil {
-			return Toolchain{Install: e.cfg.Install, Problem: err.Error()}
-		}
-		version = firstLine(out)
-	}
-	return Toolchain{Present: true, Version: version, Install: e.cfg.Install}
+	return ""
 }
 
-func (e *command) BuildKey(ctx context.Context) string {
-	b, _ := json.Marshal(e.cfg)
-	return "command|" + string(b) + "|" + e.Toolchain(ctx).Version
+func (p *commandPayload) BuildKey(context.Context) string {
+	b, _ := json.Marshal(p.cfg)
+	return "command|" + string(b)
 }
 
-func (e *command) Build(ctx context.Context, srcDir, outDir string) error {
+func (p *commandPayload) Build(ctx context.Context, srcDir, outDir string) error {
 	for _, b := range Benchmarks {
-		for _, tmpl := range e.cfg.Build {
+		for _, tmpl := range p.cfg.Build {
 			argv := expand(tmpl, map[string]string{"src": srcDir, "out": outDir, "bench": string(b)})
-			if _, err := proc.OutputOf(ctx, proc.Command{Argv: argv, Dir: srcDir, Env: e.cfg.Env}); err != nil {
+			if _, err := proc.OutputOf(ctx, proc.Command{Argv: argv, Dir: srcDir, Env: p.cfg.Env}); err != nil {
 				return fmt.Errorf("build %s: %s: %w", b, strings.Join(argv, " "), err)
 			}
 		}
@@ -74,11 +76,29 @@ func (e *command) Build(ctx context.Context, srcDir, outDir string) error {
 	return nil
 }
 
-func (e *command) Run(ctx context.Context, r Repetition) (Outcome, error) {
-	argv := expand(e.cfg.Run, map[string]string{
-		"out": r.BuildDir, "bench": string(r.Benchmark), "arg": fmt.Sprint(r.Arg),
-	})
-	return proc.Run(ctx, proc.Command{Argv: argv, Env: e.cfg.Env, CPUs: r.CPUs, Dir: r.BuildDir, Stdout: r.Stdout})
+// Entry leaves the templates to the host: the benchmark and its argument.
+func (p *commandPayload) Entry(_ Form, b Benchmark, arg int) Entry {
+	return Entry{File: string(b), Args: []string{fmt.Sprint(arg)}}
+}
+
+func (h *commandHost) Toolchain(ctx context.Context) Toolchain {
+	if problem := missingProgram(h.cfg.Run, h.cfg.Version); problem != "" {
+		return Toolchain{Install: h.cfg.Install, Problem: problem}
+	}
+	version := "unknown (no version command declared)"
+	if len(h.cfg.Version) > 0 {
+		out, err := proc.Output(ctx, "", h.cfg.Version...)
+		if err != nil {
+			return Toolchain{Install: h.cfg.Install, Problem: err.Error()}
+		}
+		version = firstLine(out)
+	}
+	return Toolchain{Present: true, Version: version, Install: h.cfg.Install}
+}
+
+func (h *commandHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {
+	argv := expand(h.cfg.Run, map[string]string{"out": r.BuildDir, "bench": e.File, "arg": strings.Join(e.Args, " ")})
+	return proc.Run(ctx, proc.Command{Argv: argv, Env: h.cfg.Env, CPUs: r.CPUs, Dir: r.BuildDir, Stdout: r.Stdout})
 }
 
 // expand substitutes {key} placeholders in every argument.

@@ -23,7 +23,7 @@ import (
 // headless Chromium with small n.
 
 // webEnv makes a web environment the way a spec declares it.
-func webEnv(t testing.TB, kind, fields string) env.Environment {
+func webEnv(t testing.TB, kind, fields string) *env.Environment {
 	t.Helper()
 	return envFromSpec(t, "web", kind, fields)
 }
@@ -37,7 +37,7 @@ var webBuilds = struct {
 }{dirs: map[string]string{}}
 
 // webBuild builds e once per test binary; key names the build.
-func webBuild(t testing.TB, key string, e env.Environment) string {
+func webBuild(t testing.TB, key string, e *env.Environment) string {
 	t.Helper()
 	if tc := e.Toolchain(context.Background()); !tc.Present {
 		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
@@ -73,6 +73,10 @@ func webBuild(t testing.TB, key string, e env.Environment) string {
 	if err := e.Build(ctx, filepath.Join(webBuilds.root, "src"), dir); err != nil {
 		t.Fatalf("build %s: %v", key, err)
 	}
+	dir, err := e.Stage(ctx, dir)
+	if err != nil {
+		t.Fatalf("stage %s: %v", key, err)
+	}
 	t.Logf("built %s in %v", key, time.Since(start).Round(time.Millisecond))
 	webBuilds.dirs[key] = dir
 	return dir
@@ -94,7 +98,7 @@ func removeDeadWebBuilds() {
 }
 
 // webRun runs one repetition and fails the test unless it exited 0.
-func webRun(t testing.TB, e env.Environment, dir string, b env.Benchmark, arg int) env.Outcome {
+func webRun(t testing.TB, e *env.Environment, dir string, b env.Benchmark, arg int) env.Outcome {
 	t.Helper()
 	out, err := webRunWithin(t, e, dir, b, arg, 90*time.Second)
 	if err != nil {
@@ -106,7 +110,7 @@ func webRun(t testing.TB, e env.Environment, dir string, b env.Benchmark, arg in
 	return out
 }
 
-func webRunWithin(t testing.TB, e env.Environment, dir string, b env.Benchmark, arg int, timeout time.Duration) (env.Outcome, error) {
+func webRunWithin(t testing.TB, e *env.Environment, dir string, b env.Benchmark, arg int, timeout time.Duration) (env.Outcome, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -154,13 +158,13 @@ func checkCalibration(t testing.TB, out env.Outcome, us int) {
 	}
 }
 
-func newEmscripten(t testing.TB) (env.Environment, string) {
+func newEmscripten(t testing.TB) (*env.Environment, string) {
 	t.Helper()
 	e := webEnv(t, "emscripten", "")
 	return e, webBuild(t, "emscripten", e)
 }
 
-func newEmscriptenChromium(t testing.TB) (env.Environment, string) {
+func newEmscriptenChromium(t testing.TB) (*env.Environment, string) {
 	t.Helper()
 	e := webEnv(t, "emscripten-chromium", "")
 	return e, webBuild(t, "emscripten-chromium", e)
@@ -179,9 +183,11 @@ func TestEmscriptenSettingsComeFromTheSchema(t *testing.T) {
 	if pool.BuildKey(context.Background()) == key {
 		t.Error("a different pool size has the same build key")
 	}
-	page := webEnv(t, "emscripten-chromium", "")
-	if page.BuildKey(context.Background()) == key {
-		t.Error("emscripten-chromium's build (which adds a page) has emscripten's build key")
+	// One build for every host: the page is part of the payload's build.
+	for _, kind := range []string{"emscripten-chromium", "emscripten-firefox"} {
+		if other := webEnv(t, kind, ""); other.BuildKey(context.Background()) != key || other.BuildName() != e.BuildName() {
+			t.Errorf("%s does not share emscripten's build (%s, %s)", kind, other.BuildName(), other.BuildKey(context.Background()))
+		}
 	}
 	for _, bad := range []string{`, initial_memory: 100000`, `, default_pthread_stack_size: 1030`} {
 		s, err := spec.Parse("bad.cue", []byte(`environments: [{name: "b", kind: "emscripten"`+bad+`}]
@@ -237,7 +243,7 @@ func TestEmscriptenChromiumSpawnsCoherently(t *testing.T) {
 }
 
 func TestEmscriptenCalibrationSeesTheSleep(t *testing.T) {
-	for _, mk := range []func(testing.TB) (env.Environment, string){newEmscripten, newEmscriptenChromium} {
+	for _, mk := range []func(testing.TB) (*env.Environment, string){newEmscripten, newEmscriptenChromium} {
 		e, dir := mk(t)
 		checkCalibration(t, webRun(t, e, dir, env.Calibration, 1000), 1000)
 	}
@@ -246,7 +252,7 @@ func TestEmscriptenCalibrationSeesTheSleep(t *testing.T) {
 func TestEmscriptenTimeoutIsAnOutcome(t *testing.T) {
 	before := livingChromium(t)
 	for _, c := range []struct {
-		mk      func(testing.TB) (env.Environment, string)
+		mk      func(testing.TB) (*env.Environment, string)
 		timeout time.Duration
 	}{
 		// 100 parallel threads take seconds in either host.
@@ -317,7 +323,7 @@ func TestWebFigures(t *testing.T) {
 	}
 	type subject struct {
 		name, host string
-		env        env.Environment
+		env        *env.Environment
 		dir        string
 	}
 	const pool = `, pthread_pool_size: 16`

@@ -12,13 +12,13 @@ import (
 // The manual kinds: raw workers measured by manual/spawn.mjs, in Node.js
 // (manual-node) and in headless Chromium (manual).
 
-func newManualNode(t testing.TB) (env.Environment, string) {
+func newManualNode(t testing.TB) (*env.Environment, string) {
 	t.Helper()
 	e := webEnv(t, "manual-node", "")
 	return e, webBuild(t, "manual-node", e)
 }
 
-func newManual(t testing.TB) (env.Environment, string) {
+func newManual(t testing.TB) (*env.Environment, string) {
 	t.Helper()
 	e := webEnv(t, "manual", "")
 	return e, webBuild(t, "manual", e)
@@ -40,7 +40,7 @@ func TestManualChromiumSpawnsCoherently(t *testing.T) {
 }
 
 func TestManualCalibrationSeesTheSleepAndTheClockStep(t *testing.T) {
-	for _, mk := range []func(testing.TB) (env.Environment, string){newManualNode, newManual} {
+	for _, mk := range []func(testing.TB) (*env.Environment, string){newManualNode, newManual} {
 		e, dir := mk(t)
 		out := webRun(t, e, dir, env.Calibration, 1000)
 		checkCalibration(t, out, 1000)
@@ -54,7 +54,7 @@ func TestManualCalibrationSeesTheSleepAndTheClockStep(t *testing.T) {
 }
 
 func TestManualRejectsABadArgument(t *testing.T) {
-	for _, mk := range []func(testing.TB) (env.Environment, string){newManualNode, newManual} {
+	for _, mk := range []func(testing.TB) (*env.Environment, string){newManualNode, newManual} {
 		e, dir := mk(t)
 		out, err := webRunWithin(t, e, dir, env.Sequential, 0, 60*time.Second)
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 // envFromSpec makes an environment from a one-environment spec, so the
 // kind's CUE definition and defaults are what is under test; fields are
 // extra CUE fields such as `, host_threads: "fresh"`.
-func envFromSpec(t testing.TB, name, kind, fields string) env.Environment {
+func envFromSpec(t testing.TB, name, kind, fields string) *env.Environment {
 	t.Helper()
 	src := `environments: [{name: "` + name + `", kind: "` + kind + `"` + fields + `}]
 n: [1]
@@ -26,7 +26,7 @@ n: [1]
 		t.Fatalf("spec: %v", err)
 	}
 	es := s.Environments[0]
-	e, err := env.New(es.Kind, es.Name, es.Settings)
+	e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
 	if err != nil {
 		t.Fatal(err)
 	}

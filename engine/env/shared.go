@@ -1,6 +1,6 @@
-// Helpers that several kinds share: tool probes, the browsers' settings,
-// file copies and small text helpers. A kind's own file holds only what
-// that kind alone needs.
+// Helpers that several payloads and hosts share: tool probes, file copies
+// and small text helpers. A payload's or host's own file holds only what
+// it alone needs.
 
 package env
 
@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"spawnbench/engine/atomicfile"
-	"spawnbench/engine/browser"
 	"spawnbench/engine/proc"
 )
 
@@ -66,78 +66,28 @@ outer:
 	return out
 }
 
-// chromiumSettings are #ChromiumRun's fields.
-type chromiumSettings struct {
-	Chromium      string   `json:"chromium"`
-	ChromiumFlags []string `json:"chromium_flags"`
-}
-
-// toolchain returns the browser's version, or what is wrong.
-func (s chromiumSettings) toolchain(ctx context.Context) (version, problem string) {
-	if why := proc.Missing(s.Chromium); why != "" {
-		return "", "browser " + why
+// joinInstalls joins the install hints of an environment's parts: apt
+// package lists into one command, the rest after it.
+func joinInstalls(hints []string) string {
+	const apt = "apt-get install -y "
+	var pkgs, other []string
+	for _, h := range hints {
+		switch {
+		case h == "":
+		case strings.HasPrefix(h, apt):
+			for _, p := range strings.Fields(strings.TrimPrefix(h, apt)) {
+				if !slices.Contains(pkgs, p) {
+					pkgs = append(pkgs, p)
+				}
+			}
+		case !slices.Contains(other, h):
+			other = append(other, h)
+		}
 	}
-	v, err := browser.Version(ctx, s.Chromium)
-	if err != nil {
-		return "", err.Error()
+	if len(pkgs) > 0 {
+		other = append([]string{apt + strings.Join(pkgs, " ")}, other...)
 	}
-	return v, ""
-}
-
-// run opens page from the build directory in a fresh browser.
-func (s chromiumSettings) run(ctx context.Context, r Repetition, page string) (Outcome, error) {
-	return browser.Run(ctx, browser.Page{
-		Dir:      r.BuildDir,
-		Path:     page,
-		Argv:     []string{string(r.Benchmark), fmt.Sprint(r.Arg)},
-		CPUs:     r.CPUs,
-		Chromium: s.Chromium,
-		Flags:    s.ChromiumFlags,
-		Stdout:   r.Stdout,
-	})
-}
-
-// firefoxSettings are #FirefoxRun's fields.
-type firefoxSettings struct {
-	Firefox      string   `json:"firefox"`
-	FirefoxFlags []string `json:"firefox_flags"`
-}
-
-func (s firefoxSettings) browser() browser.Firefox {
-	return browser.Firefox{Command: s.Firefox, Flags: s.FirefoxFlags}
-}
-
-// toolchain returns the browser's version, or what is wrong.
-func (s firefoxSettings) toolchain(ctx context.Context) (version, problem string) {
-	if why := proc.Missing(s.Firefox); why != "" {
-		return "", "browser " + why
-	}
-	v, err := s.browser().Version(ctx)
-	if err != nil {
-		return "", err.Error()
-	}
-	return v, ""
-}
-
-// run opens page from the build directory in a fresh Firefox.
-func (s firefoxSettings) run(ctx context.Context, r Repetition, page string) (Outcome, error) {
-	return browser.Run(ctx, browser.Page{
-		Dir:     r.BuildDir,
-		Path:    page,
-		Argv:    []string{string(r.Benchmark), fmt.Sprint(r.Arg)},
-		CPUs:    r.CPUs,
-		Browser: s.browser(),
-		Stdout:  r.Stdout,
-	})
-}
-
-// copyManual copies manual/ into the build directory, which is all the
-// page server may serve.
-func copyManual(srcDir, outDir string) error {
-	if err := os.CopyFS(outDir, os.DirFS(filepath.Join(srcDir, "manual"))); err != nil {
-		return fmt.Errorf("copy manual/ to the build directory: %w", err)
-	}
-	return nil
+	return strings.Join(other, "; ")
 }
 
 func copyFile(from, to string) error {

@@ -43,7 +43,7 @@ func TestSpawnRatioFigures(t *testing.T) {
 
 	type subject struct {
 		name     string
-		env      env.Environment
+		env      *env.Environment
 		buildDir string
 	}
 	native := newNative(t)
@@ -84,7 +84,7 @@ func TestSpawnRatioFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := env.New("command", "wasmtime-cli", cuecontext.New().CompileBytes(settings))
+		e, err := env.New("wasmtime-cli", "command", "command", "command", cuecontext.New().CompileBytes(settings))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,9 +139,9 @@ func TestSpawnRatioFigures(t *testing.T) {
 	}
 }
 
-func newNative(t testing.TB) env.Environment {
+func newNative(t testing.TB) *env.Environment {
 	t.Helper()
-	e, err := env.New("native", "native", cuecontext.New().CompileString(`{"name":"native","kind":"native","cc":"gcc","cflags":["-O2"]}`))
+	e, err := env.New("native", "native", "native", "os", cuecontext.New().CompileString(`{"name":"native","kind":"native","cc":"gcc","cflags":["-O2"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

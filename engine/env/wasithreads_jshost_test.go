@@ -15,7 +15,7 @@ import (
 
 var jsHostKinds = []string{"wasi-threads-node", "wasi-threads-chromium"}
 
-func newJSHost(t testing.TB, kind, fields string) (env.Environment, string) {
+func newJSHost(t testing.TB, kind, fields string) (*env.Environment, string) {
 	t.Helper()
 	e := envFromSpec(t, kind, kind, fields)
 	return e, webBuild(t, kind+fields, e)

@@ -22,7 +22,7 @@ import (
 // default settings, and a freshly built spawnbench to run them, shared by
 // the tests of this file.
 type wasiThreadsFixture struct {
-	env      env.Environment
+	env      *env.Environment
 	buildDir string
 }
 
@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 }
 
 // newWasiThreads makes a wasi-threads environment the way a spec declares it.
-func newWasiThreads(t testing.TB, fields string) env.Environment {
+func newWasiThreads(t testing.TB, fields string) *env.Environment {
 	t.Helper()
 	return envFromSpec(t, "wt", "wasi-threads", fields)
 }
@@ -74,6 +74,9 @@ func setUpWasiThreads(t testing.TB) *wasiThreadsFixture {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if fixtureErr = e.Build(ctx, srcDir, buildDir); fixtureErr != nil {
+			return
+		}
+		if buildDir, fixtureErr = e.Stage(ctx, buildDir); fixtureErr != nil {
 			return
 		}
 		fixture = &wasiThreadsFixture{env: e, buildDir: buildDir}
@@ -346,7 +349,7 @@ n: [1]
 // made: the thread running the guest's main makes one per spawn, while
 // the Go runtime's and Wasmtime's own threads make a few each. Counted
 // from outside the host, not by its own trace.
-func spawnerClones(t *testing.T, f *wasiThreadsFixture, e env.Environment, n int) int {
+func spawnerClones(t *testing.T, f *wasiThreadsFixture, e *env.Environment, n int) int {
 	t.Helper()
 	exe, err := env.HostExecutable()
 	if err != nil {

@@ -2,13 +2,18 @@ package report
 
 import (
 	"slices"
-	"strings"
+	"sync"
+
+	"spawnbench/engine/env"
+	"spawnbench/engine/spec"
 )
 
 // Host families, in the order reports list them. A family groups the
 // environments that share a host: readers compare within a family first
 // (Wasmtime's lines against each other, browsers against each other) and
-// across families second.
+// across families second. Each host declares its family (engine/env
+// HostFacts), and a payload that brings its own thread layer its own
+// (PayloadFacts); nothing is guessed from names.
 const (
 	FamilyNative     = "native"
 	FamilyWasmtime   = "Wasmtime"
@@ -18,33 +23,36 @@ const (
 	FamilyOther      = "other"
 )
 
-// Families lists the host families in report order.
+// Families lists the host families in report order; a family a new host
+// declares that is not listed comes after them, before "other".
 var Families = []string{FamilyNative, FamilyWasmtime, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers, FamilyOther}
 
-// FamilyOfKind maps an environment kind to its host family: native;
-// Wasmtime for the embedded host (wasi-threads*) and the CLI
-// (wasmtime-*); JS hosts for @emnapi/wasi-threads in Node.js and browsers
-// (wasi-threads-node, -chromium, -firefox); Emscripten (emscripten*); raw
-// workers (manual*); anything else, such as the command kind, is "other".
+var (
+	schemaOnce sync.Once
+	schema     *spec.Schema
+)
+
+// FamilyOfKind is the family of a kind's (payload, host) pair, as the
+// schema's short forms and the pair's declarations say; "other" for a
+// kind the schema does not know.
 func FamilyOfKind(kind string) string {
-	switch {
-	case kind == "native":
-		return FamilyNative
-	case kind == "wasi-threads-node", kind == "wasi-threads-chromium", kind == "wasi-threads-firefox":
-		return FamilyJSHosts
-	case strings.HasPrefix(kind, "wasi-threads"), strings.HasPrefix(kind, "wasmtime"):
-		return FamilyWasmtime
-	case strings.HasPrefix(kind, "emscripten"):
-		return FamilyEmscripten
-	case strings.HasPrefix(kind, "manual"):
-		return FamilyRawWorkers
+	schemaOnce.Do(func() { schema, _ = spec.LoadSchema() })
+	if schema == nil {
+		return FamilyOther
+	}
+	payload, host, ok := schema.PairOfKind(kind)
+	if !ok {
+		return FamilyOther
+	}
+	if f := env.Family(payload, host); f != "" {
+		return f
 	}
 	return FamilyOther
 }
 
 // Family is the host family of env, from its kind; an environment with no
 // recorded kind (one that was skipped) is judged by its name, which for
-// the shipped specs starts with its kind.
+// the shipped specs is its kind.
 func (r *Report) Family(env string) string {
 	if k := r.kinds[env]; k != "" {
 		return FamilyOfKind(k)
@@ -52,10 +60,21 @@ func (r *Report) Family(env string) string {
 	return FamilyOfKind(env)
 }
 
+// familyRank places a family in report order.
+func familyRank(f string) int {
+	if i := slices.Index(Families, f); i >= 0 && f != FamilyOther {
+		return i
+	}
+	if f == FamilyOther {
+		return len(Families) + 1
+	}
+	return len(Families)
+}
+
 // orderByFamily sorts the environments by family, keeping the order of
 // first appearance within a family.
 func (r *Report) orderByFamily() {
 	slices.SortStableFunc(r.Environments, func(a, b string) int {
-		return slices.Index(Families, r.Family(a)) - slices.Index(Families, r.Family(b))
+		return familyRank(r.Family(a)) - familyRank(r.Family(b))
 	})
 }

@@ -137,8 +137,8 @@ type ClockVerdict struct {
 	Samples         int      `json:"samples"`
 	Failed          []string `json:"failed_checks,omitempty"`
 	// ClockStepNS is the smallest clock step the calibration processes
-	// saw and ClockReadNS the median of their read costs; 0 when none
-	// said.
+	// observed and ClockReadNS the median of their read costs; 0 when
+	// none said.
 	ClockStepNS int64 `json:"clock_step_ns,omitempty"`
 	ClockReadNS int64 `json:"clock_read_ns,omitempty"`
 
@@ -600,8 +600,8 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 			if c.Pass {
 				v.SleepPassed++
 			}
-			if c.ClockStepNS != nil && *c.ClockStepNS > 0 && (v.ClockStepNS == 0 || *c.ClockStepNS < v.ClockStepNS) {
-				v.ClockStepNS = *c.ClockStepNS
+			if c.ObservedStepNS != nil && *c.ObservedStepNS > 0 && (v.ClockStepNS == 0 || *c.ObservedStepNS < v.ClockStepNS) {
+				v.ClockStepNS = *c.ObservedStepNS
 			}
 			if c.ClockReadNS != nil {
 				v.reads = append(v.reads, float64(*c.ClockReadNS))

@@ -287,6 +287,7 @@ func Read(dir string) (*Set, error) {
 		s.Generation = max(samples.generation, runs.generation, cal.generation)
 	}
 	fillMachines(s)
+	fillClockSteps(s)
 	if err := checkUnique(s); err != nil {
 		return nil, err
 	}
@@ -542,6 +543,9 @@ func readTable[T any](path string, cols []column[T]) (table[T], error) {
 			}
 			if col.absentOK {
 				continue
+			}
+			if addedWithHosts[col.field.Name] {
+				continue // older sets: fillClockSteps
 			}
 			return t, &FormatError{Path: path, Err: fmt.Errorf("no column %q", col.field.Name)}
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -147,8 +146,8 @@ func samplesOf(run ProcessRun, spawns [][3]*int64) []SpawnSample {
 	out := make([]SpawnSample, len(spawns))
 	for t, v := range spawns {
 		out[t] = SpawnSample{
-			Environment: run.Environment, Kind: run.Kind, Mode: run.Mode, N: run.N,
-			Process: run.Process, Thread: int32(t), SpawnNS: *v[0], CreateNS: v[1], JoinedNS: v[2],
+			Environment: run.Environment, Kind: run.Kind, Payload: run.Payload, Host: run.Host, Mode: run.Mode, N: run.N,
+			Process: run.Process, Thread: int32(t), SpawnNS: *v[0], CreateNS: v[1], JoinedNS: v[2], ClockStepNS: run.ClockStepNS,
 			Warmup: run.Warmup, Invocation: run.Invocation, Machine: run.Machine,
 		}
 		out[t].ClockTrusted = coherent(out[t])
@@ -471,27 +470,8 @@ func MarkClockTrust(set *Set) {
 	}
 }
 
+// coherent is the bracket 0 <= spawn_ns <= joined_ns, each bound
+// allowed one step of the host's clock.
 func coherent(s SpawnSample) bool {
-	return s.SpawnNS >= 0 && (s.JoinedNS == nil || s.SpawnNS <= *s.JoinedNS+ClockStepSlackNS(s.Kind))
-}
-
-// firefoxClockStepNS is the step Firefox rounds performance.now() and
-// performance.timeOrigin to in a cross-origin-isolated page.
-const firefoxClockStepNS = 20_000
-
-// ClockStepSlackNS is how far a spawn's first reading may lie after the
-// parent's join reading and still count as one clock: exactly one step
-// for an environment whose clock is rounded in two parts, zero (strict)
-// for every other. Firefox rounds timeOrigin and now() to 20 µs steps
-// separately, so timeOrigin + now() read in a worker can land one step
-// after the same instant read in its parent (emscripten-firefox, whose
-// reused workers answer within a few steps, did so on about 1 spawn in
-// 300). The environments report no clock resolution, so the Firefox
-// kinds are known by name. The calibration's coherence check
-// (engine/clockcheck) and clock_trusted both use this rule.
-func ClockStepSlackNS(kind string) int64 {
-	if strings.HasSuffix(kind, "-firefox") {
-		return firefoxClockStepNS
-	}
-	return 0
+	return s.SpawnNS >= -s.ClockStepNS && (s.JoinedNS == nil || s.SpawnNS <= *s.JoinedNS+s.ClockStepNS)
 }

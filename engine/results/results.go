@@ -53,9 +53,14 @@ const (
 // SpawnSample is one spawn: one row of samples.parquet.
 type SpawnSample struct {
 	Environment string
-	Kind        string
-	Mode        string
-	N           int32
+	// Kind is the short form of the environment's (payload, host) pair;
+	// Payload and Host are its two axes (empty in sets written before
+	// environments had them).
+	Kind    string
+	Payload string
+	Host    string
+	Mode    string
+	N       int32
 	// Process is the 0-based repetition within its cell; warm-up processes
 	// are numbered separately from 0 too.
 	Process int32
@@ -75,9 +80,13 @@ type SpawnSample struct {
 	ParentCPU *int32
 	ChildCPU  *int32
 	Warmup    bool
-	// ClockTrusted is false when this sample breaks 0 <= spawn <= joined or
-	// its environment failed calibration in this result set.
+	// ClockTrusted is false when this sample breaks 0 <= spawn <= joined
+	// by more than one clock step, or its environment failed calibration
+	// in this result set.
 	ClockTrusted bool
+	// ClockStepNS is one step of the host's benchmark clock, as the host
+	// declares it: the bracket's allowance on both bounds.
+	ClockStepNS int64
 	// Invocation is the ID of the invocation that measured it.
 	Invocation int32
 	// Machine is the ID of the machine that measured it (Machine.ID).
@@ -88,6 +97,10 @@ type SpawnSample struct {
 type ProcessRun struct {
 	Environment string
 	Kind        string
+	Payload     string
+	Host        string
+	// ClockStepNS is the host's declared clock step (SpawnSample's).
+	ClockStepNS int64
 	Mode        string
 	N           int32
 	Process     int32
@@ -136,6 +149,10 @@ type ProcessRun struct {
 type CalibrationCheck struct {
 	Environment string
 	Kind        string
+	Host        string
+	// ClockStepNS is the host's declared clock step, the coherence check's
+	// allowance on both bounds.
+	ClockStepNS int64
 	// Check is "sleep" or "coherence".
 	Check   string
 	Process int32
@@ -156,17 +173,20 @@ type CalibrationCheck struct {
 	Detail     string
 	// Invocation is the ID of the calibrate invocation that made the check.
 	Invocation int32
-	// ClockStepNS and ClockReadNS are what the calibration benchmark said
-	// of its clock (sleep checks): the smallest step between two readings
-	// that differ (a coarsened clock's grain; at most the read cost for a
-	// fine one) and the mean cost of one reading. Nil where it did not say.
-	ClockStepNS *int64
-	ClockReadNS *int64
+	// ObservedStepNS and ClockReadNS are what the calibration benchmark
+	// measured of its clock (sleep checks), beside the declared step: the
+	// smallest step between two readings that differ (a coarsened clock's
+	// grain; at most the read cost for a fine one) and the mean cost of
+	// one reading. Nil where it did not say.
+	ObservedStepNS *int64
+	ClockReadNS    *int64
 }
 
 var sampleColumns = []column[SpawnSample]{
 	stringCol("environment", func(r *SpawnSample) *string { return &r.Environment }),
 	stringCol("kind", func(r *SpawnSample) *string { return &r.Kind }),
+	dictStringCol("payload", func(r *SpawnSample) *string { return &r.Payload }),
+	dictStringCol("host", func(r *SpawnSample) *string { return &r.Host }),
 	stringCol("mode", func(r *SpawnSample) *string { return &r.Mode }),
 	int32Col("n", func(r *SpawnSample) *int32 { return &r.N }),
 	int32Col("process", func(r *SpawnSample) *int32 { return &r.Process }),
@@ -178,6 +198,7 @@ var sampleColumns = []column[SpawnSample]{
 	addedLater(optInt32Col("child_cpu", func(r *SpawnSample) **int32 { return &r.ChildCPU })),
 	boolCol("warmup", func(r *SpawnSample) *bool { return &r.Warmup }),
 	boolCol("clock_trusted", func(r *SpawnSample) *bool { return &r.ClockTrusted }),
+	int64Col("clock_step_ns", func(r *SpawnSample) *int64 { return &r.ClockStepNS }),
 	int32Col("invocation", func(r *SpawnSample) *int32 { return &r.Invocation }),
 	dictStringCol("machine", func(r *SpawnSample) *string { return &r.Machine }),
 }
@@ -185,6 +206,9 @@ var sampleColumns = []column[SpawnSample]{
 var runColumns = []column[ProcessRun]{
 	stringCol("environment", func(r *ProcessRun) *string { return &r.Environment }),
 	stringCol("kind", func(r *ProcessRun) *string { return &r.Kind }),
+	dictStringCol("payload", func(r *ProcessRun) *string { return &r.Payload }),
+	dictStringCol("host", func(r *ProcessRun) *string { return &r.Host }),
+	int64Col("clock_step_ns", func(r *ProcessRun) *int64 { return &r.ClockStepNS }),
 	stringCol("mode", func(r *ProcessRun) *string { return &r.Mode }),
 	int32Col("n", func(r *ProcessRun) *int32 { return &r.N }),
 	int32Col("process", func(r *ProcessRun) *int32 { return &r.Process }),
@@ -214,6 +238,8 @@ var runColumns = []column[ProcessRun]{
 var calibrationColumns = []column[CalibrationCheck]{
 	stringCol("environment", func(r *CalibrationCheck) *string { return &r.Environment }),
 	stringCol("kind", func(r *CalibrationCheck) *string { return &r.Kind }),
+	dictStringCol("host", func(r *CalibrationCheck) *string { return &r.Host }),
+	int64Col("clock_step_ns", func(r *CalibrationCheck) *int64 { return &r.ClockStepNS }),
 	stringCol("check", func(r *CalibrationCheck) *string { return &r.Check }),
 	int32Col("process", func(r *CalibrationCheck) *int32 { return &r.Process }),
 	int64Col("requested_ns", func(r *CalibrationCheck) *int64 { return &r.RequestedNS }),
@@ -225,6 +251,6 @@ var calibrationColumns = []column[CalibrationCheck]{
 	boolCol("pass", func(r *CalibrationCheck) *bool { return &r.Pass }),
 	stringCol("detail", func(r *CalibrationCheck) *string { return &r.Detail }),
 	int32Col("invocation", func(r *CalibrationCheck) *int32 { return &r.Invocation }),
-	addedLater(optInt64Col("clock_step_ns", func(r *CalibrationCheck) **int64 { return &r.ClockStepNS })),
+	addedLater(optInt64Col("observed_step_ns", func(r *CalibrationCheck) **int64 { return &r.ObservedStepNS })),
 	addedLater(optInt64Col("clock_read_ns", func(r *CalibrationCheck) **int64 { return &r.ClockReadNS })),
 }

@@ -98,7 +98,7 @@ func TestOpensInPandasPolarsAndDuckDB(t *testing.T) {
 import sys, pandas as pd, polars as pl, duckdb
 d = sys.argv[1]
 s = pd.read_parquet(d + "/samples.parquet")
-assert list(s.columns[:8]) == ["environment", "kind", "mode", "n", "process", "thread", "spawn_ns", "create_ns"], list(s.columns)
+assert list(s.columns[:10]) == ["environment", "kind", "payload", "host", "mode", "n", "process", "thread", "spawn_ns", "create_ns"], list(s.columns)
 assert str(s["n"].dtype) == "int32" and str(s["spawn_ns"].dtype) == "int64" and str(s["warmup"].dtype) == "bool", s.dtypes
 assert s["spawn_ns"].sum() == 893
 r = pd.read_parquet(d + "/runs.parquet")

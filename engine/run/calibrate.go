@@ -72,6 +72,8 @@ func (r *Runner) calibrateEnv(ctx context.Context, cal *spec.Calibration, c cell
 		}
 		for i := range checks {
 			checks[i].Invocation = r.inv
+			checks[i].Host = c.env.Host
+			checks[i].ClockStepNS = p.env.Facts().ClockStepNS
 		}
 		err := r.w.Calibration(c.env.Name, checks, first)
 		first = false
@@ -92,7 +94,7 @@ func (r *Runner) calibrateEnv(ctx context.Context, cal *spec.Calibration, c cell
 			status, msg := classify(out, lines, 1)
 			clockcheck.JudgeSleep(&check, status, msg, lines.Lines(), out.Wall)
 			if f := lines.Clock(); f != nil {
-				check.ClockStepNS, check.ClockReadNS = &f.StepNS, &f.ReadNS
+				check.ObservedStepNS, check.ClockReadNS = &f.StepNS, &f.ReadNS
 			}
 			repeats = append(repeats, check)
 		}
@@ -106,7 +108,7 @@ func (r *Runner) calibrateEnv(ctx context.Context, cal *spec.Calibration, c cell
 			return err
 		}
 		status, msg := classify(out, lines, cal.CoherenceN)
-		check := clockcheck.Coherence(c.env.Name, c.env.Kind, k, cal.CoherenceN, status, msg, lines.Lines(), out.Wall)
+		check := clockcheck.Coherence(c.env.Name, c.env.Kind, p.env.Facts().ClockStepNS, k, cal.CoherenceN, status, msg, lines.Lines(), out.Wall)
 		if err := record([]results.CalibrationCheck{check}); err != nil {
 			return err
 		}
@@ -134,13 +136,12 @@ func (r *Runner) runChecked(ctx context.Context, c cell, p prepared, b env.Bench
 func WriteVerdicts(w io.Writer, checks []results.CalibrationCheck, cal *spec.Calibration) {
 	fmt.Fprintf(w, "sleep passes when request <= recorded <= process wall time, and the median of the repeats <= request x %.2f + %s\n",
 		1+cal.RelativeTolerance, cal.AbsoluteTolerance)
-	fmt.Fprintf(w, "coherence passes when every spawn has 0 <= spawn_ns <= joined_ns\n")
-	slacked := map[string]bool{}
+	fmt.Fprintf(w, "coherence passes when every spawn has 0 <= spawn_ns <= joined_ns, each bound allowed one step of the host's clock:\n")
+	stepped := map[string]bool{}
 	for _, c := range checks {
-		if slack := results.ClockStepSlackNS(c.Kind); c.Check == "coherence" && slack > 0 && !slacked[c.Environment] {
-			slacked[c.Environment] = true
-			fmt.Fprintf(w, "  %s (kind %s): joined_ns + %s, one step of its clock (Firefox rounds timeOrigin and now() separately)\n",
-				c.Environment, c.Kind, time.Duration(slack))
+		if c.Check == "coherence" && !stepped[c.Environment] {
+			stepped[c.Environment] = true
+			fmt.Fprintf(w, "  %s (%s on %s): %s\n", c.Environment, c.Kind, c.Host, clockcheck.BracketText(c.ClockStepNS))
 		}
 	}
 	fmt.Fprintln(w)

@@ -67,7 +67,7 @@ func (r *Runner) Invocation() int32 { return r.inv }
 
 // prepared is an environment ready to run, or the reason it is not.
 type prepared struct {
-	env      env.Environment
+	env      *env.Environment
 	buildDir string
 	skip     string
 	skipKind skipKind
@@ -76,7 +76,7 @@ type prepared struct {
 // prepare makes, checks and builds one environment. Only an interrupt is
 // an error: anything else is a skip with its reason.
 func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared, error) {
-	e, err := env.New(es.Kind, es.Name, es.Settings)
+	e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
 	if err != nil {
 		return prepared{skip: err.Error()}, nil
 	}
@@ -113,6 +113,10 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 		r.logf(" cached\n")
 	} else {
 		r.logf(" done\n")
+	}
+	// The host's own files beside the payload's build, where it needs any.
+	if dir, err = e.Stage(ctx, dir); err != nil {
+		return prepared{env: e, skip: fmt.Sprintf("staging for host %s failed: %v", es.Host, err)}, nil
 	}
 	return prepared{env: e, buildDir: dir}, nil
 }
@@ -345,8 +349,8 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 // process runs one process and records its row and samples.
 func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error {
 	row := results.ProcessRun{
-		Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
-		Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
+		Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, ClockStepNS: p.env.Facts().ClockStepNS,
+		Mode: c.mode, N: int32(c.n), Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
 		AllowedCPUs: allowedCPUs(c.cpus), Seq: int32(st.Seq), Invocation: r.inv, Machine: r.machine.ID,
 	}
 	lines := protocol.NewCollector(c.n)
@@ -375,8 +379,8 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	samples := make([]results.SpawnSample, len(kept))
 	for t, l := range kept {
 		samples[t] = results.SpawnSample{
-			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: int32(c.n),
-			Process: int32(st.Process), Thread: int32(t), SpawnNS: l.SpawnNS,
+			Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, Mode: c.mode, N: int32(c.n),
+			Process: int32(st.Process), Thread: int32(t), SpawnNS: l.SpawnNS, ClockStepNS: p.env.Facts().ClockStepNS,
 			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, ParentCPU: l.ParentCPU, ChildCPU: l.ChildCPU,
 			Warmup: st.Warmup, Invocation: r.inv, Machine: r.machine.ID,
 		}

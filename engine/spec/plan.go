@@ -259,6 +259,8 @@ type cellJSON struct {
 	Key         string          `json:"key"`
 	Environment string          `json:"environment"`
 	Kind        string          `json:"kind"`
+	Payload     string          `json:"payload"`
+	Host        string          `json:"host"`
 	Settings    json.RawMessage `json:"settings"`
 	Mode        string          `json:"mode"`
 	N           int             `json:"n"`
@@ -287,7 +289,7 @@ func (p *RunPlan) MarshalJSON() ([]byte, error) {
 	out.Spec.Path, out.Spec.Name, out.Spec.Hash, out.Spec.Resolved = p.Spec.Path, p.Spec.Name, p.Spec.Hash, p.Spec.Resolved
 	for _, c := range p.Cells {
 		cj := cellJSON{
-			Index: c.Index, Key: c.Key(), Environment: c.Env.Name, Kind: c.Env.Kind, Settings: c.Env.Resolved,
+			Index: c.Index, Key: c.Key(), Environment: c.Env.Name, Kind: c.Env.Kind, Payload: c.Env.Payload, Host: c.Env.Host, Settings: c.Env.Resolved,
 			Mode: c.Mode, N: c.N, Benchmark: c.Benchmark, Arg: c.Arg, Processes: c.Processes,
 			Floor: c.Floor, Precision: c.Precision, Warmup: c.Warmup,
 			Pause: c.Pause.String(), Timeout: c.Timeout.String(), CPUs: c.CPUs,

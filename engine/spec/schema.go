@@ -4,11 +4,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -37,10 +40,44 @@ func LoadSchema() (*Schema, error) {
 	return loadSchema(cuecontext.New())
 }
 
+// extraSchema are CUE files added to the schema package with
+// ExtendSchema, by base name.
+var extraSchema = struct {
+	sync.Mutex
+	files map[string][]byte
+}{files: map[string][]byte{}}
+
+// ExtendSchema adds the CUE file at path (package schema) to the schema
+// of every spec parsed after it: a host or payload declared outside the
+// shipped schema, with its Go type registered in engine/env (a test's
+// fake host, say). Its definitions are checked with the rest; a file that
+// breaks the schema fails here.
+func ExtendSchema(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("extend the schema: %w", err)
+	}
+	extraSchema.Lock()
+	extraSchema.files["extra_"+filepath.Base(path)] = b
+	extraSchema.Unlock()
+	if _, err := LoadSchema(); err != nil {
+		extraSchema.Lock()
+		delete(extraSchema.files, "extra_"+filepath.Base(path))
+		extraSchema.Unlock()
+		return fmt.Errorf("extend the schema with %s: %w", path, err)
+	}
+	return nil
+}
+
 func loadSchema(ctx *cue.Context) (*Schema, error) {
 	overlay := map[string]load.Source{
 		schemaRoot + "/cue.mod/module.cue": load.FromString("module: \"spawnbench.invalid/schema@v0\"\nlanguage: version: \"v0.17.0\"\n"),
 	}
+	extraSchema.Lock()
+	for name, b := range extraSchema.files {
+		overlay[schemaRoot+"/"+name] = load.FromBytes(b)
+	}
+	extraSchema.Unlock()
 	err := fs.WalkDir(schemaFS, "schema", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -159,10 +196,23 @@ func specFields() ([]string, error) {
 	return out, nil
 }
 
-// KindNames lists the kinds the schema defines.
-func (sc *Schema) KindNames() []string {
+// KindNames lists the short forms of the pairs (#Kinds), sorted.
+func (sc *Schema) KindNames() []string { return sc.fieldNames(cue.MakePath(cue.Def("Kinds"))) }
+
+// PayloadNames lists the payloads (#Payloads), sorted.
+func (sc *Schema) PayloadNames() []string { return sc.fieldNames(cue.MakePath(cue.Def("Payloads"))) }
+
+// HostNames lists the hosts (#Hosts), sorted.
+func (sc *Schema) HostNames() []string { return sc.fieldNames(cue.MakePath(cue.Def("Hosts"))) }
+
+// HostsOf lists the hosts that can run payload (#Pairs), sorted.
+func (sc *Schema) HostsOf(payload string) []string {
+	return sc.fieldNames(cue.MakePath(cue.Def("Pairs"), cue.Str(payload)))
+}
+
+func (sc *Schema) fieldNames(p cue.Path) []string {
 	var out []string
-	it, err := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"))).Fields(cue.Definitions(false))
+	it, err := sc.v.LookupPath(p).Fields(cue.Definitions(false))
 	if err != nil {
 		return nil
 	}
@@ -173,22 +223,47 @@ func (sc *Schema) KindNames() []string {
 	return out
 }
 
-func (sc *Schema) kindDef(kind string) (cue.Value, bool) {
+// PairOfKind is the payload and host of a short form.
+func (sc *Schema) PairOfKind(kind string) (payload, host string, ok bool) {
 	if kind == "" {
-		return cue.Value{}, false
+		return "", "", false
 	}
-	d := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"), cue.Str(kind)))
-	return d, d.Exists()
+	k := sc.v.LookupPath(cue.MakePath(cue.Def("Kinds"), cue.Str(kind)))
+	if !k.Exists() {
+		return "", "", false
+	}
+	payload, err1 := k.LookupPath(cue.ParsePath("payload")).String()
+	host, err2 := k.LookupPath(cue.ParsePath("host")).String()
+	return payload, host, err1 == nil && err2 == nil
+}
+
+// PairKind is the short form of a pair, and whether the pair exists.
+func (sc *Schema) PairKind(payload, host string) (string, bool) {
+	if payload == "" || host == "" {
+		return "", false
+	}
+	v := sc.v.LookupPath(cue.MakePath(cue.Def("Pairs"), cue.Str(payload), cue.Str(host), cue.Def("kind")))
+	kind, err := v.String()
+	return kind, err == nil
+}
+
+// payloadTitle words a payload for messages ("an Emscripten build").
+func (sc *Schema) payloadTitle(payload string) string {
+	if s, err := sc.v.LookupPath(cue.MakePath(cue.Def("PayloadInfo"), cue.Str(payload))).String(); err == nil {
+		return s
+	}
+	return "payload " + payload
 }
 
 // DefaultEnvironment is an environment of the kind with every default
 // setting, named after the kind. `spawnbench envs` checks toolchains with
 // it. A kind with a required setting (command's run) has none.
 func (sc *Schema) DefaultEnvironment(kind string) (EnvironmentSpec, error) {
-	def, ok := sc.kindDef(kind)
+	payload, host, ok := sc.PairOfKind(kind)
 	if !ok {
 		return EnvironmentSpec{}, fmt.Errorf("unknown kind %q", kind)
 	}
+	def := sc.v.LookupPath(cue.MakePath(cue.Def("Environment")))
 	u := def.Unify(sc.ctx.CompileString(fmt.Sprintf("{name: %q, kind: %q}", kind, kind)))
 	if err := u.Validate(cue.Concrete(true)); err != nil {
 		return EnvironmentSpec{}, fmt.Errorf("kind %s has required settings: %w", kind, err)
@@ -197,5 +272,5 @@ func (sc *Schema) DefaultEnvironment(kind string) (EnvironmentSpec, error) {
 	if err != nil {
 		return EnvironmentSpec{}, fmt.Errorf("kind %s: %w", kind, err)
 	}
-	return EnvironmentSpec{Name: kind, Kind: kind, Settings: u, Resolved: js}, nil
+	return EnvironmentSpec{Name: kind, Payload: payload, Host: host, Kind: kind, Settings: u, Resolved: js}, nil
 }

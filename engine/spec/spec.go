@@ -2,7 +2,8 @@
 //
 // This package is opinionated: a spec is CUE, and CUE alone decides whether
 // it is valid. The schema is a CUE package that ships inside the binary
-// (schema/*.cue); it dispatches on each environment's kind, holds every
+// (schema/*.cue); it joins each environment's payload and host (or the
+// pair its kind names), decides which pairs exist, holds every
 // default and every rule, cross-field ones included. Go never repeats a
 // default or a rule: it decodes what CUE accepted into typed values and
 // expands it into a plan whose cells carry everything their processes
@@ -15,9 +16,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,12 +83,19 @@ type ScheduleSpec struct {
 }
 
 // EnvironmentSpec is one environment as declared, validated against its
-// kind's CUE definition.
+// payload's, host's and pair's CUE definitions.
 type EnvironmentSpec struct {
 	Name string
+	// Payload and Host are the environment's two axes.
+	Payload string
+	Host    string
+	// Kind is the pair's short form (#Pairs' #kind), whether the spec
+	// named the pair by it or by payload and host: results and reports
+	// know environments by it.
 	Kind string
 	// Settings is the environment's CUE value, concrete and with every
-	// default filled; env.New decodes it into the kind's settings struct.
+	// default filled; env.New decodes it into the payload's and the host's
+	// settings structs.
 	Settings cue.Value
 	// Resolved is Settings as JSON, for provenance and `plan --format json`.
 	Resolved json.RawMessage
@@ -205,10 +215,43 @@ func Load(path string) (*Spec, error) {
 // shipped specs do), to find that module. Evaluation is bounded (see
 // bounded.go): a spec that passes EvalTimeout or EvalMemory is refused.
 func Parse(path string, src []byte) (*Spec, error) {
-	return bounded(path, func() (*Spec, error) { return parse(path, src) })
+	return bounded(path, func() (*Spec, error) { return parse(path, src, nil) })
 }
 
-func parse(path string, src []byte) (*Spec, error) {
+// builtinRoot is where a built-in spec's CUE module appears to cue/load:
+// an overlay only, nothing is read from or written to this path.
+const builtinRoot = "/spawnbench-builtin-specs"
+
+// ParseBuiltin parses the spec file name of the CUE module held in fsys
+// (the shipped specs, embedded in spawnbench, with their cue.mod and
+// shared package), as Load would in a checkout; messages name it label.
+func ParseBuiltin(fsys fs.FS, name, label string) (*Spec, error) {
+	src, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("built-in spec %s: %w", name, err)
+	}
+	module := map[string][]byte{}
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == name {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		module[filepath.Join(builtinRoot, filepath.FromSlash(p))] = b
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("built-in spec %s: %w", name, err)
+	}
+	return parse(label, src, &builtinModule{dir: filepath.Join(builtinRoot, filepath.Dir(filepath.FromSlash(name))), files: module})
+}
+
+// builtinModule is the overlay of a built-in spec's module.
+type builtinModule struct {
+	dir   string
+	files map[string][]byte
+}
+
+func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	f, err := parser.ParseFile(path, src, parser.ParseComments)
 	if err != nil {
 		return nil, cueInputError(path, nil, "is not valid CUE", err)
@@ -221,7 +264,7 @@ func parse(path string, src []byte) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	user, file, imports, err := buildUser(ctx, path, src)
+	user, file, imports, err := buildUser(ctx, path, src, module)
 	if err != nil {
 		return nil, err
 	}
@@ -295,12 +338,16 @@ func parse(path string, src []byte) (*Spec, error) {
 	for i := 0; envs.Next(); i++ {
 		e := envs.Value()
 		var head struct {
-			Name, Kind string
-			Processes  *int `json:"processes"`
-			Pinning    *struct{ CPUs []int }
+			Name, Payload, Host string
+			Processes           *int `json:"processes"`
+			Pinning             *struct{ CPUs []int }
 		}
 		if err := e.Decode(&head); err != nil {
-			return nil, cueInputError(path, files, "has an environment without a name or kind", err)
+			return nil, cueInputError(path, files, "has an environment without a name, payload or host", err)
+		}
+		kind, err := e.LookupPath(cue.MakePath(cue.Def("kind"))).String()
+		if err != nil {
+			return nil, cueInputError(path, files, fmt.Sprintf("environment %q: its pair has no short form (#kind)", head.Name), err)
 		}
 		var pinning []int
 		if head.Pinning != nil {
@@ -315,7 +362,7 @@ func parse(path string, src []byte) (*Spec, error) {
 			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
-			Name: head.Name, Kind: head.Kind, Settings: e, Resolved: js, Processes: head.Processes,
+			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes,
 			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
 			Pinning: pinning,
 		})
@@ -340,17 +387,25 @@ func isEmpty(f *ast.File) bool {
 // packages of the CUE module it lives in (specs/cue.mod). It returns the
 // file name the loader gave the spec, to map positions back to path, and
 // the imported files.
-func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []SourceFile, error) {
+func buildUser(ctx *cue.Context, path string, src []byte, module *builtinModule) (cue.Value, string, []SourceFile, error) {
 	file, err := filepath.Abs(path)
 	if err != nil {
 		return cue.Value{}, "", nil, inputErrorf("spec %s: %v", path, err)
+	}
+	overlay := map[string]load.Source{}
+	if module != nil {
+		file = filepath.Join(module.dir, "spec.cue")
+		for name, b := range module.files {
+			overlay[name] = load.FromBytes(b)
+		}
 	}
 	// The loader sees the source under a name of its own, in the spec's
 	// directory (where its CUE module is found): it skips files named
 	// *_test.cue, _* or .*, and wants .cue, while a spec may be named
 	// anything (a built-in one has a descriptive name).
 	file = filepath.Join(filepath.Dir(file), "spawnbench-spec-overlay.cue")
-	cfg := &load.Config{Dir: filepath.Dir(file), Overlay: map[string]load.Source{file: load.FromBytes(src)}}
+	overlay[file] = load.FromBytes(src)
+	cfg := &load.Config{Dir: filepath.Dir(file), Overlay: overlay}
 	insts := load.Instances([]string{file}, cfg)
 	files := map[string]string{file: path}
 	if err := insts[0].Err; err != nil {
@@ -364,6 +419,9 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []
 	for _, dep := range insts[0].Dependencies() {
 		for _, bf := range dep.BuildFiles {
 			text, err := os.ReadFile(bf.Filename)
+			if b, ok := module.file(bf.Filename); ok {
+				text, err = b, nil
+			}
 			if err != nil {
 				return cue.Value{}, "", nil, inputErrorf("spec %s imports %s: %v", path, dep.ImportPath, err)
 			}
@@ -374,28 +432,29 @@ func buildUser(ctx *cue.Context, path string, src []byte) (cue.Value, string, []
 	return v, file, imports, nil
 }
 
-// explainEnvironments words an unknown kind and a duplicate environment
-// name plainly.
+// file is one file of the module, if it holds it.
+func (m *builtinModule) file(name string) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	b, ok := m.files[name]
+	return b, ok
+}
+
+// explainEnvironments words an unknown kind, payload or host, a pair that
+// cannot run and a duplicate environment name plainly. CUE rejects them
+// as well (the schema is what decides, and the pairs are the schema's).
 func (sc *Schema) explainEnvironments(path string, files map[string]string, user cue.Value) error {
 	it, err := user.LookupPath(cue.ParsePath("environments")).List()
 	if err != nil {
 		return nil // the schema says what is wrong
 	}
-	known := sc.KindNames()
 	seen := map[string]string{}
 	for it.Next() {
 		e := it.Value()
 		name, _ := e.LookupPath(cue.ParsePath("name")).String()
-		kv := e.LookupPath(cue.ParsePath("kind"))
-		if !kv.Exists() {
-			return inputErrorf("%s: environment %q has no kind; give kind: one of %s (run `spawnbench envs`)",
-				position(path, files, e), name, strings.Join(known, ", "))
-		}
-		if kind, err := kv.String(); err == nil {
-			if _, ok := sc.kindDef(kind); !ok {
-				return inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
-					position(path, files, kv), name, kind, strings.Join(known, ", "))
-			}
+		if err := sc.explainPair(path, files, name, e); err != nil {
+			return err
 		}
 		if name == "" {
 			continue
@@ -407,6 +466,59 @@ func (sc *Schema) explainEnvironments(path string, files map[string]string, user
 		seen[name] = pos
 	}
 	return nil
+}
+
+// explainPair checks one environment's kind, or its payload and host.
+func (sc *Schema) explainPair(path string, files map[string]string, name string, e cue.Value) error {
+	kv, pv, hv := e.LookupPath(cue.ParsePath("kind")), e.LookupPath(cue.ParsePath("payload")), e.LookupPath(cue.ParsePath("host"))
+	if !kv.Exists() && (!pv.Exists() || !hv.Exists()) {
+		return inputErrorf("%s: environment %q has no kind, nor payload and host; give kind: one of %s, or payload: one of %s and host: one of %s (run `spawnbench envs`)",
+			position(path, files, e), name, strings.Join(sc.KindNames(), ", "), strings.Join(sc.PayloadNames(), ", "), strings.Join(sc.HostNames(), ", "))
+	}
+	var payload, host string
+	if kind, err := kv.String(); err == nil {
+		p, h, ok := sc.PairOfKind(kind)
+		if !ok {
+			return inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
+				position(path, files, kv), name, kind, strings.Join(sc.KindNames(), ", "))
+		}
+		payload, host = p, h
+	}
+	if p, err := pv.String(); err == nil {
+		if !slices.Contains(sc.PayloadNames(), p) {
+			return inputErrorf("%s: environment %q: unknown payload %q; known payloads: %s (run `spawnbench envs`)",
+				position(path, files, pv), name, p, strings.Join(sc.PayloadNames(), ", "))
+		}
+		if payload != "" && payload != p {
+			return inputErrorf("%s: environment %q: kind %q is payload %q, not %q; give the kind or the payload and host, not both",
+				position(path, files, pv), name, mustString(kv), payload, p)
+		}
+		payload = p
+	}
+	if h, err := hv.String(); err == nil {
+		if !slices.Contains(sc.HostNames(), h) {
+			return inputErrorf("%s: environment %q: unknown host %q; known hosts: %s (run `spawnbench envs`)",
+				position(path, files, hv), name, h, strings.Join(sc.HostNames(), ", "))
+		}
+		if host != "" && host != h {
+			return inputErrorf("%s: environment %q: kind %q is host %q, not %q; give the kind or the payload and host, not both",
+				position(path, files, hv), name, mustString(kv), host, h)
+		}
+		host = h
+	}
+	if payload == "" || host == "" {
+		return nil // not concrete yet: CUE says what is wrong
+	}
+	if _, ok := sc.PairKind(payload, host); !ok {
+		return inputErrorf("%s: environment %q: %s cannot run on %s; hosts that run it: %s",
+			position(path, files, hv), name, sc.payloadTitle(payload), host, strings.Join(sc.HostsOf(payload), ", "))
+	}
+	return nil
+}
+
+func mustString(v cue.Value) string {
+	s, _ := v.String()
+	return s
 }
 
 // SafeName is the spec's name made safe as one path component, for the

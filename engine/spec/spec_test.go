@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -305,9 +306,23 @@ func TestSchemaTextIsOneFileThatConstrainsTheTopLevel(t *testing.T) {
 	if strings.Contains(text, "package ") || strings.Count(text, "import (") != 1 || !strings.Contains(text, "\n#Spec\n") {
 		t.Errorf("schema text is not one self-contained file:\n%s", text)
 	}
-	for _, kind := range mustSchema(t).KindNames() {
-		if !strings.Contains(text, "#Kinds: "+kind+":") && !strings.Contains(text, `#Kinds: "`+kind+`":`) {
-			t.Errorf("schema text lacks kind %s", kind)
+	sc := mustSchema(t)
+	for _, axis := range []struct {
+		def   string
+		names []string
+	}{{"#Payloads", sc.PayloadNames()}, {"#Hosts", sc.HostNames()}} {
+		if len(axis.names) < 4 {
+			t.Errorf("%s has only %v", axis.def, axis.names)
+		}
+		for _, name := range axis.names {
+			if !strings.Contains(text, axis.def+": "+name+":") && !strings.Contains(text, axis.def+`: "`+name+`":`) {
+				t.Errorf("schema text lacks %s %s", axis.def, name)
+			}
+		}
+	}
+	for _, kind := range sc.KindNames() {
+		if !regexp.MustCompile(`#kind: +"` + regexp.QuoteMeta(kind) + `"`).MatchString(text) {
+			t.Errorf("schema text lacks the pair of kind %s", kind)
 		}
 	}
 }

@@ -1,11 +1,8 @@
-// The Emscripten build, shared by every Emscripten kind (Node.js,
-// Chromium, Firefox): emcc's flags, its version, and the writable cache
-// emcc needs beside Debian's read-only one.
-
 package env
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +15,82 @@ import (
 	"spawnbench/engine/proc"
 )
 
-// emccSettings are the build settings both Emscripten kinds share
-// (#EmscriptenBuild in kind_emscripten.cue).
+// emscripten: the C benchmarks built with Emscripten's emcc, one .js with
+// its .wasm and .worker.js per benchmark, and the page that opens one in a
+// browser. Node.js runs a benchmark's .js; Chromium and Firefox open the
+// page. Beside the build: emcc's flags, its version, and the writable
+// cache emcc needs beside Debian's read-only one.
+type emscripten struct{ cfg emccSettings }
+
+func init() {
+	RegisterPayload("emscripten", "C with pthreads built by Emscripten's emcc (JS + wasm)",
+		[]Form{FormScript, FormPage}, PayloadFacts{Family: "Emscripten"},
+		func(cfg emccSettings) Payload { return &emscripten{cfg: cfg} })
+}
+
+// emccInstall is the install hint of the build: Debian's package brings
+// emcc, clang, binaryen and a Node.js.
+const emccInstall = "apt-get install -y emscripten nodejs"
+
+func (p *emscripten) Toolchain(ctx context.Context) Toolchain { return p.cfg.toolchain(ctx) }
+
+func (p *emscripten) BuildKey(ctx context.Context) string {
+	// The page is part of the build, and it lives in this file, not in
+	// the sources the runner hashes.
+	return fmt.Sprintf("emscripten|%s|page %x", p.cfg.key(ctx), sha256.Sum256([]byte(emscriptenHarness)))
+}
+
+func (p *emscripten) Build(ctx context.Context, srcDir, outDir string) error {
+	if err := p.cfg.build(ctx, srcDir, outDir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, emscriptenPage), []byte(emscriptenHarness), 0o644); err != nil {
+		return fmt.Errorf("write the page: %w", err)
+	}
+	return nil
+}
+
+func (p *emscripten) Entry(f Form, b Benchmark, arg int) Entry {
+	if f == FormPage {
+		return Entry{File: emscriptenPage, Args: []string{string(b), fmt.Sprint(arg)}}
+	}
+	return Entry{File: string(b) + ".js", Args: []string{fmt.Sprint(arg)}}
+}
+
+// emscriptenPage runs one Emscripten build in the page: argv[0] names the
+// benchmark's .js, the rest are main's arguments. Standard output and
+// error, the exit status and aborts go to spawnbench.* (see
+// engine/browser/reporter.js).
+const emscriptenPage = "emscripten.html"
+
+const emscriptenHarness = `<!doctype html>
+<meta charset="utf-8">
+<title>spawnbench emscripten</title>
+<body>
+<script>
+  const [bench, ...args] = spawnbench.argv;
+  // The glue reads the global Module when its script runs.
+  var Module = {
+    arguments: args,
+    print: (line) => spawnbench.out(line),
+    printErr: (line) => spawnbench.err(line),
+    onExit: (code) => spawnbench.exit(code),
+    onAbort: (what) => {
+      spawnbench.err("Aborted(" + what + ")");
+      spawnbench.exit(134);
+    },
+  };
+  const script = document.createElement("script");
+  script.src = bench + ".js";
+  script.onerror = () => {
+    spawnbench.err("spawnbench: cannot load " + script.src);
+    spawnbench.exit(127);
+  };
+  document.body.appendChild(script);
+</script>
+`
+
+// emccSettings are the build settings (#Payloads.emscripten).
 type emccSettings struct {
 	Emcc                    string   `json:"emcc"`
 	Optimization            string   `json:"optimization"`

@@ -1,0 +1,40 @@
+package buildcache_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"spawnbench/engine/env"
+	"spawnbench/engine/spec"
+)
+
+// TestTheStudyBuildsEachArtefactOnce: the study's 17 environments run 5
+// distinct artefacts (native, the wasi-threads .wasm, the Emscripten build
+// with and without its pool, the raw-worker page), and the cache names a
+// build by payload and build key alone, so it makes 5 build directories.
+func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
+	s, err := spec.Load(filepath.Join("..", "..", "specs", "study.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := map[string][]string{}
+	for _, es := range s.Environments {
+		e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := e.BuildName() + "\x00" + e.BuildKey(context.Background())
+		builds[k] = append(builds[k], es.Name)
+	}
+	var groups []string
+	for _, names := range builds {
+		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
+	}
+	sort.Strings(groups)
+	if len(s.Environments) != 17 || len(builds) != 5 {
+		t.Errorf("%d environments make %d builds (%v), want 17 and 5", len(s.Environments), len(builds), groups)
+	}
+}

@@ -1,0 +1,49 @@
+package env
+
+import (
+	"context"
+	"path/filepath"
+
+	"spawnbench/engine/proc"
+)
+
+// nodeHost: Node.js, one fresh `node` process per repetition, running a
+// payload's script from the run directory.
+type nodeHost struct{ cfg nodeSettings }
+
+type nodeSettings struct {
+	Node string `json:"node"`
+	// RequiredFlags are the pair's (what the payload needs under Node.js),
+	// NodeFlags the user's; both go before the script.
+	RequiredFlags []string `json:"node_required_flags"`
+	NodeFlags     []string `json:"node_flags"`
+}
+
+const nodeInstall = "apt-get install -y nodejs"
+
+func init() {
+	RegisterHost("node", "Node.js (a fresh node process per repetition)", FormScript,
+		// performance.timeOrigin + performance.now() in nanoseconds, as a
+		// double near 1.7e18: its step is 2^8 ns until 2043.
+		HostFacts{Family: "JS hosts", ClockStepNS: 256, Install: nodeInstall},
+		func(cfg nodeSettings) Host { return &nodeHost{cfg: cfg} })
+}
+
+func (h *nodeHost) flags() []string {
+	return append(append([]string{}, h.cfg.RequiredFlags...), h.cfg.NodeFlags...)
+}
+
+func (h *nodeHost) Toolchain(ctx context.Context) Toolchain {
+	v, err := nodeVersion(ctx, h.cfg.Node, h.flags()...)
+	if err != nil {
+		return Toolchain{Install: nodeInstall, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: v, Install: nodeInstall}
+}
+
+func (h *nodeHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {
+	argv := append([]string{h.cfg.Node}, h.flags()...)
+	argv = append(argv, filepath.Join(r.BuildDir, e.File))
+	argv = append(argv, e.Args...)
+	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, CPUs: r.CPUs, Stdout: r.Stdout})
+}

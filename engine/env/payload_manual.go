@@ -1,0 +1,43 @@
+package env
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// manual: raw workers, no C and no Emscripten: manual/spawn.mjs, run by
+// manual/node.mjs with worker_threads in Node.js or by manual/index.html
+// with Web Workers in a browser. The build is a copy of manual/.
+type manual struct{}
+
+func init() {
+	RegisterPayload("manual", "raw workers, no C (manual/)", []Form{FormScript, FormPage},
+		PayloadFacts{Family: "raw workers"},
+		func(struct{}) Payload { return manual{} })
+}
+
+// Toolchain: the payload is spawnbench's own JavaScript.
+func (manual) Toolchain(context.Context) Toolchain { return Toolchain{Present: true} }
+
+// BuildKey is constant: the build is a copy of manual/, which the build
+// cache hashes with the other sources.
+func (manual) BuildKey(context.Context) string { return "manual" }
+
+// Build copies manual/ into the build directory, which is all the page
+// server may serve.
+func (manual) Build(_ context.Context, srcDir, outDir string) error {
+	if err := os.CopyFS(outDir, os.DirFS(filepath.Join(srcDir, "manual"))); err != nil {
+		return fmt.Errorf("copy manual/ to the build directory: %w", err)
+	}
+	return nil
+}
+
+func (manual) Entry(f Form, b Benchmark, arg int) Entry {
+	args := []string{string(b), fmt.Sprint(arg)}
+	if f == FormPage {
+		return Entry{File: "index.html", Args: args}
+	}
+	return Entry{File: "node.mjs", Args: args}
+}
