@@ -33,6 +33,25 @@ type Firefox struct {
 
 func (f Firefox) Name() string { return "firefox" }
 
+// FirefoxWorkersPerOrigin is Firefox's own dom.workers.maxPerDomain: the
+// workers one origin may run at once. A worker started past it waits for
+// one to end.
+const FirefoxWorkersPerOrigin = 512
+
+// WorkersPerOrigin is the cap this Firefox runs under: its Prefs' value
+// of dom.workers.maxPerDomain, or Firefox's own.
+func (f Firefox) WorkersPerOrigin() int {
+	switch v := f.Prefs["dom.workers.maxPerDomain"].(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case float64:
+		return int(v)
+	}
+	return FirefoxWorkersPerOrigin
+}
+
 // Executable is the browser command that is started.
 func (f Firefox) Executable() string {
 	if f.Command == "" {

@@ -114,6 +114,11 @@ const (
 type Entry struct {
 	File string
 	Args []string
+	// LiveWorkers is how many workers the payload keeps alive at once in
+	// this repetition, where a page host must have them all running to
+	// finish (0: few, or none the host counts): a browser that caps the
+	// workers of an origin below it can never finish the repetition.
+	LiveWorkers int
 }
 
 // Payload is what is built: one artefact per distinct payload and

@@ -1,6 +1,7 @@
 package env_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -54,4 +55,42 @@ func TestFirefoxKindsSpawnCoherently(t *testing.T) {
 			checkCalibration(t, webRun(t, e, dir, env.Calibration, 1000), 1000)
 		})
 	}
+}
+
+// TestFirefoxWorkerCapIsReported: Emscripten's parallel n = 1000 needs
+// 1001 workers alive at once, past Firefox's 512 per origin, so the page
+// stalls; the host says so (Limit, naming the preference and the count)
+// within the short stall window, not after the timeout. The variant that
+// raises the cap runs the same page to completion.
+func TestFirefoxWorkerCapIsReported(t *testing.T) {
+	const n = 1000
+	capped := envFromSpec(t, "emscripten-firefox", "emscripten-firefox", "")
+	dir := webBuild(t, "emscripten-chromium", capped)
+	begun := time.Now()
+	out, err := webRunWithin(t, capped, dir, env.Parallel, n, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(begun)
+	t.Logf("capped run ended after %s: %s", took.Round(time.Millisecond), out.Limit)
+	for _, want := range []string{"needs 1001 workers alive at once", "lets an origin run 512 (dom.workers.maxPerDomain)", "firefox_prefs"} {
+		if !strings.Contains(out.Limit, want) {
+			t.Errorf("limit %q lacks %q", out.Limit, want)
+		}
+	}
+	// The stall window plus a browser's start and stop, far below the
+	// ten minutes the run was given.
+	if took > env.CappedStall+2*time.Minute {
+		t.Errorf("the capped run took %s; want it stopped after the %s stall window", took, env.CappedStall)
+	}
+
+	raised := envFromSpec(t, "emscripten-firefox-2048-workers", "emscripten-firefox", `, firefox_prefs: {"dom.workers.maxPerDomain": 2048}`)
+	out, err = webRunWithin(t, raised, dir, env.Parallel, n, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Limit != "" || out.TimedOut || out.ExitCode != 0 {
+		t.Fatalf("raised cap: limit %q, timed out %v, exit %d; stderr:\n%s", out.Limit, out.TimedOut, out.ExitCode, out.Stderr)
+	}
+	checkFirefoxSpawns(t, out, n)
 }

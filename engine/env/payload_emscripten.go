@@ -52,7 +52,17 @@ func (p *emscripten) Build(ctx context.Context, srcDir, outDir string) error {
 
 func (p *emscripten) Entry(f Form, b Benchmark, arg int) Entry {
 	if f == FormPage {
-		return Entry{File: emscriptenPage, Args: []string{string(b), fmt.Sprint(arg)}}
+		e := Entry{File: emscriptenPage, Args: []string{string(b), fmt.Sprint(arg)}}
+		if b == Parallel {
+			// Emscripten 3.1.6 keeps a joinable thread's worker until its
+			// join, and parallel joins only after every create: n workers,
+			// the pool's, and main's own when it is proxied to a pthread.
+			e.LiveWorkers = arg + p.cfg.PthreadPoolSize
+			if p.cfg.ProxyToPthread {
+				e.LiveWorkers++
+			}
+		}
+		return e
 	}
 	return Entry{File: string(b) + ".js", Args: []string{fmt.Sprint(arg)}}
 }

@@ -37,7 +37,11 @@ func (manual) Build(_ context.Context, srcDir, outDir string) error {
 func (manual) Entry(f Form, b Benchmark, arg int) Entry {
 	args := []string{string(b), fmt.Sprint(arg)}
 	if f == FormPage {
-		return Entry{File: "index.html", Args: args}
+		e := Entry{File: "index.html", Args: args}
+		if b == Parallel {
+			e.LiveWorkers = arg // every worker lives until all have posted
+		}
+		return e
 	}
 	return Entry{File: "node.mjs", Args: args}
 }

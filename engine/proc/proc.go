@@ -44,6 +44,10 @@ type Outcome struct {
 	Signal string
 	// TimedOut is set when the process passed its timeout and was killed.
 	TimedOut bool
+	// Limit, when set, says which limit of its host the process could not
+	// run under (a browser's cap on workers, say) and that it was stopped
+	// for it: the run records it as capped, not as a bare timeout.
+	Limit string
 	// Wall is the wall time, measured outside the process.
 	Wall time.Duration
 

@@ -47,6 +47,7 @@ const (
 	StatusOOM     = "oom"     // ran out of memory (a signal or the runtime said so)
 	StatusTimeout = "timeout" // passed limits.timeout and was killed
 	StatusShort   = "short"   // exited 0 but printed fewer lines than spawns
+	StatusCapped  = "capped"  // needed more of a resource than its host allows (a browser's workers per origin)
 	StatusError   = "error"   // could not be started
 )
 

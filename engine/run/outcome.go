@@ -18,6 +18,8 @@ func classify(o env.Outcome, lines *protocol.Collector, want int) (status, msg s
 	ended := o.Signal != "" || o.ExitCode != 0
 	got := len(lines.Lines())
 	switch {
+	case o.Limit != "":
+		return results.StatusCapped, joinMsg(o.Limit, tail)
 	case o.TimedOut:
 		return results.StatusTimeout, joinMsg(fmt.Sprintf("killed after passing the timeout (%s)", o.Wall.Round(1e6)), tail)
 	case oomKilled(o):
