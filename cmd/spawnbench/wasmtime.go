@@ -66,7 +66,7 @@ func init() {
 	f.DurationVar(&wasmtimeFlags.spin, "spin", 0,
 		"how long an idle OS thread polls for the next spawn before it sleeps (with --threads reuse)")
 	f.BoolVar(&wasmtimeFlags.trace, "trace", false,
-		"report each spawn's phases (hand-off, OS thread running, Store and WASI context ready, instance ready, first clock read) on stderr")
+		"report each spawn's phases (hand-off, OS thread running, Store and WASI context ready, instance ready, first clock read) and which path served each poll_oneoff, on stderr")
 	f.BoolVar(&wasmtimeFlags.placement, "placement", false,
 		`after the module ends, print each spawned thread's CPUs on stdout as "#cpu K PARENT_CPU CHILD_CPU" lines (c/sb.h): the parent's at its first clock read after thread-spawn, the thread's at its own first clock read`)
 	f.StringArrayVar(&wasmtimeFlags.env, "env", nil, "KEY=value for the module's environment (repeatable)")

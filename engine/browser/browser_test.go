@@ -127,7 +127,9 @@ func TestTimeoutIsAnOutcome(t *testing.T) {
 		"index.html": `<!doctype html><script>spawnbench.out("started"); new Worker("spin.js");</script>`,
 		"spin.js":    `for (;;) {}`,
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Long enough for a cold Chromium on a busy machine to open the page
+	// (about a second on an idle one).
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html"})
 	if err != nil {

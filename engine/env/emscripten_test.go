@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -249,49 +248,42 @@ func TestEmscriptenCalibrationSeesTheSleep(t *testing.T) {
 	}
 }
 
+// TestEmscriptenTimeoutIsAnOutcome: a run past its deadline is a timed-out
+// Outcome, and none of the processes it started (Node.js; Chromium's
+// tree and crash handlers) outlives it. Only this test's own processes
+// are counted: others on the machine, a user's browser say, may come and
+// go meanwhile.
 func TestEmscriptenTimeoutIsAnOutcome(t *testing.T) {
-	before := livingChromium(t)
-	for _, c := range []struct {
-		mk      func(testing.TB) (*env.Environment, string)
+	type subject struct {
+		e       *env.Environment
+		dir     string
 		timeout time.Duration
-	}{
-		// 100 parallel threads take seconds in either host.
-		{newEmscripten, 300 * time.Millisecond},
-		{newEmscriptenChromium, 2 * time.Second},
-	} {
-		e, dir := c.mk(t)
-		out, err := webRunWithin(t, e, dir, env.Parallel, 100, c.timeout)
+		least   int // processes a running subject has at least
+	}
+	// Built first: the builds are shared and outlive this test's TMPDIR.
+	node, nodeDir := newEmscripten(t)
+	chromium, chromiumDir := newEmscriptenChromium(t)
+	owned := ownProcesses(t)
+	// 100 parallel threads take seconds in either host.
+	for _, c := range []subject{{node, nodeDir, 300 * time.Millisecond, 1}, {chromium, chromiumDir, 2 * time.Second, 2}} {
+		stop := make(chan struct{})
+		most := owned.watch(stop)
+		out, err := webRunWithin(t, c.e, c.dir, env.Parallel, 100, c.timeout)
+		close(stop)
 		if err != nil {
-			t.Errorf("%s: a timeout must be an Outcome, not an error: %v", e.Kind(), err)
+			t.Errorf("%s: a timeout must be an Outcome, not an error: %v", c.e.Kind(), err)
 			continue
 		}
 		if !out.TimedOut {
-			t.Errorf("%s: TimedOut is false (exit %d, %d bytes of stdout)", e.Kind(), out.ExitCode, len(out.Stdout))
+			t.Errorf("%s: TimedOut is false (exit %d, %d bytes of stdout)", c.e.Kind(), out.ExitCode, len(out.Stdout))
+		}
+		if left := owned.living(); len(left) > 0 {
+			t.Errorf("%s: %d of the processes it started run after the timeout: %q", c.e.Kind(), len(left), left)
+		}
+		if seen := <-most; seen < c.least {
+			t.Errorf("%s: only %d of its processes were seen running, want %d: the check does not see them", c.e.Kind(), seen, c.least)
 		}
 	}
-	if after := livingChromium(t); after > before {
-		t.Errorf("%d chromium processes run after the timeouts, %d before", after, before)
-	}
-}
-
-// livingChromium counts this machine's running (not zombie) Chromium
-// processes, crash handlers included. (engine/browser's tests check each
-// browser's own processes precisely.)
-func livingChromium(t testing.TB) int {
-	t.Helper()
-	time.Sleep(100 * time.Millisecond)
-	out, err := exec.Command("ps", "-eo", "stat=,comm=").Output()
-	if err != nil {
-		t.Fatalf("ps: %v", err)
-	}
-	n := 0
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && !strings.HasPrefix(f[0], "Z") && strings.HasPrefix(f[1], "chrom") {
-			n++
-		}
-	}
-	return n
 }
 
 // TestWebFigures measures the web kinds side by side, Node.js against

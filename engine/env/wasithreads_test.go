@@ -234,12 +234,15 @@ func TestWasiThreadsThreadLocalsArePerThread(t *testing.T) {
 	code, stdout, stderr := runtimeProgram(t, `#include "sb.h"
 static _Thread_local int64_t x = 42;
 static int64_t seen[4], where[4];
+static int arrived;
 static void *child(void *p) {
   int64_t i = (int64_t)(intptr_t)p;
   seen[i] = x;
   x = 100 + i;
   where[i] = (int64_t)(intptr_t)&x;
-  sb_sleep_us(2000); /* all children alive at once */
+  /* All children alive at once, however slowly a busy machine starts them. */
+  __atomic_fetch_add(&arrived, 1, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n(&arrived, __ATOMIC_SEQ_CST) < 4) sb_sleep_us(100);
   seen[i] += x == 100 + i ? 0 : 1000;
   return 0;
 }

@@ -23,6 +23,9 @@ func TestTreeCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The burners touch these when done, so the tree is ended after the
+	// burn however slow a busy machine makes it.
+	orphanBurnt, stoppedBurnt := filepath.Join(t.TempDir(), "orphan-burnt"), filepath.Join(t.TempDir(), "stopped-burnt")
 	for _, tc := range []struct {
 		name    string
 		argv    []string
@@ -47,12 +50,12 @@ func TestTreeCost(t *testing.T) {
 			// main ends and reaped by spawnbench: only its rusage from that
 			// reaping can account for the CPU time.
 			name:   "an orphan spawnbench reaped",
-			argv:   []string{"sh", "-c", "sh -c '(" + burnLoop + "; sleep 1000) &'; sleep 0.5"},
+			argv:   []string{"sh", "-c", "sh -c '(" + burnLoop + "; touch " + orphanBurnt + "; sleep 1000) &'; until [ -e " + orphanBurnt + " ]; do sleep 0.01; done"},
 			minCPU: 30 * time.Millisecond, minRSS: 1 << 20,
 		},
 		{
 			name:   "a started tree stopped",
-			argv:   []string{"sh", "-c", "(" + burnLoop + "; sleep 1000) & sleep 1000"},
+			argv:   []string{"sh", "-c", "(" + burnLoop + "; touch " + stoppedBurnt + "; sleep 1000) & sleep 1000"},
 			minCPU: 30 * time.Millisecond, minRSS: 1 << 20,
 			stopped: true,
 		},
@@ -64,7 +67,15 @@ func TestTreeCost(t *testing.T) {
 			}
 			var out Outcome
 			if tc.stopped {
-				time.Sleep(500 * time.Millisecond)
+				for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+					if _, err := os.Stat(stoppedBurnt); err == nil {
+						break
+					}
+					if time.Now().After(end) {
+						s.Stop()
+						t.Fatal("the burner did not finish in a minute")
+					}
+				}
 				out, err = s.Stop()
 			} else {
 				out, err = s.Wait()

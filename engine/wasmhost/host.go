@@ -93,7 +93,9 @@ type Options struct {
 	Spin time.Duration
 	// Trace makes every thread report on stderr, as "# trace" comment
 	// lines, when its spawn was handed over, its OS thread ran, its
-	// instance was ready and it first read the clock.
+	// instance was ready and it first read the clock; and every
+	// poll_oneoff, which path served it (a sleep on the host's clock, or
+	// Wasmtime's WASI).
 	Trace bool
 	// Placement makes the host note, per thread, the CPU its parent was on
 	// and the CPU it first ran on (see Program.Placement).

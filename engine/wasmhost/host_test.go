@@ -406,15 +406,15 @@ func TestClockTimeGetChecksItsArguments(t *testing.T) {
 	}
 }
 
-// A sleep goes through the host's clock: a 1 µs poll_oneoff takes
-// microseconds, not the millisecond Wasmtime's own WASI rounds it up to,
-// and a 1 ms one takes at least 1 ms. The guest exits with the measured
-// time in units of 100 µs, capped at 255.
+// A sleep goes through the host's clock: a poll_oneoff of clock
+// subscriptions only is served by the host's clock_nanosleep on
+// CLOCK_MONOTONIC for exactly the time asked (Wasmtime's own WASI rounds a
+// short sleep up to about a millisecond), as --trace reports, and it ends
+// no earlier than asked. The guest exits with the time it measured around
+// the poll in units of 100 µs, capped at 255; how far above the request
+// that is depends on the machine's load, so it is only logged.
 func TestSleepIsAsFineAsTheClock(t *testing.T) {
-	for _, c := range []struct {
-		sleepNs      int
-		min, maxUnit int
-	}{{1000, 0, 4}, {1_000_000, 10, 40}} {
+	for _, sleepNs := range []int{1000, 1_000_000} {
 		wasm := guest(t, fmt.Sprintf(`
   (func (export "wasi_thread_start") (param i32 i32))
   (func (export "_start") (local $d i64)
@@ -428,17 +428,35 @@ func TestSleepIsAsFineAsTheClock(t *testing.T) {
     (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 264)))
     (local.set $d (i64.div_u (i64.sub (i64.load (i32.const 264)) (i64.load (i32.const 256))) (i64.const 100000)))
     (if (i64.gt_u (local.get $d) (i64.const 255)) (then (local.set $d (i64.const 255))))
-    (call $exit (i32.wrap_i64 (local.get $d))))`, c.sleepNs))
-		r := run(t, wasm)
-		if r.code < c.min || r.code > c.maxUnit {
-			t.Errorf("sleep of %d ns measured %d00 µs (exit code), want between %d00 and %d00 µs; stderr %q",
-				c.sleepNs, r.code, c.min, c.maxUnit, r.stderr)
+    (call $exit (i32.wrap_i64 (local.get $d))))`, sleepNs))
+		r := run(t, "--trace", wasm)
+		served := fmt.Sprintf("1 clock subscriptions served by the host: clock_nanosleep(CLOCK_MONOTONIC) for %d ns,", sleepNs)
+		if !strings.Contains(r.stderr, served) || strings.Contains(r.stderr, "Wasmtime's WASI serves it") {
+			t.Errorf("sleep of %d ns: the trace does not say the host slept exactly that on CLOCK_MONOTONIC; stderr %q", sleepNs, r.stderr)
 		}
+		// The poll returned one event without an error (or the guest
+		// trapped), and the guest's clock saw at least the request.
+		if strings.Contains(r.stderr, "unreachable") || r.code < sleepNs/100_000 {
+			t.Errorf("sleep of %d ns: exit %d (the guest measured %d to %d µs); want at least the request, no trap; stderr %q",
+				sleepNs, r.code, r.code*100, r.code*100+100, r.stderr)
+		}
+		t.Logf("sleep of %d ns: the guest measured %d to %d µs around it (load-dependent, not checked); %s",
+			sleepNs, r.code*100, r.code*100+100, traceLine(r.stderr, "# trace poll_oneoff"))
 	}
 }
 
-// A poll that is not only clocks goes to Wasmtime's WASI: a stdin read
-// subscription on a closed stdin is ready at once.
+// traceLine returns the first line of stderr that starts with prefix.
+func traceLine(stderr, prefix string) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return "no " + prefix + " line"
+}
+
+// A poll that is not only clocks goes to Wasmtime's WASI, as --trace
+// reports: a stdin read subscription on a closed stdin is ready at once.
 func TestPollOnAFileGoesToWasmtime(t *testing.T) {
 	wasm := guest(t, `
   (func (export "wasi_thread_start") (param i32 i32))
@@ -448,8 +466,13 @@ func TestPollOnAFileGoesToWasmtime(t *testing.T) {
     (i32.store (i32.const 144) (i32.const 0))
     (call $exit (i32.add (call $poll (i32.const 128) (i32.const 192) (i32.const 1) (i32.const 248))
       (i32.mul (i32.load (i32.const 248)) (i32.const 10)))))`)
-	if r := run(t, wasm); r.code != 10 {
+	r := run(t, "--trace", wasm)
+	if r.code != 10 {
 		t.Errorf("exit %d, want 10 (errno 0, one event); stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "# trace poll_oneoff: 1 subscriptions, not only clocks: Wasmtime's WASI serves it") ||
+		strings.Contains(r.stderr, "served by the host") {
+		t.Errorf("the trace does not say Wasmtime's WASI served the poll; stderr %q", r.stderr)
 	}
 }
 
