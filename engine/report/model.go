@@ -553,18 +553,6 @@ func divide(a, b float64) float64 {
 	return a / b
 }
 
-// ratioLow is the lower bound of a ratio of positive times: 0 when the
-// numerator's interval is unbounded below, since no ratio can be smaller.
-func ratioLow(lo, hi float64) float64 {
-	if lo <= 0 || math.IsInf(lo, 0) || math.IsNaN(lo) {
-		return 0
-	}
-	if math.IsInf(hi, 0) {
-		return 0
-	}
-	return lo / hi
-}
-
 // clockVerdicts gathers calibration checks and sample flags by environment.
 func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.CalibrationCheck) []ClockVerdict {
 	byEnv := map[string]*ClockVerdict{}
