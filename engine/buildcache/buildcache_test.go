@@ -11,7 +11,7 @@ import (
 	"spawnbench/engine/spec"
 )
 
-// TestTheStudyBuildsEachArtefactOnce: the study's 17 environments run 5
+// TestTheStudyBuildsEachArtefactOnce: the study's 18 environments run 5
 // distinct artefacts (native, the wasi-threads .wasm, the Emscripten build
 // with and without its pool, the raw-worker page), and the cache names a
 // build by payload and build key alone, so it makes 5 build directories.
@@ -34,7 +34,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 17 || len(builds) != 5 {
-		t.Errorf("%d environments make %d builds (%v), want 17 and 5", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 18 || len(builds) != 5 {
+		t.Errorf("%d environments make %d builds (%v), want 18 and 5", len(s.Environments), len(builds), groups)
 	}
 }
