@@ -31,7 +31,7 @@ type wasiThreadsSettings struct {
 }
 
 func init() {
-	RegisterPayload("wasi-threads", "C over a freestanding wasi-threads runtime, one .wasm per benchmark",
+	RegisterPayload("wasi-freestanding", "C over a freestanding wasi-threads runtime, one .wasm per benchmark",
 		[]Form{FormModule, FormScript, FormPage}, PayloadFacts{},
 		func(cfg wasiThreadsSettings) Payload { return &wasiThreads{cfg: cfg} })
 }
