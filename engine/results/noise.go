@@ -14,9 +14,9 @@ const BusyThreshold = 0.10
 
 // Noise is how much the machine disturbed one cell's measured processes.
 type Noise struct {
-	// OthersShare and StealShare are the cell's others_cpu_ns and steal_ns
-	// over its wall time, summed over its measured processes; NaN when no
-	// process recorded them.
+	// OthersShare and StealShare are the cell's others_cpu_ns (less
+	// own_work_ns) and steal_ns over its wall time, summed over its
+	// measured processes; NaN when no process recorded them.
 	OthersShare, StealShare float64
 	// Busy: others' CPU or steal above BusyThreshold of the wall time.
 	Busy bool
@@ -32,6 +32,11 @@ type Noise struct {
 // wall time). Summed over the cell the ticks average out; for processes
 // long against a tick, the pooled share and the median process's share
 // agree.
+//
+// Each process's own_work_ns is subtracted first: spawnbench's own cost
+// of starting and ending a process, which /proc/stat counts as nobody's
+// (without it a cell of 1 ms processes reads a quarter busy on an idle
+// machine).
 func CellNoise(runs []ProcessRun) Noise {
 	var wallO, others, wallS, steal float64
 	for _, r := range runs {
@@ -41,6 +46,9 @@ func CellNoise(runs []ProcessRun) Noise {
 		if r.OthersCPUNS != nil {
 			wallO += float64(r.WallNS)
 			others += float64(*r.OthersCPUNS)
+			if r.OwnWorkNS != nil {
+				others -= float64(*r.OwnWorkNS)
+			}
 		}
 		if r.StealNS != nil {
 			wallS += float64(r.WallNS)

@@ -24,6 +24,13 @@ type Provenance struct {
 	Invocations []Invocation `json:"invocations"`
 }
 
+// OwnWork is proc.OwnWork as recorded.
+type OwnWork struct {
+	PerProcessNS int64   `json:"per_process_ns"`
+	OthersCPUs   float64 `json:"others_cpus"`
+	Processes    int     `json:"processes"`
+}
+
 // Invocation is one spawnbench command that wrote into the set. Every
 // sample and process row carries the ID of the invocation that measured it.
 type Invocation struct {
@@ -53,6 +60,11 @@ type Invocation struct {
 	// Containment is what held the benchmarks' process trees: "cgroup"
 	// or "subreaper" (see engine/proc).
 	Containment string `json:"containment,omitempty"`
+	// OwnWork is what starting and ending one trivial process cost the
+	// machine beyond the CPU time charged to it and to spawnbench, and
+	// the other programs' load at the time, measured before the first
+	// benchmark (nil when it could not be measured).
+	OwnWork *OwnWork `json:"own_work,omitempty"`
 	// Origin is where a merged invocation came from: the directory and
 	// its ID there (rows now carry the new ID).
 	Origin *Origin `json:"origin,omitempty"`

@@ -137,6 +137,11 @@ type ProcessRun struct {
 	CtxSwitchesInvoluntary *int64
 	OthersCPUNS            *int64
 	StealNS                *int64
+	// OwnWorkNS is the part of OthersCPUNS that spawnbench's own starting
+	// and ending of a process costs the machine (proc.OwnWork, measured at
+	// the start of the invocation); the busy rule subtracts it. Nil where
+	// it was not measured, and in sets written before the column.
+	OwnWorkNS *int64
 	// FirstSpawnNS is the process's first spawn and TypicalSpawnNS the 20%
 	// trimmed mean of all its spawns (report.TypicalSpawnNS): the process
 	// as one number, which is what reports compute intervals over; nil
@@ -231,6 +236,7 @@ var runColumns = []column[ProcessRun]{
 	optInt64Col("ctx_switches_involuntary", func(r *ProcessRun) **int64 { return &r.CtxSwitchesInvoluntary }),
 	optInt64Col("others_cpu_ns", func(r *ProcessRun) **int64 { return &r.OthersCPUNS }),
 	optInt64Col("steal_ns", func(r *ProcessRun) **int64 { return &r.StealNS }),
+	addedLater(optInt64Col("own_work_ns", func(r *ProcessRun) **int64 { return &r.OwnWorkNS })),
 	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }),
 	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })),
 	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })),

@@ -52,6 +52,9 @@ type Runner struct {
 	inv          int32
 	machine      results.Machine
 	progress     progress
+	// ownWork is this invocation's measure of spawnbench's own work per
+	// process (nil when it could not be measured), recorded in every row.
+	ownWork *results.OwnWork
 }
 
 // New prepares a runner writing through w (which holds the directory).
@@ -196,6 +199,7 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 		reschedule(plan, *opts.Seed)
 	}
 	order, seed, steps := scheduleOf(plan)
+	r.measureOwnWork(ctx)
 	if err := r.begin(command, plan.Spec, cells, order, seed, opts.Shard); err != nil {
 		return err
 	}
@@ -325,7 +329,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source),
 		Resolved: s.Resolved, Order: order, Seed: seed, Views: results.Views{Last: s.Views.Last, MinN: s.Views.MinN},
 		CPUs: cpus, Machine: r.machine, StartedAt: time.Now().UTC(), Shard: shard,
-		Toolchains: map[string]string{}, Skipped: map[string]string{},
+		Toolchains: map[string]string{}, Skipped: map[string]string{}, OwnWork: r.ownWork,
 	}
 	for _, c := range cells {
 		if command == "calibrate" {
@@ -344,6 +348,25 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 	id, err := r.w.Begin(inv)
 	r.inv = id
 	return err
+}
+
+// measureOwnWork measures what starting and ending a process costs the
+// machine beyond what is charged to it (proc.OwnWork), so that the busy
+// rule does not call a cell of short processes busy on an idle machine,
+// and says when other programs already load the machine.
+func (r *Runner) measureOwnWork(ctx context.Context) {
+	r.ownWork = nil
+	w, err := proc.MeasureOwnWork(ctx)
+	if err != nil {
+		r.logf("warning: %v; the busy rule counts it as other programs' work\n", err)
+		return
+	}
+	r.ownWork = &results.OwnWork{PerProcessNS: w.PerProcessNS, OthersCPUs: w.OthersCPUs, Processes: w.Processes}
+	r.logf("machine: spawnbench's own work %s a process (not others'), others' load %.2f CPUs (over %d trivial processes)\n",
+		time.Duration(w.PerProcessNS).Round(time.Microsecond), w.OthersCPUs, w.Processes)
+	if w.OthersCPUs > results.BusyThreshold {
+		r.logf("warning: other programs use %.2f CPUs of this machine; cells measured beside them will be flagged busy\n", w.OthersCPUs)
+	}
 }
 
 // process runs one process and records its row and samples.
@@ -366,6 +389,9 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	row.Status, row.Error = classify(out, lines, c.n)
 	row.ExitCode, row.Signal, row.WallNS = int32(out.ExitCode), out.Signal, out.Wall.Nanoseconds()
 	recordNoise(&row, out)
+	if r.ownWork != nil && row.OthersCPUNS != nil {
+		row.OwnWorkNS = &r.ownWork.PerProcessNS
+	}
 	kept := lines.Lines()
 	row.Samples = int32(len(kept))
 	if len(kept) > 0 {
