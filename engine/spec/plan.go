@@ -109,7 +109,7 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 	p := &RunPlan{Spec: s}
 	for _, e := range envs {
 		for _, m := range s.Modes {
-			for _, n := range s.N {
+			for _, n := range s.NOf(e) {
 				floor := s.Samples.Processes
 				if e.Processes != nil {
 					floor = *e.Processes

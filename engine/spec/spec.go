@@ -107,6 +107,17 @@ type EnvironmentSpec struct {
 	// Pinning is the environment's own pinning: nil for the spec's, empty
 	// for none.
 	Pinning []int
+	// N is the environment's own thread counts, in place of the spec's;
+	// nil when it keeps the spec's.
+	N []int
+}
+
+// NOf is the thread counts measured for e: its own, or the spec's.
+func (s *Spec) NOf(e EnvironmentSpec) []int {
+	if e.N != nil {
+		return e.N
+	}
+	return s.N
 }
 
 // CPUsOf is the pinning of e's processes (nil: none): e's own, or the
@@ -339,7 +350,8 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 		e := envs.Value()
 		var head struct {
 			Name, Payload, Host string
-			Processes           *int `json:"processes"`
+			Processes           *int  `json:"processes"`
+			N                   []int `json:"n"`
 			Pinning             *struct{ CPUs []int }
 		}
 		if err := e.Decode(&head); err != nil {
@@ -362,7 +374,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
-			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes,
+			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes, N: head.N,
 			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
 			Pinning: pinning,
 		})

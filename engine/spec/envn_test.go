@@ -1,0 +1,38 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// An environment's own n replaces the spec's for its cells, so one run
+// can measure a slow host at small n only; a repeated n is refused as in
+// the spec's list.
+func TestEnvironmentNReplacesTheSpecs(t *testing.T) {
+	s, err := Parse("n.cue", []byte(`environments: [
+	{name: "every", kind: "native"},
+	{name: "small", kind: "manual-node", n: [1, 10]},
+]
+n: [1, 10, 100, 1000]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]int{}
+	for _, c := range p.Cells {
+		got[c.Env.Name] = append(got[c.Env.Name], c.N)
+	}
+	if len(got["every"]) != 4 || len(got["small"]) != 2 || got["small"][1] != 10 {
+		t.Errorf("cells' n %v, want every at 1, 10, 100, 1000 and small at 1, 10", got)
+	}
+	_, err = Parse("n.cue", []byte(`environments: [{name: "twice", kind: "native", n: [10, 10]}]
+n: [1]
+`))
+	if err == nil || !strings.Contains(err.Error(), "n") {
+		t.Errorf("a repeated n gave %v, want an error naming n", err)
+	}
+}
