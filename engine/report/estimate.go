@@ -292,12 +292,23 @@ func kruskalWallis(groups [][]float64) (float64, bool) {
 // few processes) and the number of processes behind it, from the
 // samples of its measured, ok processes (warm-ups excluded).
 func CellPrecision(samples []results.SpawnSample) (precision float64, processes int) {
-	e := estimate(summarizeProcesses(samples))
+	e := CellEstimate(samples)
 	if e == nil {
 		return math.Inf(1), 0
 	}
 	return float64(e.Precision), e.Processes
 }
+
+// CellEstimate is the all-spawns figure of a cell over its processes,
+// from the samples of its measured, ok processes (warm-ups excluded); nil
+// for none.
+func CellEstimate(samples []results.SpawnSample) *Estimate {
+	return estimate(summarizeProcesses(samples))
+}
+
+// Text is the figure with its interval and the processes behind it, as
+// the reports print it.
+func (e *Estimate) Text() string { return estimateText(e) }
 
 // TypicalSpawnNS is one process's typical spawn, as reports reduce it:
 // the 20% trimmed mean of its spawn times in ns (NaN for none). The runner

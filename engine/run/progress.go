@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"spawnbench/engine/cost"
+	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -212,10 +213,10 @@ func (p progress) cellDone(set *results.Set, c cell) {
 			ok[r.Process] = r.Status == results.StatusOK
 		}
 	}
-	var spawns []float64
+	var spawns []results.SpawnSample
 	for _, s := range set.Samples {
 		if !s.Warmup && ok[s.Process] && s.Environment == c.env.Name && s.Mode == c.mode && int(s.N) == c.n {
-			spawns = append(spawns, float64(s.SpawnNS))
+			spawns = append(spawns, s)
 		}
 	}
 	var parts []string
@@ -223,10 +224,10 @@ func (p progress) cellDone(set *results.Set, c cell) {
 		parts = append(parts, fmt.Sprintf("%d %s", k, s))
 	}
 	sort.Strings(parts)
-	med := "no samples"
+	typical := "no samples"
 	if len(spawns) > 0 {
-		med = fmt.Sprintf("median spawn %.1f µs", results.Median(spawns)/1e3)
+		typical = "typical spawn " + report.CellEstimate(spawns).Text()
 	}
-	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.env.Name, c.mode, c.n, strings.Join(parts, ", "), med)
+	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.env.Name, c.mode, c.n, strings.Join(parts, ", "), typical)
 	p.resume()
 }

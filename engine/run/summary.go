@@ -6,16 +6,18 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 )
 
 // Summary is the short table printed after a run: per cell, processes by
-// status, measured samples of ok processes and their median spawn time.
-// Full statistics are the report's job.
+// status, measured samples of ok processes and the cell's typical spawn
+// time over its processes with its interval, as the report computes it.
+// Everything else is the report's job.
 func Summary(set *results.Set) string {
 	type cell struct {
 		statuses map[string]int
-		spawns   []float64
+		spawns   []results.SpawnSample
 	}
 	cells := map[string]*cell{}
 	var keys []string
@@ -40,7 +42,7 @@ func Summary(set *results.Set) string {
 		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
 		if !s.Warmup && ok[processKey{k, int(s.Process), false}] {
 			c := get(k)
-			c.spawns = append(c.spawns, float64(s.SpawnNS))
+			c.spawns = append(c.spawns, s)
 		}
 	}
 	// Rows in plan order (as the invocations planned them), not in the
@@ -63,7 +65,7 @@ func Summary(set *results.Set) string {
 	})
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ENVIRONMENT\tMODE\tN\tPROCESSES\tSAMPLES\tMEDIAN µs\t")
+	fmt.Fprintln(tw, "ENVIRONMENT\tMODE\tN\tPROCESSES\tSAMPLES\tTYPICAL SPAWN [95% CI] (OK PROCESSES)\t")
 	for _, k := range keys {
 		c := cells[k]
 		var st []string
@@ -71,12 +73,9 @@ func Summary(set *results.Set) string {
 			st = append(st, fmt.Sprintf("%d %s", n, s))
 		}
 		sort.Strings(st)
-		med := "n/a"
-		if len(c.spawns) > 0 {
-			med = fmt.Sprintf("%.1f", results.Median(c.spawns)/1e3)
-		}
+		typical := report.CellEstimate(c.spawns).Text()
 		parts := strings.Split(k, "/")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), len(c.spawns), med)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), len(c.spawns), typical)
 	}
 	tw.Flush()
 	return b.String()
