@@ -109,6 +109,7 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 		r.Machines = append(r.Machines, MachineReport{ID: m, Label: machineLabel(inputs, m), Report: mr})
 		r.Cells = append(r.Cells, mr.Cells...)
 		r.Ratios = append(r.Ratios, mr.Ratios...)
+		r.Against = append(r.Against, mr.Against...)
 		r.Failures = append(r.Failures, mr.Failures...)
 		for _, w := range mr.Warnings {
 			warnings["machine "+m+": "+w] = true

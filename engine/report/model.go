@@ -182,17 +182,20 @@ type Report struct {
 	Baseline   string   `json:"baseline"`
 	Confidence float64  `json:"confidence"`
 	// Precision is the target precision cells are judged against.
-	Precision    float64           `json:"target_precision"`
-	ViewLast     int               `json:"view_last"`
-	ViewMinN     int32             `json:"view_min_n"`
-	Environments []string          `json:"environments"`
-	Modes        []string          `json:"modes"`
-	Columns      []Column          `json:"columns"`
-	Cells        []Cell            `json:"cells"`
-	Ratios       []Ratio           `json:"ratios"`
-	Clocks       []ClockVerdict    `json:"clocks"`
-	Failures     []Failure         `json:"failures"`
-	Skipped      map[string]string `json:"skipped,omitempty"`
+	Precision    float64  `json:"target_precision"`
+	ViewLast     int      `json:"view_last"`
+	ViewMinN     int32    `json:"view_min_n"`
+	Environments []string `json:"environments"`
+	Modes        []string `json:"modes"`
+	Columns      []Column `json:"columns"`
+	Cells        []Cell   `json:"cells"`
+	Ratios       []Ratio  `json:"ratios"`
+	// Against divides each environment that its spec sets against another
+	// by that one (against.go); Baseline is then the other environment.
+	Against  []Ratio           `json:"against,omitempty"`
+	Clocks   []ClockVerdict    `json:"clocks"`
+	Failures []Failure         `json:"failures"`
+	Skipped  map[string]string `json:"skipped,omitempty"`
 	// Incomplete names, per result set, what its invocations planned but
 	// did not measure, and invocations that were interrupted.
 	Incomplete []string `json:"incomplete,omitempty"`
@@ -412,6 +415,13 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 	}
 	r.Ratios = ratios(r, warnings)
+	against := map[string]string{}
+	for _, in := range inputs {
+		for env, other := range againstOf(&in.Set.Provenance) {
+			against[env] = other
+		}
+	}
+	r.Against = againstRatios(r, against)
 	r.Clocks = clockVerdicts(r, groups, calibration)
 	for _, k := range keys {
 		for _, run := range groups[k].runs {

@@ -377,6 +377,8 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 			100*r.Confidence)
 	}
 
+	r.writeAgainst(&b)
+
 	if len(r.Failures) > 0 {
 		b.WriteString("## Failed processes\n\n")
 		const shown = 30

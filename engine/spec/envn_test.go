@@ -36,3 +36,28 @@ n: [1]
 		t.Errorf("a repeated n gave %v, want an error naming n", err)
 	}
 }
+
+// against must name another environment of the spec: a typo is an input
+// error that names it, not a report without its ratios.
+func TestAgainstNamesAnotherEnvironment(t *testing.T) {
+	s, err := Parse("a.cue", []byte(`environments: [
+	{name: "base", kind: "native"},
+	{name: "other", kind: "native", cflags: ["-O0"], against: "base"},
+]
+n: [1]
+`))
+	if err != nil || s.Environments[1].Against != "base" {
+		t.Fatalf("against base: %v, %+v", err, s)
+	}
+	for against, want := range map[string]string{"bsae": `set against "bsae", which the spec does not declare`, "other": "set against itself"} {
+		_, err := Parse("a.cue", []byte(`environments: [
+	{name: "base", kind: "native"},
+	{name: "other", kind: "native", against: "`+against+`"},
+]
+n: [1]
+`))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("against %q gave %v, want %q", against, err, want)
+		}
+	}
+}

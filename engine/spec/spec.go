@@ -110,6 +110,9 @@ type EnvironmentSpec struct {
 	// N is the environment's own thread counts, in place of the spec's;
 	// nil when it keeps the spec's.
 	N []int
+	// Against is the environment this one is set beside in reports; ""
+	// for none.
+	Against string
 }
 
 // NOf is the thread counts measured for e: its own, or the spec's.
@@ -350,8 +353,9 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 		e := envs.Value()
 		var head struct {
 			Name, Payload, Host string
-			Processes           *int  `json:"processes"`
-			N                   []int `json:"n"`
+			Processes           *int   `json:"processes"`
+			N                   []int  `json:"n"`
+			Against             string `json:"against"`
 			Pinning             *struct{ CPUs []int }
 		}
 		if err := e.Decode(&head); err != nil {
@@ -374,10 +378,13 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
-			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes, N: head.N,
+			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes, N: head.N, Against: head.Against,
 			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
 			Pinning: pinning,
 		})
+	}
+	if err := checkAgainst(path, s.Environments); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -808,4 +815,23 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
+}
+
+// checkAgainst holds every environment's against to another environment
+// of the spec.
+func checkAgainst(path string, envs []EnvironmentSpec) error {
+	names := map[string]bool{}
+	for _, e := range envs {
+		names[e.Name] = true
+	}
+	for _, e := range envs {
+		switch {
+		case e.Against == "":
+		case e.Against == e.Name:
+			return inputErrorf("spec %s: environment %q (%s) is set against itself; name another environment of the spec", path, e.Name, e.Pos)
+		case !names[e.Against]:
+			return inputErrorf("spec %s: environment %q (%s) is set against %q, which the spec does not declare; name one of its environments", path, e.Name, e.Pos, e.Against)
+		}
+	}
+	return nil
 }
