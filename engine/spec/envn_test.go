@@ -61,3 +61,29 @@ n: [1]
 		}
 	}
 }
+
+// An environment's own min replaces the spec's: 10 spawns at n = 1 are
+// 10 processes, not the spec's 100.
+func TestEnvironmentMinReplacesTheSpecs(t *testing.T) {
+	s, err := Parse("m.cue", []byte(`environments: [
+	{name: "spec-wide", kind: "native"},
+	{name: "few", kind: "manual-node", min: 10, processes: 3},
+]
+n: [1, 10]
+samples: {min: 100, processes: 10}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]int{}
+	for _, c := range p.Cells {
+		got[c.Env.Name] = append(got[c.Env.Name], c.Processes)
+	}
+	if got["spec-wide"][0] != 100 || got["spec-wide"][1] != 10 || got["few"][0] != 10 || got["few"][1] != 3 {
+		t.Errorf("processes per cell %v, want spec-wide 100 and 10, few 10 and 3", got)
+	}
+}

@@ -114,7 +114,11 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 				if e.Processes != nil {
 					floor = *e.Processes
 				}
-				procs := max((s.Samples.Min+n-1)/n, floor, 1)
+				minSpawns := s.Samples.Min
+				if e.Min != nil {
+					minSpawns = *e.Min
+				}
+				procs := max((minSpawns+n-1)/n, floor, 1)
 				c := Cell{
 					Index: len(p.Cells), Env: e, Mode: m, N: n,
 					Benchmark: m, Arg: n,

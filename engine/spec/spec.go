@@ -110,6 +110,9 @@ type EnvironmentSpec struct {
 	// N is the environment's own thread counts, in place of the spec's;
 	// nil when it keeps the spec's.
 	N []int
+	// Min is the environment's own floor of spawns per cell, in place of
+	// the spec's; nil when it keeps the spec's.
+	Min *int
 	// Against is the environment this one is set beside in reports; ""
 	// for none.
 	Against string
@@ -355,6 +358,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			Name, Payload, Host string
 			Processes           *int   `json:"processes"`
 			N                   []int  `json:"n"`
+			Min                 *int   `json:"min"`
 			Against             string `json:"against"`
 			Pinning             *struct{ CPUs []int }
 		}
@@ -378,7 +382,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			return nil, cueInputError(path, files, fmt.Sprintf("environment %q", head.Name), err)
 		}
 		s.Environments = append(s.Environments, EnvironmentSpec{
-			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes, N: head.N, Against: head.Against,
+			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes, N: head.N, Min: head.Min, Against: head.Against,
 			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
 			Pinning: pinning,
 		})
