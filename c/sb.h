@@ -4,8 +4,10 @@
  * The benchmarks call pthread_create and pthread_join directly (that is the
  * cost being measured) and use the sb_* helpers below for everything else.
  * On hosted targets (native, Emscripten) the helpers are a few lines over
- * libc. On wasm32-wasi-threads, where no threaded libc can be installed,
- * c/wasi/ supplies a small freestanding runtime with the same names.
+ * libc: glibc, Emscripten's, or wasi-libc built with POSIX threads (the
+ * wasi-libc payload, what a wasi-sdk user gets). Built freestanding for
+ * wasm32-wasi-threads (the wasi-freestanding payload), c/wasi/ supplies a
+ * small runtime with the same names instead.
  *
  * Output protocol, the contract with spawnbench: after all joins, one line
  * per spawn in spawn order, three integers in nanoseconds, then, where the
@@ -39,7 +41,7 @@
 #ifndef SB_H
 #define SB_H
 
-#if defined(__wasm32__) && !defined(__EMSCRIPTEN__)
+#if defined(__wasm32__) && !defined(__EMSCRIPTEN__) && !__STDC_HOSTED__
 #include "wasi/sbrt.h"
 #else
 #if defined(__linux__) && !defined(_GNU_SOURCE)
@@ -93,7 +95,7 @@ static inline void sb_print3(int64_t a, int64_t b, int64_t c) {
 }
 
 /* sb_cpu is the CPU the calling thread is on, or -1 where that cannot be
- * known (Emscripten). sched_getcpu makes no system call (vDSO or rseq):
+ * known (Emscripten, WASI). sched_getcpu makes no system call (vDSO or rseq):
  * tens of nanoseconds, and the benchmarks call it only after a clock
  * reading. */
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)

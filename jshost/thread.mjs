@@ -75,6 +75,9 @@ listen((e) => {
 function runMain() {
   try {
     instance.exports._start();
+    // A _start that returns ends the program with 0, as WASI says:
+    // wasi-libc's does when main returns 0 (c/wasi/'s calls proc_exit).
+    post({ spawnbench: "exit", code: 0 });
   } catch (err) {
     // proc_exit ends _start by throwing (returnOnExit); anything else is
     // a trap.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,6 +34,15 @@ func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 		"wasi-threads-firefox":  "Firefox",
 		"emscripten-firefox":    "Firefox",
 		"manual-firefox":        "Firefox",
+	}
+	// The wasi-libc kinds, with the sysroot's tag and commit, where
+	// .ci/setup built it (it needs ../shared/vendor's archive).
+	if _, err := os.Stat(filepath.Join(repoRoot(t), ".tools", "wasi-libc-wasi-sdk-25", "sysroot", "SOURCE")); err == nil {
+		for _, kind := range []string{"wasi-libc", "wasi-libc-wasmtime-cli", "wasi-libc-node", "wasi-libc-chromium", "wasi-libc-firefox"} {
+			wants[kind] = "wasi-libc wasi-sdk-25 (574b88d)"
+		}
+	} else {
+		t.Log("the wasi-libc sysroot is not built (bash .ci/setup with ../shared/vendor/wasi-libc-wasi-sdk-25.tar.gz): its kinds are not checked")
 	}
 	// Every Wasmtime CLI release of the one list, each with its version.
 	for i, v := range env.WasmtimeCLIVersions() {

@@ -111,6 +111,15 @@ func (s jsHostSettings) Toolchain(context.Context) Toolchain {
 	return Toolchain{Present: true, Version: strings.Join(out, ", "), Install: jsHostInstall}
 }
 
+// adapter is the host under hosts of form f (Node.js, the browsers); the
+// WebAssembly runtimes need none.
+func (s jsHostSettings) adapter(f Form) Adapter {
+	if f == FormScript || f == FormPage {
+		return s
+	}
+	return nil
+}
+
 // hostConfig is jshost.json: the host's own options.
 func (s jsHostSettings) hostConfig() ([]byte, error) {
 	var reuse any = false

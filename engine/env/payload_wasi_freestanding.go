@@ -100,7 +100,12 @@ func (p *wasiThreads) Build(ctx context.Context, srcDir, outDir string) error {
 	return copyJSHostSources(srcDir, outDir)
 }
 
-func (p *wasiThreads) Entry(f Form, b Benchmark, arg int) Entry {
+func (p *wasiThreads) Entry(f Form, b Benchmark, arg int) Entry { return wasiModuleEntry(f, b, arg) }
+
+// wasiModuleEntry starts a wasi-threads build's benchmark b: its .wasm
+// on a WebAssembly runtime, or the JavaScript host's script or page (the
+// wasi-freestanding and wasi-libc payloads lay out their builds alike).
+func wasiModuleEntry(f Form, b Benchmark, arg int) Entry {
 	module := string(b) + ".wasm"
 	switch f {
 	case FormScript:
@@ -113,9 +118,4 @@ func (p *wasiThreads) Entry(f Form, b Benchmark, arg int) Entry {
 
 // Adapter is the JavaScript wasi-threads host under Node.js and the
 // browsers; the WebAssembly runtimes need none.
-func (p *wasiThreads) Adapter(f Form) Adapter {
-	if f == FormScript || f == FormPage {
-		return p.cfg.jsHostSettings
-	}
-	return nil
-}
+func (p *wasiThreads) Adapter(f Form) Adapter { return p.cfg.adapter(f) }
