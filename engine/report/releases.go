@@ -31,6 +31,8 @@ const releasesPlotBase = "wasmtime-releases"
 // environment's toolchain, never a guess from its name.
 type ReleaseRow struct {
 	Environment string `json:"environment"`
+	// Payload is what the CLI ran: releases compare on one payload.
+	Payload string `json:"payload"`
 	// Release is the release line (the major version, "46") and Version
 	// the CLI's own ("46.0.1").
 	Release string `json:"release"`
@@ -65,24 +67,21 @@ func parseVersion(v string) []int {
 	return out
 }
 
-// hostOfKind is the host of a kind's (payload, host) pair; "" for a kind
-// the schema does not know.
-func hostOfKind(kind string) string {
+// pairOfKind is a kind's payload and host; empty for a kind the schema
+// does not know.
+func pairOfKind(kind string) (payload, host string) {
 	schemaOnce.Do(func() { schema, _ = spec.LoadSchema() })
 	if schema == nil {
-		return ""
+		return "", ""
 	}
-	_, host, ok := schema.PairOfKind(kind)
-	if !ok {
-		return ""
-	}
-	return host
+	payload, host, _ = schema.PairOfKind(kind)
+	return payload, host
 }
 
 // releasesOf gathers, when the report holds environments of the Wasmtime
 // CLI host in two or more releases, one row per such environment, mode
-// and n (all-spawns view), ordered by mode, n and then release by
-// version number; nil otherwise.
+// and n (all-spawns view), ordered by mode, n, payload and then release
+// by version number; nil otherwise.
 func releasesOf(r *Report) []ReleaseRow {
 	recorded := map[string]string{}
 	for _, src := range r.Sources {
@@ -90,12 +89,14 @@ func releasesOf(r *Report) []ReleaseRow {
 			recorded[env] = v
 		}
 	}
-	versions := map[string]string{}
+	versions, payloads := map[string]string{}, map[string]string{}
 	distinct := map[string]bool{}
 	for _, env := range r.Environments {
-		if r.Skipped[env] != "" || hostOfKind(r.kinds[env]) != releaseHost {
+		payload, host := pairOfKind(r.kinds[env])
+		if r.Skipped[env] != "" || host != releaseHost {
 			continue
 		}
+		payloads[env] = payload
 		m := wasmtimeVersion.FindStringSubmatch(recorded[env])
 		if m == nil || parseVersion(m[1]) == nil {
 			continue
@@ -114,7 +115,7 @@ func releasesOf(r *Report) []ReleaseRow {
 		}
 		major, _, _ := strings.Cut(v, ".")
 		rows = append(rows, ReleaseRow{
-			Environment: c.Environment, Release: major, Version: v, Mode: c.Mode, N: c.N,
+			Environment: c.Environment, Payload: payloads[c.Environment], Release: major, Version: v, Mode: c.Mode, N: c.N,
 			Estimate: c.Stats.Estimate, Ratio: r.ratio(c.Environment, c.Mode, c.Column), Noise: c.Noise,
 			version: parseVersion(v),
 		})
@@ -123,6 +124,7 @@ func releasesOf(r *Report) []ReleaseRow {
 		return cmp.Or(
 			cmp.Compare(slices.Index(r.Modes, a.Mode), slices.Index(r.Modes, b.Mode)),
 			cmp.Compare(a.N, b.N),
+			cmp.Compare(a.Payload, b.Payload),
 			slices.Compare(a.version, b.version),
 			cmp.Compare(a.Environment, b.Environment))
 	})
@@ -137,6 +139,10 @@ func (r *Report) writeReleases(b *strings.Builder, plots []Plot) {
 	}
 	b.WriteString("## Spawn cost by Wasmtime release\n\n")
 	header := []string{"Release", "Version", "Environment", "Mode", "n", "Typical", "95% CI", "Processes"}
+	payloads := r.releasePayloads()
+	if len(payloads) > 1 {
+		header = slices.Insert(header, 3, "Payload")
+	}
 	withRatio := slices.ContainsFunc(r.Releases, func(q ReleaseRow) bool { return q.Ratio != nil })
 	if withRatio {
 		header = append(header, "÷ "+r.Baseline)
@@ -147,6 +153,9 @@ func (r *Report) writeReleases(b *strings.Builder, plots []Plot) {
 		row := []string{q.Release, q.Version, q.Environment, q.Mode, strconv.Itoa(int(q.N)),
 			formatUS(float64(e.TypicalUS)) + noiseText(q.Noise),
 			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), strconv.Itoa(e.Processes)}
+		if len(payloads) > 1 {
+			row = slices.Insert(row, 3, q.Payload)
+		}
 		if withRatio {
 			text := "n/a"
 			if q.Ratio != nil {
@@ -171,8 +180,21 @@ func (r *Report) writeReleases(b *strings.Builder, plots []Plot) {
 	}
 }
 
+// releasePayloads are the payloads the release rows ran, sorted.
+func (r *Report) releasePayloads() []string {
+	var out []string
+	for _, q := range r.Releases {
+		if !slices.Contains(out, q.Payload) {
+			out = append(out, q.Payload)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // releasePlot draws the typical spawn time against the release, one line
-// per (mode, n) with its interval as error bars, on a log scale; nil when
+// per (mode, n), and payload where there are several, with its interval
+// as error bars, on a log scale; nil when
 // the report has no release rows.
 func (r *Report) releasePlot(dir string) (*Plot, error) {
 	if len(r.Releases) == 0 {
@@ -194,20 +216,22 @@ func (r *Report) releasePlot(dir string) (*Plot, error) {
 		place[q.Environment] = float64(i)
 		names = append(names, q.Version+"\n"+q.Environment)
 	}
+	several := len(r.releasePayloads()) > 1
 	type series struct {
-		mode   string
-		n      int32
-		pts    plotter.XYs
-		lo, hi []float64
+		payload string
+		mode    string
+		n       int32
+		pts     plotter.XYs
+		lo, hi  []float64
 	}
 	var all []*series
-	find := func(mode string, n int32) *series {
+	find := func(payload, mode string, n int32) *series {
 		for _, s := range all {
-			if s.mode == mode && s.n == n {
+			if s.payload == payload && s.mode == mode && s.n == n {
 				return s
 			}
 		}
-		s := &series{mode: mode, n: n}
+		s := &series{payload: payload, mode: mode, n: n}
 		all = append(all, s)
 		return s
 	}
@@ -217,7 +241,7 @@ func (r *Report) releasePlot(dir string) (*Plot, error) {
 		if e.TypicalUS <= 0 {
 			continue
 		}
-		s := find(q.Mode, q.N)
+		s := find(q.Payload, q.Mode, q.N)
 		y := math.Log10(float64(e.TypicalUS))
 		s.pts = append(s.pts, plotter.XY{X: place[q.Environment], Y: y})
 		lo, hi, ok := y, y, e.Bounded() && e.LowUS > 0
@@ -260,7 +284,11 @@ func (r *Report) releasePlot(dir string) (*Plot, error) {
 		}
 		bars.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1)}
 		p.Add(lp, pts, bars)
-		leg.Add(fmt.Sprintf("%s, n = %d", s.mode, s.n), lp, pts)
+		label := fmt.Sprintf("%s, n = %d", s.mode, s.n)
+		if several {
+			label = s.payload + ", " + label
+		}
+		leg.Add(label, lp, pts)
 	}
 	p.NominalX(names...)
 	p.Y.Min, p.Y.Max = yMin, yMax

@@ -77,6 +77,9 @@ func TestReleasesTableOrdersReleasesByVersion(t *testing.T) {
 			if q.Mode != mn.mode || q.N != mn.n {
 				t.Errorf("row %s %s n=%d in the block of %s n=%d", q.Environment, q.Mode, q.N, mn.mode, mn.n)
 			}
+			if q.Payload != "wasi-freestanding" {
+				t.Errorf("%s: payload %q, want the kind's, wasi-freestanding", q.Environment, q.Payload)
+			}
 			if q.Environment != wantEnv[q.Version] || q.Release != strings.Split(q.Version, ".")[0] {
 				t.Errorf("version %s: environment %s release %s, want %s release %s", q.Version, q.Environment, q.Release, wantEnv[q.Version], strings.Split(q.Version, ".")[0])
 			}
