@@ -28,8 +28,8 @@ type wasmtimeCLI struct {
 }
 
 // wasmtimeProbe is what the CLI says about itself: its --version line,
-// the flags that turn wasi-threads on, and why it cannot run wasi-threads
-// (refused, empty when it can).
+// the flags that turn wasi-threads on, and refused, why it cannot run
+// wasi-threads (empty when it can); err when it could not be asked.
 type wasmtimeProbe struct {
 	version string
 	flags   []string
