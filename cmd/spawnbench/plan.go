@@ -27,7 +27,9 @@ func init() {
 		Short: "Print the resolved plan (cells, processes, expected time, schedule) without running anything",
 		Long: `Plan loads SPEC.cue, checks it against the schema (spawnbench schema) and
 prints the plan: every cell with its processes and expected wall time, the
-total, and the schedule's order and seed. Expected times come from the wall
+total, and the schedule's order and seed; then it asks each environment's
+tools whether they are there and can run it, as run will, and names the
+environments run would skip, with the reason. Expected times come from the wall
 times per process of the committed reference set (results/reference, built
 in), or of an earlier result set with --costs DIR; builds are not included.
 --shards N shows how the plan splits into N shards of whole cells, balanced
