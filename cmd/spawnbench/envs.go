@@ -35,19 +35,21 @@ func init() {
 					fmt.Fprintf(tw, "%s\t%s\t%s\tuser-defined\t%s: %s\t-\n", kind, payload, host, env.HostDoc(host), "declare it in a spec")
 					continue
 				}
-				rows := []struct {
+				type row struct {
 					label    string
 					settings cue.Value
-				}{{kind, es.Settings}}
-				for _, v := range hostVariants(host) {
+				}
+				rows := []row{{kind, es.Settings}}
+				variants := hostVariants(host)
+				if len(variants) > 0 {
+					rows = nil // each variant is a row of its own, the default's too
+				}
+				for _, v := range variants {
 					settings, err := withSettings(es.Settings, v.settings)
 					if err != nil {
 						return err
 					}
-					rows = append(rows, struct {
-						label    string
-						settings cue.Value
-					}{kind + " (" + v.name + ")", settings})
+					rows = append(rows, row{kind + " (" + v.name + ")", settings})
 				}
 				for _, row := range rows {
 					e, err := env.New(es.Name, kind, payload, host, row.settings)
@@ -56,9 +58,12 @@ func init() {
 						continue
 					}
 					tc := e.Toolchain(cmd.Context())
-					if tc.Present {
+					switch {
+					case tc.Present:
 						fmt.Fprintf(tw, "%s\t%s\t%s\tready\t%s\t%s\n", row.label, payload, host, tc.Version, tc.Install)
-					} else {
+					case tc.Unfit:
+						fmt.Fprintf(tw, "%s\t%s\t%s\tunfit\t%s\t-\n", row.label, payload, host, tc.Problem)
+					default:
 						fmt.Fprintf(tw, "%s\t%s\t%s\tmissing\t%s\t%s\n", row.label, payload, host, tc.Problem, tc.Install)
 					}
 				}
@@ -74,14 +79,14 @@ type variant struct {
 }
 
 // hostVariants are hosts the shipped specs run in more than one version,
-// so envs checks each: every Wasmtime CLI release after the default
-// (engine/env/wasmtime-cli.versions).
+// so envs checks and lists each, the default first: every Wasmtime CLI
+// release (engine/env/wasmtime-cli.versions).
 func hostVariants(host string) []variant {
 	if host != "wasmtime-cli" {
 		return nil
 	}
 	var out []variant
-	for _, v := range env.WasmtimeCLIVersions()[1:] {
+	for _, v := range env.WasmtimeCLIVersions() {
 		cli := env.WasmtimeCLICommand(v)
 		out = append(out, variant{cli, map[string]any{"wasmtime": cli}})
 	}

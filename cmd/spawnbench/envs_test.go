@@ -12,7 +12,7 @@ import (
 // TestEnvsShowsEveryRuntimeReady runs `envs` in the source tree, where
 // .ci/setup put the Wasmtime CLIs (bin/) and the JavaScript host's
 // packages (jshost/node_modules), and wants every kind ready, both
-// Wasmtime lines with their own versions.
+// Wasmtime release with its own version.
 func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 	stdout, stderr, code := runCLI(t, repoRoot(t), "envs")
 	if code != 0 {
@@ -45,13 +45,8 @@ func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 		t.Log("the wasi-libc sysroot is not built (bash .ci/setup with ../shared/vendor/wasi-libc-wasi-sdk-25.tar.gz): its kinds are not checked")
 	}
 	// Every Wasmtime CLI release of the one list, each with its version.
-	for i, v := range env.WasmtimeCLIVersions() {
-		major, _, _ := strings.Cut(v, ".")
-		label := "wasmtime-cli"
-		if i > 0 {
-			label += " (" + env.WasmtimeCLICommand(v) + ")"
-		}
-		wants[label] = "wasmtime " + major + "."
+	for _, v := range env.WasmtimeCLIVersions() {
+		wants["wasmtime-cli ("+env.WasmtimeCLICommand(v)+")"] = "wasmtime " + v + " "
 	}
 	for label, want := range wants {
 		row, ok := rows[label]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench/engine/cost"
+	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/spec"
 )
@@ -25,7 +27,9 @@ func init() {
 		Short: "Print the resolved plan (cells, processes, expected time, schedule) without running anything",
 		Long: `Plan loads SPEC.cue, checks it against the schema (spawnbench schema) and
 prints the plan: every cell with its processes and expected wall time, the
-total, and the schedule's order and seed. Expected times come from the wall
+total, and the schedule's order and seed; then it asks each environment's
+tools whether they are there and can run it, as run will, and names the
+environments run would skip, with the reason. Expected times come from the wall
 times per process of the committed reference set (results/reference, built
 in), or of an earlier result set with --costs DIR; builds are not included.
 --shards N shows how the plan splits into N shards of whole cells, balanced
@@ -68,6 +72,7 @@ everything its processes need, and every step of the schedule in run order.`,
 				return enc.Encode(plan)
 			}
 			fmt.Print(planText(plan, model))
+			fmt.Print(planSkips(cmd.Context(), plan))
 			return nil
 		},
 	}
@@ -130,6 +135,33 @@ func planText(p *spec.RunPlan, model *cost.Model) string {
 	fmt.Fprintf(&b, "\n%d cells, %d processes, expected %s (builds not included)\n", len(p.Cells), p.TotalProcesses(), cost.Round(model.Plan(p)))
 	if len(guessed) > 0 {
 		fmt.Fprintf(&b, "* %d cell(s) whose environment the costs never measured: estimated from their kind, or from other kinds\n", len(guessed))
+	}
+	return b.String()
+}
+
+// planSkips asks each planned environment's tools whether they are there
+// and can run it, as run will before it measures anything, and names the
+// environments run would skip, with the reason; empty when none.
+func planSkips(ctx context.Context, p *spec.RunPlan) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, c := range p.Cells {
+		es := c.Env
+		if seen[es.Name] {
+			continue
+		}
+		seen[es.Name] = true
+		e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
+		if err != nil {
+			fmt.Fprintf(&b, "run will skip %s: %v\n", es.Name, err)
+			continue
+		}
+		switch tc := e.Toolchain(ctx); {
+		case tc.Unfit:
+			fmt.Fprintf(&b, "run will skip %s: %s\n", es.Name, tc.Problem)
+		case !tc.Present:
+			fmt.Fprintf(&b, "run will skip %s: toolchain missing: %s; install it with: %s\n", es.Name, tc.Problem, tc.Install)
+		}
 	}
 	return b.String()
 }

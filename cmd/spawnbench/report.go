@@ -154,7 +154,7 @@ func checkPlotsDir(plots string) error {
 }
 
 // plotFile matches the names WritePlots gives its files.
-var plotFile = regexp.MustCompile(`^(dist|order)-.+\.(svg|png)$`)
+var plotFile = regexp.MustCompile(`^((dist|order)-.+|wasmtime-releases)\.(svg|png)$`)
 
 // formatFor picks the output format: the flag when given, else the
 // extension of the output file, else Markdown.

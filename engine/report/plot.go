@@ -81,6 +81,11 @@ func (r *Report) WritePlots(dir string) ([]Plot, error) {
 			}
 		}
 	}
+	if p, err := r.releasePlot(dir); err != nil {
+		return nil, err
+	} else if p != nil {
+		out = append(out, *p)
+	}
 	for _, mode := range r.Modes {
 		if mode != "sequential" {
 			continue

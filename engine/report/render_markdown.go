@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -338,6 +339,7 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	r.writeRegimes(&b)
 	r.writePlacement(&b)
 	r.writeParallel(&b)
+	r.writeReleases(&b, plots)
 
 	fmt.Fprintf(&b, "## Ratio to %s (typical ÷ typical, over processes)\n\n", r.Baseline)
 	if len(r.Ratios) == 0 {
@@ -402,6 +404,8 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		}
 		b.WriteString("\n")
 	}
+	// The release plot is shown with its table.
+	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool { return filepath.Base(p.Path) == releasesPlotBase+".png" })
 	if len(plots) > 0 {
 		b.WriteString("## Plots\n\n")
 		for _, p := range plots {

@@ -88,9 +88,12 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 	}
 	r.logf("checking %s...", es.Name)
 	tc := e.Toolchain(ctx)
-	if tc.Present {
+	switch {
+	case tc.Present:
 		r.logf(" %s\n", tc.Version)
-	} else {
+	case tc.Unfit:
+		r.logf(" cannot run it\n")
+	default:
 		r.logf(" missing\n")
 	}
 	if ctx.Err() != nil {
@@ -98,6 +101,9 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 	}
 	if err := r.w.Toolchain(r.inv, es.Name, tc.Version); err != nil {
 		return prepared{}, err
+	}
+	if tc.Unfit {
+		return prepared{env: e, skip: "toolchain cannot run it: " + tc.Problem}, nil
 	}
 	if !tc.Present {
 		return prepared{env: e, skip: fmt.Sprintf("toolchain missing: %s; install it with: %s", tc.Problem, tc.Install)}, nil
