@@ -103,9 +103,9 @@ func (h *wamr) probe(ctx context.Context, path string) error {
 	return nil
 }
 
-// maxThreadsFlag is what repetition r needs beyond iwasm's defaults:
+// wamrMaxThreads is what repetition r needs beyond iwasm's defaults:
 // room for n threads in the cluster.
-func maxThreadsFlag(r Repetition) []string {
+func wamrMaxThreads(r Repetition) []string {
 	if (r.Benchmark == Sequential || r.Benchmark == Parallel) && r.Arg > wamrDefaultMaxThreads {
 		return []string{fmt.Sprintf("--max-threads=%d", r.Arg)}
 	}
@@ -117,7 +117,7 @@ func (h *wamr) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
-	argv := append([]string{path}, maxThreadsFlag(r)...)
+	argv := append([]string{path}, wamrMaxThreads(r)...)
 	argv = append(argv, h.cfg.IwasmFlags...)
 	argv = append(argv, filepath.Join(r.BuildDir, e.File))
 	argv = append(argv, e.Args...)
@@ -136,6 +136,9 @@ func (h *wamr) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) 
 		out.Stdout, out.StdoutDropped = split.kept.Bytes(), split.dropped
 	}
 	if msg := split.messages.Bytes(); len(msg) > 0 {
+		if len(out.Stderr) > 0 && out.Stderr[len(out.Stderr)-1] != '\n' {
+			out.Stderr = append(out.Stderr, '\n')
+		}
 		out.Stderr = append(append(out.Stderr, "iwasm said:\n"...), msg...)
 		if bytes.Contains(msg, []byte("maximum number of threads exceeded")) {
 			out.Stderr = append(out.Stderr, h.capHint(r)...)
