@@ -17,6 +17,7 @@ import (
 const (
 	FamilyNative     = "native"
 	FamilyWasmtime   = "Wasmtime"
+	FamilyWAMR       = "WAMR"
 	FamilyJSHosts    = "JS hosts"
 	FamilyEmscripten = "Emscripten"
 	FamilyRawWorkers = "raw workers"
@@ -25,7 +26,7 @@ const (
 
 // Families lists the host families in report order; a family a new host
 // declares that is not listed comes after them, before "other".
-var Families = []string{FamilyNative, FamilyWasmtime, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers, FamilyOther}
+var Families = []string{FamilyNative, FamilyWasmtime, FamilyWAMR, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers, FamilyOther}
 
 var (
 	schemaOnce sync.Once

@@ -59,6 +59,7 @@ func kindOf(env string) string {
 func TestFamilyOfEveryKind(t *testing.T) {
 	cases := map[string]string{
 		"native": FamilyNative, "wasi-threads": FamilyWasmtime, "wasmtime-cli": FamilyWasmtime,
+		"wamr":              FamilyWAMR,
 		"wasi-threads-node": FamilyJSHosts, "wasi-threads-chromium": FamilyJSHosts, "wasi-threads-firefox": FamilyJSHosts,
 		"emscripten": FamilyEmscripten, "emscripten-chromium": FamilyEmscripten, "emscripten-firefox": FamilyEmscripten,
 		"manual": FamilyRawWorkers, "manual-node": FamilyRawWorkers, "manual-firefox": FamilyRawWorkers,
