@@ -36,6 +36,7 @@ func TestWasiLibcSpawnsCoherently(t *testing.T) {
 		{"wasi-libc", "wasi-libc", ""},
 		{"wasi-libc-wasmtime-cli", "wasi-libc", ""},
 		{"wasi-libc-wasmtime-cli", "wasi-libc", `, wasmtime: "wasmtime-36"`},
+		{"wasi-libc-wamr", "wasi-libc", ""},
 		{"wasi-libc-node", "wasi-libc-node", ""},
 		{"wasi-libc-chromium", "wasi-libc-page", ""},
 	} {
