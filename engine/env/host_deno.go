@@ -13,8 +13,9 @@ import (
 // `deno run` process per repetition, running a payload's script from the
 // run directory. Deno may read files (the script loads its workers' from
 // disk) and nothing more, and each process gets an empty DENO_DIR of its
-// own: no cache is shared with the user's or between repetitions, so every
-// repetition starts as cold as a fresh node does.
+// own: no cache (Deno keeps V8's code cache there) is shared with the
+// user's or between repetitions, so every repetition starts as cold as a
+// fresh node does.
 type denoHost struct{ cfg denoSettings }
 
 type denoSettings struct {
@@ -67,5 +68,8 @@ func (h *denoHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, err
 	argv := append([]string{path, "run", "--allow-read"}, h.cfg.DenoFlags...)
 	argv = append(argv, filepath.Join(r.BuildDir, e.File))
 	argv = append(argv, e.Args...)
-	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, Env: []string{"DENO_DIR=" + dir}, CPUs: r.CPUs, Stdout: r.Stdout})
+	// No update check (it would fetch over the network from a fresh
+	// DENO_DIR every time) and no permission prompt (a run waits for no one).
+	environ := []string{"DENO_DIR=" + dir, "DENO_NO_UPDATE_CHECK=1", "DENO_NO_PROMPT=1"}
+	return proc.Run(ctx, proc.Command{Argv: argv, Dir: r.BuildDir, Env: environ, CPUs: r.CPUs, Stdout: r.Stdout})
 }
