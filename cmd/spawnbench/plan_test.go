@@ -176,3 +176,19 @@ samples: {processes: 12, precision: 0.05, adaptive: true, max_processes: 40, rou
 		}
 	}
 }
+
+// TestPlanRefusesAPairItsHostCannotRun: Emscripten 3.1.6's output on Bun
+// or Deno is refused at plan (exit 2) with the host's reason and the hosts
+// that run it, before anything is built or run.
+func TestPlanRefusesAPairItsHostCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	for host, why := range map[string]string{
+		"bun":  "reads process.hrtime, which Bun counts from each worker's own start",
+		"deno": "__filename is not defined",
+	} {
+		p := writeSpec(t, dir, `n: [1]
+environments: [{name: "e", payload: "emscripten", host: "`+host+`"}]
+`)
+		wantRefused(t, dir, []string{"plan", p}, "s.cue:2: environment \"e\": an Emscripten build cannot run on "+host+": ", why, "hosts that run it: chromium, firefox, node")
+	}
+}

@@ -1,7 +1,7 @@
 // Package env holds spawnbench's environments: a payload (what is built:
 // native executables, the wasi-threads .wasm, the Emscripten build, the
 // raw-worker page) run by a host (what runs it: the OS, the embedded
-// Wasmtime, a Wasmtime CLI, Node.js, Chromium, Firefox). One small type
+// Wasmtime, a Wasmtime CLI, Node.js, Bun, Deno, Chromium, Firefox). One small type
 // per payload and one per host, each in its own file.
 //
 // This package is opinionated: a payload knows how to check its tools and
@@ -180,6 +180,10 @@ type HostFacts struct {
 	ClockStepNS int64
 	// Install is the command that installs the host.
 	Install string
+	// Refuses lists payloads that offer the host's form but that it cannot
+	// run (Emscripten 3.1.6's Node.js script under Bun, say); the schema's
+	// #Refused says why, and plan says so.
+	Refuses []string
 }
 
 // PayloadFacts are what a payload declares about itself.
@@ -275,9 +279,15 @@ func Family(payload, host string) string {
 }
 
 // Runs says whether host can run payload in Go: the host's form is one
-// the payload offers. This is the pair table; the schema's #Pairs must
-// say the same.
+// the payload offers and the host does not refuse it. This is the pair
+// table; the schema's #Pairs must say the same.
 func Runs(payload, host string) bool {
+	return offered(payload, host) && !slices.Contains(hosts[host].facts.Refuses, payload)
+}
+
+// offered says whether payload offers host's form, whether or not the
+// host refuses it.
+func offered(payload, host string) bool {
 	pk, ok1 := payloads[payload]
 	hk, ok2 := hosts[host]
 	return ok1 && ok2 && slices.Contains(pk.forms, hk.form)
@@ -315,8 +325,11 @@ func New(name, kind, payload, host string, settings cue.Value) (*Environment, er
 	if err != nil {
 		return nil, fmt.Errorf("environment %q (%s on %s): %w", name, payload, host, err)
 	}
-	if !Runs(payload, host) {
+	if !offered(payload, host) {
 		return nil, fmt.Errorf("environment %q: payload %s offers no %s, which host %s runs", name, payload, hk.form, host)
+	}
+	if !Runs(payload, host) {
+		return nil, fmt.Errorf("environment %q: host %s cannot run payload %s (the schema's #Refused says why)", name, host, payload)
 	}
 	e := &Environment{name: name, kind: kind, payloadName: payload, hostName: host, payload: p, host: h, form: hk.form, facts: hk.facts}
 	if a, ok := p.(Adapted); ok {

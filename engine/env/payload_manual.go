@@ -8,14 +8,23 @@ import (
 )
 
 // manual: raw workers, no C and no Emscripten: manual/spawn.mjs, run by
-// manual/node.mjs with worker_threads in Node.js or by manual/index.html
-// with Web Workers in a browser. The build is a copy of manual/.
-type manual struct{}
+// manual/node.mjs with worker_threads (Node.js, and Bun and Deno when
+// asked), by manual/web.mjs with the runtime's own Web Workers (Bun,
+// Deno), or by manual/index.html with Web Workers in a browser. The build
+// is a copy of manual/.
+type manual struct{ cfg manualSettings }
+
+type manualSettings struct {
+	// Workers is the worker API a script host uses: "web" or
+	// "worker_threads" (the pair's setting; empty, worker_threads, where
+	// the host has only one).
+	Workers string `json:"workers"`
+}
 
 func init() {
 	RegisterPayload("manual", "raw workers, no C (manual/)", []Form{FormScript, FormPage},
 		PayloadFacts{Family: "raw workers"},
-		func(struct{}) Payload { return manual{} })
+		func(cfg manualSettings) Payload { return manual{cfg: cfg} })
 }
 
 // Toolchain: the payload is spawnbench's own JavaScript.
@@ -34,7 +43,7 @@ func (manual) Build(_ context.Context, srcDir, outDir string) error {
 	return nil
 }
 
-func (manual) Entry(f Form, b Benchmark, arg int) Entry {
+func (m manual) Entry(f Form, b Benchmark, arg int) Entry {
 	args := []string{string(b), fmt.Sprint(arg)}
 	if f == FormPage {
 		e := Entry{File: "index.html", Args: args}
@@ -42,6 +51,9 @@ func (manual) Entry(f Form, b Benchmark, arg int) Entry {
 			e.LiveWorkers = arg // every worker lives until all have posted
 		}
 		return e
+	}
+	if m.cfg.Workers == "web" {
+		return Entry{File: "web.mjs", Args: args}
 	}
 	return Entry{File: "node.mjs", Args: args}
 }

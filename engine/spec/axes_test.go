@@ -33,6 +33,11 @@ func TestGoAndCUEAgreeOnBothAxesAndThePairs(t *testing.T) {
 			if inCUE != env.Runs(p, h) {
 				t.Errorf("pair %s on %s: CUE's #Pairs says %v, Go's forms say %v", p, h, inCUE, env.Runs(p, h))
 			}
+			facts, _ := env.Facts(h)
+			why, refused := sc.Refusal(p, h)
+			if refused != slices.Contains(facts.Refuses, p) || (refused && (inCUE || why == "")) {
+				t.Errorf("pair %s on %s: CUE's #Refused says %v (%q), Go's HostFacts.Refuses %v, #Pairs %v", p, h, refused, why, facts.Refuses, inCUE)
+			}
 			if inCUE {
 				pairs++
 			}
@@ -93,9 +98,13 @@ func TestAnImpossiblePairIsAnErrorAtPlan(t *testing.T) {
 	for _, c := range []struct{ env, want string }{
 		{`{name: "x", payload: "emscripten", host: "wasmtime-cli"}`, "bad.cue:2: environment \"x\": an Emscripten build cannot run on wasmtime-cli; hosts that run it: chromium, firefox, node"},
 		{`{name: "x", payload: "native", host: "node"}`, "a native build cannot run on node; hosts that run it: os"},
+		// A refused pair says why, and what runs the payload instead.
+		{`{name: "x", payload: "emscripten", host: "bun"}`, "bad.cue:2: environment \"x\": an Emscripten build cannot run on bun: Emscripten 3.1.6's glue reads process.hrtime"},
+		{`{name: "x", payload: "emscripten", host: "deno"}`, "an Emscripten build cannot run on deno: Emscripten 3.1.6's glue takes Deno for Node.js and fails (`__filename is not defined`"},
+		{`{name: "x", payload: "emscripten", host: "deno"}`, "; hosts that run it: chromium, firefox, node"},
 		{`{name: "x", kind: "manual", payload: "emscripten"}`, `kind "manual" is payload "manual", not "emscripten"`},
 		{`{name: "x", payload: "native"}`, "has no kind, nor payload and host"},
-		{`{name: "x", payload: "native", host: "bun"}`, `unknown host "bun"; known hosts:`},
+		{`{name: "x", payload: "native", host: "nosuchhost"}`, `unknown host "nosuchhost"; known hosts:`},
 	} {
 		_, err := spec.Parse("bad.cue", []byte("n: [1]\nenvironments: ["+c.env+"]\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

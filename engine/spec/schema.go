@@ -247,6 +247,13 @@ func (sc *Schema) PairKind(payload, host string) (string, bool) {
 	return kind, err == nil
 }
 
+// Refusal is why host cannot run payload, when a host's file says so
+// (#Refused).
+func (sc *Schema) Refusal(payload, host string) (string, bool) {
+	s, err := sc.v.LookupPath(cue.MakePath(cue.Def("Refused"), cue.Str(payload), cue.Str(host))).String()
+	return s, err == nil
+}
+
 // payloadTitle words a payload for messages ("an Emscripten build").
 func (sc *Schema) payloadTitle(payload string) string {
 	if s, err := sc.v.LookupPath(cue.MakePath(cue.Def("PayloadInfo"), cue.Str(payload))).String(); err == nil {

@@ -533,6 +533,10 @@ func (sc *Schema) explainPair(path string, files map[string]string, name string,
 		return nil // not concrete yet: CUE says what is wrong
 	}
 	if _, ok := sc.PairKind(payload, host); !ok {
+		if why, refused := sc.Refusal(payload, host); refused {
+			return inputErrorf("%s: environment %q: %s cannot run on %s: %s; hosts that run it: %s",
+				position(path, files, hv), name, sc.payloadTitle(payload), host, why, strings.Join(sc.HostsOf(payload), ", "))
+		}
 		return inputErrorf("%s: environment %q: %s cannot run on %s; hosts that run it: %s",
 			position(path, files, hv), name, sc.payloadTitle(payload), host, strings.Join(sc.HostsOf(payload), ", "))
 	}

@@ -1,0 +1,77 @@
+package env
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBunAndDenoClockStepsCoverTheirWorkersOffsets holds the bun and deno
+// hosts' declared clock steps to what their clocks do: a worker's reading
+// of performance.timeOrigin + performance.now(), placed on its parent's
+// time line, agrees with the parent's within the step (plus the
+// uncertainty of the best of 300 shared-memory round trips), for Web
+// Workers and worker_threads alike (testdata/clockprobe). A clock that
+// counted from each worker's start, as process.hrtime does in Bun, is off
+// by milliseconds.
+func TestBunAndDenoClockStepsCoverTheirWorkersOffsets(t *testing.T) {
+	probe, err := filepath.Abs(filepath.Join("testdata", "clockprobe", "main.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"bun", "deno"} {
+		t.Run(h, func(t *testing.T) { checkClockProbe(t, probe, h) })
+	}
+}
+
+func checkClockProbe(t *testing.T, probe, host string) {
+	path, err := toolPath(host)
+	if err != nil {
+		t.Skipf("%s: %v; install with: %s", host, err, hosts[host].facts.Install)
+	}
+	step := hosts[host].facts.ClockStepNS
+	for _, api := range []string{"web", "worker_threads"} {
+		argv := []string{path}
+		if host == "deno" {
+			argv = append(argv, "run", "--allow-read")
+		}
+		argv = append(argv, probe, api, "5", "300")
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), "DENO_DIR="+t.TempDir())
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			t.Errorf("%s %s: %v", host, api, err)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 5 {
+			t.Errorf("%s %s: %d lines, want 5:\n%s", host, api, len(lines), out)
+			continue
+		}
+		for _, line := range lines {
+			var offset, half int64
+			f := strings.Fields(line)
+			if len(f) == 2 {
+				offset, err = strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					half, err = strconv.ParseInt(f[1], 10, 64)
+				}
+			}
+			if len(f) != 2 || err != nil || half < 0 {
+				t.Errorf("%s %s: line %q", host, api, line)
+				continue
+			}
+			if offset < -(step+half) || offset > step+half {
+				t.Errorf("%s %s: a worker's clock is %d ns from its parent's (±%d ns), past the host's declared step of %d ns", host, api, offset, half, step)
+			}
+		}
+		t.Logf("%s %s: offsets and half round trips (ns): %s", host, api, strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", "; "))
+	}
+}
