@@ -10,7 +10,7 @@ import (
 
 // The bun and deno hosts: the raw workers with each runtime's Web Workers
 // (the default) and with node:worker_threads, and the JavaScript
-// wasi-threads host, each at n = 1 and 10, sequential and parallel, with
+// wasi-threads host (on both wasi payloads), each at n = 1 and 10, sequential and parallel, with
 // real Bun and real Deno. A test skips, naming the install command, when
 // the runtime is not installed (.ci/setup installs both).
 
@@ -21,6 +21,8 @@ var jsRuntimeCases = []struct{ kind, fields string }{
 	{"manual-deno", `, workers: "worker_threads"`},
 	{"wasi-threads-bun", ""},
 	{"wasi-threads-deno", ""},
+	{"wasi-libc-bun", ""},
+	{"wasi-libc-deno", ""},
 }
 
 // checkSpawnsWithin is checkSpawns with the host's declared clock step as
