@@ -38,12 +38,22 @@ func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 	// The wasi-libc kinds, with the sysroot's tag and commit, where
 	// .ci/setup built it (it needs ../shared/vendor's archive).
 	if _, err := os.Stat(filepath.Join(repoRoot(t), ".tools", "wasi-libc-wasi-sdk-25", "sysroot", "SOURCE")); err == nil {
-		for _, kind := range []string{"wasi-libc", "wasi-libc-wasmtime-cli", "wasi-libc-node", "wasi-libc-chromium", "wasi-libc-firefox"} {
+		for _, kind := range []string{"wasi-libc", "wasi-libc-wasmtime-cli (wasmtime-46)", "wasi-libc-node", "wasi-libc-chromium", "wasi-libc-firefox", "wasi-libc-bun", "wasi-libc-deno"} {
 			wants[kind] = "wasi-libc wasi-sdk-25 (574b88d)"
 		}
 	} else {
 		t.Log("the wasi-libc sysroot is not built (bash .ci/setup with ../shared/vendor/wasi-libc-wasi-sdk-25.tar.gz): its kinds are not checked")
 	}
+	// WAMR, where .ci/setup built it (from ../shared/vendor's archive).
+	if _, err := os.Stat(filepath.Join(repoRoot(t), ".tools", "wamr-2.4.4", "iwasm")); err == nil {
+		wants["wamr"] = "iwasm 2.4.4"
+		wants["wasi-libc-wamr"] = "iwasm 2.4.4"
+	} else {
+		t.Log("iwasm is not built (bash .ci/setup with ../shared/vendor/wamr-2.4.4.tar.gz): the wamr kinds are not checked")
+	}
+	// Bun and Deno, pinned by .ci/setup.
+	wants["manual-bun"], wants["wasi-threads-bun"] = "Bun 1.4.4", "Bun 1.4.4"
+	wants["manual-deno"], wants["wasi-threads-deno"] = "deno 2.9.8", "deno 2.9.8"
 	// Every Wasmtime CLI release of the one list, each with its version.
 	for _, v := range env.WasmtimeCLIVersions() {
 		wants["wasmtime-cli ("+env.WasmtimeCLICommand(v)+")"] = "wasmtime " + v + " "
