@@ -499,7 +499,7 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 
 // noiseLegend explains the noise flags wherever they appear.
 var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns, less spawnbench's own work per process, own_work_ns) "+
-	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time. [unstable]: the cell's interval over processes is wider than the target precision, "+
+	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time, by more than three standard errors over its processes (/proc/stat rounds to 10 ms ticks). [unstable]: the cell's interval over processes is wider than the target precision, "+
 	"or its processes differ (Kruskal–Wallis p < %g between processes with %d or more spawns, and their typical times spread by more than %.0f%%). "+
 	"[not judged]: fewer than %d processes, too few for an interval. A flagged cell's number depends on when it was measured.",
 	100*busyShareThreshold, HeterogeneityAlpha, UnstableMinSpawns, 100*HeterogeneitySpread, MinIntervalProcesses)

@@ -29,17 +29,20 @@ func TestBusyRule(t *testing.T) {
 		runs []ProcessRun
 		busy bool
 	}{
-		{"idle", []ProcessRun{run(1000, 10, 0, false), run(1000, 50, 0, false), run(1000, 90, 0, false)}, false},
-		{"others above 10% of the cell's wall time", []ProcessRun{run(1000, 10, 0, false), run(1000, 150, 0, false), run(1000, 400, 0, false)}, true},
-		{"steal above 10%", []ProcessRun{run(1000, 0, 200, false), run(1000, 0, 300, false)}, true},
+		{"idle", []ProcessRun{run(100e6, 1e6, 0, false), run(100e6, 5e6, 0, false), run(100e6, 9e6, 0, false)}, false},
+		{"others above 10% of the cell's wall time", []ProcessRun{run(100e6, 30e6, 0, false), run(100e6, 35e6, 0, false), run(100e6, 40e6, 0, false)}, true},
+		{"steal above 10%", []ProcessRun{run(100e6, 0, 20e6, false), run(100e6, 0, 30e6, false), run(100e6, 0, 25e6, false)}, true},
 		// A 5 ms process sees either no 10 ms tick of other load or a
-		// whole one (200%): pooled over the cell, one tick in 25 such
-		// processes is 8% of their wall time, not busy.
+		// whole one (200%): one tick in 25 such processes is 8% of their
+		// wall time, not busy.
 		{"one tick in 25 short processes", append([]ProcessRun{run(5e6, 10e6, 0, false)}, slices.Repeat([]ProcessRun{run(5e6, 0, 0, false)}, 24)...), false},
-		{"a tick in most short processes", []ProcessRun{run(5e6, 10e6, 0, false), run(5e6, 10e6, 0, false), run(5e6, 0, 0, false)}, true},
+		// Two ticks in three: as likely rounding as load, so not busy;
+		// the same in every process of thirty is load.
+		{"a tick in two of three short processes", []ProcessRun{run(5e6, 10e6, 0, false), run(5e6, 10e6, 0, false), run(5e6, 0, 0, false)}, false},
+		{"a tick in every one of thirty short processes", slices.Repeat([]ProcessRun{run(5e6, 10e6, 0, false)}, 30), true},
 		{"long processes weigh by their wall time", []ProcessRun{run(1e9, 0, 0, false), run(1e6, 1e6, 0, false)}, false},
-		{"busy warm-ups do not count", []ProcessRun{run(1000, 900, 900, true), run(1000, 10, 0, false)}, false},
-		{"exactly 10% is not above", []ProcessRun{run(1000, 100, 100, false)}, false},
+		{"busy warm-ups do not count", []ProcessRun{run(100e6, 90e6, 90e6, true), run(100e6, 1e6, 0, false)}, false},
+		{"exactly 10% is not above", []ProcessRun{run(100e6, 10e6, 10e6, false), run(100e6, 10e6, 10e6, false)}, false},
 		{"unknown noise is not busy", []ProcessRun{run(1000, -1, -1, false)}, false},
 	}
 	for _, c := range cases {

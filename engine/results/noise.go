@@ -37,22 +37,36 @@ type Noise struct {
 // of starting and ending a process, which /proc/stat counts as nobody's
 // (without it a cell of 1 ms processes reads a quarter busy on an idle
 // machine).
+//
+// And the share must exceed the threshold by more than chance: each of a
+// process's two /proc/stat readings rounds its counters to a 10 ms tick,
+// so a short process reads 0 or 10 ms of others' CPU, and ten 8 ms
+// processes can read 25% busy from rounding alone. The cell is busy when
+// the mean excess over the threshold, per process, is above three times
+// its standard error over the cell's processes (at least the rounding of one
+// counter, TickNoiseNS, per process): a CPU hog beside even 1 ms
+// processes clears that, a tick that happened to land does not.
 func CellNoise(runs []ProcessRun) Noise {
 	var wallO, others, wallS, steal float64
+	var excessO, excessS []float64
 	for _, r := range runs {
 		if r.Warmup || r.WallNS <= 0 {
 			continue
 		}
+		wall := float64(r.WallNS)
 		if r.OthersCPUNS != nil {
-			wallO += float64(r.WallNS)
-			others += float64(*r.OthersCPUNS)
+			o := float64(*r.OthersCPUNS)
 			if r.OwnWorkNS != nil {
-				others -= float64(*r.OwnWorkNS)
+				o -= float64(*r.OwnWorkNS)
 			}
+			wallO += wall
+			others += o
+			excessO = append(excessO, o-BusyThreshold*wall)
 		}
 		if r.StealNS != nil {
-			wallS += float64(r.WallNS)
+			wallS += wall
 			steal += float64(*r.StealNS)
+			excessS = append(excessS, float64(*r.StealNS)-BusyThreshold*wall)
 		}
 	}
 	share := func(part, whole float64) float64 {
@@ -64,9 +78,35 @@ func CellNoise(runs []ProcessRun) Noise {
 	// One process's others_cpu_ns may be negative (whole ticks less exact
 	// CPU times); the sum is right, and a negative sum is an idle machine.
 	n := Noise{OthersShare: max(0, share(others, wallO)), StealShare: max(0, share(steal, wallS))}
-	n.Busy = n.OthersShare > BusyThreshold || n.StealShare > BusyThreshold
+	n.Busy = clearlyAbove(excessO) || clearlyAbove(excessS)
 	return n
 }
+
+// clearlyAbove: the mean of the processes' excesses over the threshold is
+// more than three standard errors above zero. Three, not two: a run
+// judges a hundred cells, and on an idle machine none may misfire.
+func clearlyAbove(excess []float64) bool {
+	k := float64(len(excess))
+	if k == 0 {
+		return false
+	}
+	var mean, variance float64
+	for _, x := range excess {
+		mean += x / k
+	}
+	if k >= 2 {
+		for _, x := range excess {
+			variance += (x - mean) * (x - mean) / (k - 1)
+		}
+	}
+	se := math.Sqrt(max(variance, TickNoiseNS*TickNoiseNS) / k)
+	return mean > 3*se
+}
+
+// TickNoiseNS is the standard deviation of the difference of two
+// /proc/stat readings of one counter that each round down to a whole
+// 10 ms tick (USER_HZ = 100, as on every common Linux): √(2/12) ticks.
+var TickNoiseNS = 10e6 * math.Sqrt(2.0/12)
 
 // Median is benchmath's median (NaN for no values): the one median of
 // spawnbench's run summaries, progress lines and noise rules. v is not

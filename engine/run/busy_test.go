@@ -21,7 +21,7 @@ func TestBusyFlagsCellsMeasuredBesideACPUHog(t *testing.T) {
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "native", kind: "native"}]
 n: [100]
-samples: {min: 100, processes: 10}
+samples: {min: 100, processes: 30}
 `)
 	if err != nil {
 		t.Fatal(err)
