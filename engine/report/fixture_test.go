@@ -57,6 +57,8 @@ type cellSpec struct {
 	// others and steal give a process's others_cpu_ns and steal_ns as a
 	// share of its wall time; nil records neither.
 	others, steal func(process int) float64
+	// wallNS is every process's wall time (default 1 ms).
+	wallNS int64
 }
 
 // addCell appends one cell's runs and samples to s, plus a warm-up process
@@ -70,6 +72,9 @@ func addCell(s *results.Set, c cellSpec) {
 		run := results.ProcessRun{
 			Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: int32(p),
 			Status: status, WallNS: 1e6, StartedAt: fixtureStart,
+		}
+		if c.wallNS > 0 {
+			run.WallNS = c.wallNS
 		}
 		if c.others != nil {
 			v := int64(c.others(p) * float64(run.WallNS))

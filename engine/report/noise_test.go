@@ -23,14 +23,16 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 		{"just under the threshold", share(0.09), share(0.09), false, true},
 		// Pooled over the cell: one process in five with 40% is 8%.
 		{"one busy process of five", func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true},
-		// Two of five with 50% is 20%.
-		{"two busy processes of five", func(p int) float64 { return []float64{0.5, 0.5, 0, 0, 0}[p] }, nil, true, true},
+		// Two of five with 50% is 20%, but five processes cannot tell it
+		// from two that happened to see other work.
+		{"two busy processes of five", func(p int) float64 { return []float64{0.5, 0.5, 0, 0, 0}[p] }, nil, false, true},
+		{"every process a little over", func(p int) float64 { return []float64{0.25, 0.3, 0.2, 0.28, 0.22}[p] }, nil, true, true},
 		{"load not recorded", nil, nil, false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 5,
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 5, wallNS: 200e6,
 				spawnNS: lognormalSpawns(40e3, 1), others: tc.others, steal: tc.steal})
 			r := build(t, s)
 			c := r.Cell("native", "sequential", Column{N: 10})
@@ -93,7 +95,7 @@ func TestUnstableFlag(t *testing.T) {
 func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 	set := func(others float64) *results.Set {
 		s := &results.Set{Provenance: fixtureProvenance("", "")}
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6,
+		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6, wallNS: 200e6,
 			spawnNS: lognormalSpawns(50e3, 3), others: share(others)})
 		return s
 	}
