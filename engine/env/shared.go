@@ -120,7 +120,7 @@ func toolPath(name string) (string, error) {
 	if exe, err := os.Executable(); err == nil {
 		dirs = append(dirs, filepath.Dir(exe))
 	}
-	if root, err := sourceRoot(); err == nil {
+	if root, err := sourceRoot(); err == nil && !slices.Contains(dirs, filepath.Join(root, "bin")) {
 		dirs = append(dirs, filepath.Join(root, "bin"))
 	}
 	for _, d := range dirs {
