@@ -47,23 +47,8 @@ func againstOf(p *results.Provenance) map[string]string {
 func againstRatios(r *Report, against map[string]string) []Ratio {
 	var out []Ratio
 	for _, env := range r.Environments {
-		other := against[env]
-		if other == "" {
-			continue
-		}
-		for _, mode := range r.Modes {
-			for _, col := range r.Columns {
-				c, b := r.Cell(env, mode, col), r.Cell(other, mode, col)
-				if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
-					continue
-				}
-				ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
-				out = append(out, Ratio{
-					Environment: env, Baseline: other, Mode: mode, Column: col,
-					Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
-					Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
-				})
-			}
+		if other := against[env]; other != "" {
+			out = append(out, r.cellRatios(env, other)...)
 		}
 	}
 	return out

@@ -537,22 +537,29 @@ func ratios(r *Report, warnings map[string]bool) []Ratio {
 	}
 	var out []Ratio
 	for _, env := range r.Environments {
-		if env == r.Baseline {
-			continue
+		if env != r.Baseline {
+			out = append(out, r.cellRatios(env, r.Baseline)...)
 		}
-		for _, mode := range r.Modes {
-			for _, col := range r.Columns {
-				c, b := r.Cell(env, mode, col), r.Cell(r.Baseline, mode, col)
-				if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
-					continue
-				}
-				ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
-				out = append(out, Ratio{
-					Environment: env, Baseline: r.Baseline, Mode: mode, Column: col,
-					Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
-					Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
-				})
+	}
+	return out
+}
+
+// cellRatios divides each of env's cells by baseline's in the same (mode,
+// column), where both have figures.
+func (r *Report) cellRatios(env, baseline string) []Ratio {
+	var out []Ratio
+	for _, mode := range r.Modes {
+		for _, col := range r.Columns {
+			c, b := r.Cell(env, mode, col), r.Cell(baseline, mode, col)
+			if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
+				continue
 			}
+			ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
+			out = append(out, Ratio{
+				Environment: env, Baseline: baseline, Mode: mode, Column: col,
+				Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
+				Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
+			})
 		}
 	}
 	return out

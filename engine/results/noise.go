@@ -44,7 +44,7 @@ type Noise struct {
 // processes can read 25% busy from rounding alone. The cell is busy when
 // the mean excess over the threshold, per process, is above three times
 // its standard error over the cell's processes (at least the rounding of one
-// counter, TickNoiseNS, per process): a CPU hog beside even 1 ms
+// counter, tickNoiseNS, per process): a CPU hog beside even 1 ms
 // processes clears that, a tick that happened to land does not.
 func CellNoise(runs []ProcessRun) Noise {
 	var wallO, others, wallS, steal float64
@@ -99,14 +99,14 @@ func clearlyAbove(excess []float64) bool {
 			variance += (x - mean) * (x - mean) / (k - 1)
 		}
 	}
-	se := math.Sqrt(max(variance, TickNoiseNS*TickNoiseNS) / k)
+	se := math.Sqrt(max(variance, tickNoiseNS*tickNoiseNS) / k)
 	return mean > 3*se
 }
 
-// TickNoiseNS is the standard deviation of the difference of two
+// tickNoiseNS is the standard deviation of the difference of two
 // /proc/stat readings of one counter that each round down to a whole
 // 10 ms tick (USER_HZ = 100, as on every common Linux): √(2/12) ticks.
-var TickNoiseNS = 10e6 * math.Sqrt(2.0/12)
+var tickNoiseNS = 10e6 * math.Sqrt(2.0/12)
 
 // Median is benchmath's median (NaN for no values): the one median of
 // spawnbench's run summaries, progress lines and noise rules. v is not
