@@ -77,26 +77,15 @@ func cellOf(t *testing.T, p *spec.RunPlan, key string) spec.Cell {
 	return spec.Cell{}
 }
 
-// TestEstimatesFollowTheReference: every cell of the study whose
-// environment the reference set measured has a positive estimate from it
-// (one added since, from its kind, or from other kinds where its kind is
-// new too), browsers cost more than native, the pause is added and the
-// timeout caps.
+// TestEstimatesFollowTheReference: the reference set measured every
+// environment of the study, so every cell's estimate comes from its own
+// environment and is positive; browsers cost more than native, the pause
+// is added and the timeout caps.
 func TestEstimatesFollowTheReference(t *testing.T) {
 	m := Reference()
 	p := studyPlan(t)
-	// Environments added since the reference set was measured: from
-	// their kind where it was measured, else from other kinds.
-	newSince := map[string]string{"emscripten-firefox-2048-workers": "kind"}
-	for _, name := range []string{"wamr", "wasi-libc", "wasmtime-46-libc", "wamr-libc", "manual-bun", "manual-deno", "wasi-threads-bun", "wasi-threads-deno"} {
-		newSince[name] = "other kinds"
-	}
 	for _, c := range p.Cells {
-		want := "environment"
-		if b := newSince[c.Env.Name]; b != "" {
-			want = b
-		}
-		if got := m.Basis(c); got != want {
+		if got, want := m.Basis(c), "environment"; got != want {
 			t.Errorf("%s: estimated from %q, the reference set measured it", c.Key(), got)
 		}
 		if m.Process(c) <= c.Pause {

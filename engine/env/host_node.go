@@ -21,11 +21,14 @@ type nodeSettings struct {
 
 const nodeInstall = "apt-get install -y nodejs"
 
+// jsDoubleStepNS is the step of performance.timeOrigin + performance.now()
+// in nanoseconds, a double near 1.7e18: 2^8 ns until 2043. A browser's
+// coarsening comes on top of it.
+const jsDoubleStepNS = 256
+
 func init() {
 	RegisterHost("node", "Node.js (a fresh node process per repetition)", FormScript,
-		// performance.timeOrigin + performance.now() in nanoseconds, as a
-		// double near 1.7e18: its step is 2^8 ns until 2043.
-		HostFacts{Family: "JS hosts", ClockStepNS: 256, Install: nodeInstall},
+		HostFacts{Family: "JS hosts", ClockStepNS: jsDoubleStepNS, Install: nodeInstall},
 		func(cfg nodeSettings) Host { return &nodeHost{cfg: cfg} })
 }
 

@@ -155,17 +155,17 @@ func TestJournalOnlySetReads(t *testing.T) {
 	}
 }
 
-// TestSetsWithoutIDStillRead: the committed reference set (written before
-// set IDs) reads, and a writer appending to a copy gives it an ID that
-// every file then carries.
+// TestSetsWithoutIDStillRead: a set written before set IDs (the first
+// reference set, kept in testdata/format1) reads, and a writer appending
+// to a copy gives it an ID that every file then carries.
 func TestSetsWithoutIDStillRead(t *testing.T) {
-	ref := filepath.Join("..", "..", "results", "reference")
+	ref := filepath.Join("testdata", "format1")
 	set, err := Read(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if set.ID != "" || len(set.Runs) == 0 {
-		t.Fatalf("reference set: ID %q, %d runs", set.ID, len(set.Runs))
+		t.Fatalf("set before IDs: ID %q, %d runs", set.ID, len(set.Runs))
 	}
 	dir := t.TempDir()
 	for _, name := range []string{SamplesFile, RunsFile, CalibrationFile, ProvenanceFile} {
@@ -197,7 +197,7 @@ func TestSetsWithoutIDStillRead(t *testing.T) {
 // calibration.parquet until calibrated; checks journalled into it read
 // back before the compaction too.
 func TestCalibrationJournalledOverAnOldSet(t *testing.T) {
-	ref := filepath.Join("..", "..", "results", "reference")
+	ref := filepath.Join("testdata", "format1")
 	dir := t.TempDir()
 	for _, name := range []string{SamplesFile, RunsFile, ProvenanceFile} {
 		copyFile(t, filepath.Join(ref, name), filepath.Join(dir, name))

@@ -287,7 +287,9 @@ func Read(dir string) (*Set, error) {
 		s.Generation = max(samples.generation, runs.generation, cal.generation)
 	}
 	fillMachines(s)
-	fillClockSteps(s)
+	if fillClockSteps(s) {
+		MarkClockTrust(s)
+	}
 	if err := checkUnique(s); err != nil {
 		return nil, err
 	}

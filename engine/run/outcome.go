@@ -19,7 +19,9 @@ func classify(o env.Outcome, lines *protocol.Collector, want int) (status, msg s
 	got := len(lines.Lines())
 	switch {
 	case o.Limit != "":
-		return results.StatusCapped, joinMsg(o.Limit, tail)
+		// The limit says why the page stalled; the browser's stderr of a
+		// stalled page is its own housekeeping and would read as the cause.
+		return results.StatusCapped, o.Limit
 	case o.TimedOut:
 		return results.StatusTimeout, joinMsg(fmt.Sprintf("killed after passing the timeout (%s)", o.Wall.Round(1e6)), tail)
 	case oomKilled(o):
