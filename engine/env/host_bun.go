@@ -38,15 +38,11 @@ func init() {
 }
 
 func (h *bunHost) Toolchain(ctx context.Context) Toolchain {
-	path, err := toolPath(h.cfg.Bun)
+	_, version, err := toolVersion(ctx, h.cfg.Bun)
 	if err != nil {
 		return Toolchain{Install: bunInstall, Problem: "bun: " + err.Error()}
 	}
-	out, err := proc.Output(ctx, "", path, "--version")
-	if err != nil {
-		return Toolchain{Install: bunInstall, Problem: err.Error()}
-	}
-	return Toolchain{Present: true, Version: "Bun " + firstLine(out), Install: bunInstall}
+	return Toolchain{Present: true, Version: "Bun " + version, Install: bunInstall}
 }
 
 func (h *bunHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {

@@ -44,15 +44,11 @@ func init() {
 }
 
 func (h *denoHost) Toolchain(ctx context.Context) Toolchain {
-	path, err := toolPath(h.cfg.Deno)
+	_, version, err := toolVersion(ctx, h.cfg.Deno)
 	if err != nil {
 		return Toolchain{Install: denoInstall, Problem: "deno: " + err.Error()}
 	}
-	out, err := proc.Output(ctx, "", path, "--version")
-	if err != nil {
-		return Toolchain{Install: denoInstall, Problem: err.Error()}
-	}
-	return Toolchain{Present: true, Version: firstLine(out), Install: denoInstall}
+	return Toolchain{Present: true, Version: version, Install: denoInstall}
 }
 
 func (h *denoHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {

@@ -60,18 +60,14 @@ func init() {
 }
 
 func (h *wamr) Toolchain(ctx context.Context) Toolchain {
-	path, err := toolPath(h.cfg.Iwasm)
-	if err != nil {
-		return Toolchain{Install: wamrInstall, Problem: err.Error()}
-	}
-	out, err := proc.Output(ctx, "", path, "--version")
+	path, version, err := toolVersion(ctx, h.cfg.Iwasm)
 	if err != nil {
 		return Toolchain{Install: wamrInstall, Problem: err.Error()}
 	}
 	if err := h.probe(ctx, path); err != nil {
 		return Toolchain{Install: wamrInstall, Problem: err.Error()}
 	}
-	return Toolchain{Present: true, Version: firstLine(out), Install: wamrInstall}
+	return Toolchain{Present: true, Version: version, Install: wamrInstall}
 }
 
 // probe runs one wasi-threads spawn (wamr_probe.wat) with the flags the

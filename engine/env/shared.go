@@ -101,6 +101,19 @@ func copyFile(from, to string) error {
 	return nil
 }
 
+// toolVersion finds a tool as toolPath does and reads the first line of
+// its --version: what a host's Toolchain reports.
+func toolVersion(ctx context.Context, name string) (path, version string, err error) {
+	if path, err = toolPath(name); err != nil {
+		return "", "", err
+	}
+	out, err := proc.Output(ctx, "", path, "--version")
+	if err != nil {
+		return "", "", err
+	}
+	return path, firstLine(out), nil
+}
+
 // toolPath finds a tool that .ci/setup installs into the project's bin/
 // rather than on PATH: a path is taken as it is; a name is looked up on
 // PATH, then next to the running spawnbench (bin/), then in the bin/ of

@@ -9,19 +9,12 @@ import (
 // can measure a slow host at small n only; a repeated n is refused as in
 // the spec's list.
 func TestEnvironmentNReplacesTheSpecs(t *testing.T) {
-	s, err := Parse("n.cue", []byte(`environments: [
+	p := planOf(t, "n.cue", `environments: [
 	{name: "every", kind: "native"},
 	{name: "small", kind: "manual-node", n: [1, 10]},
 ]
 n: [1, 10, 100, 1000]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Expand(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	got := map[string][]int{}
 	for _, c := range p.Cells {
 		got[c.Env.Name] = append(got[c.Env.Name], c.N)
@@ -29,7 +22,7 @@ n: [1, 10, 100, 1000]
 	if len(got["every"]) != 4 || len(got["small"]) != 2 || got["small"][1] != 10 {
 		t.Errorf("cells' n %v, want every at 1, 10, 100, 1000 and small at 1, 10", got)
 	}
-	_, err = Parse("n.cue", []byte(`environments: [{name: "twice", kind: "native", n: [10, 10]}]
+	_, err := Parse("n.cue", []byte(`environments: [{name: "twice", kind: "native", n: [10, 10]}]
 n: [1]
 `))
 	if err == nil || !strings.Contains(err.Error(), "n") {
@@ -65,20 +58,13 @@ n: [1]
 // An environment's own min replaces the spec's: 10 spawns at n = 1 are
 // 10 processes, not the spec's 100.
 func TestEnvironmentMinReplacesTheSpecs(t *testing.T) {
-	s, err := Parse("m.cue", []byte(`environments: [
+	p := planOf(t, "m.cue", `environments: [
 	{name: "spec-wide", kind: "native"},
 	{name: "few", kind: "manual-node", min: 10, processes: 3},
 ]
 n: [1, 10]
 samples: {min: 100, processes: 10}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Expand(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	got := map[string][]int{}
 	for _, c := range p.Cells {
 		got[c.Env.Name] = append(got[c.Env.Name], c.Processes)

@@ -10,21 +10,14 @@ import (
 // An environment's own pinning replaces the spec's for its cells, so one
 // spec compares pinnings; an empty one means none.
 func TestEnvironmentPinningReplacesTheSpecs(t *testing.T) {
-	s, err := Parse("p.cue", []byte(`environments: [
+	p := planOf(t, "p.cue", `environments: [
 	{name: "spec-wide", kind: "native"},
 	{name: "cpu0", kind: "native", pinning: cpus: [0]},
 	{name: "free", kind: "native", pinning: cpus: []},
 ]
 n: [1]
 pinning: cpus: [0]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Expand(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	got := map[string][]int{}
 	for _, c := range p.Cells {
 		got[c.Env.Name] = c.CPUs

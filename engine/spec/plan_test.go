@@ -6,13 +6,10 @@ import (
 	"testing"
 )
 
-// threeEnvs is a plan of 3 environments x 2 n, with warm-ups.
-func threeEnvs(t *testing.T, schedule string) *RunPlan {
+// planOf parses and expands a spec's text, failing the test on an error.
+func planOf(t *testing.T, name, src string) *RunPlan {
 	t.Helper()
-	s, err := Parse("s.cue", []byte(`environments: [{name: "a", kind: "native"}, {name: "b", kind: "native"}, {name: "c", kind: "native"}]
-n: [1, 10]
-samples: {min: 20, warmup: 2}
-`+schedule))
+	s, err := Parse(name, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +18,15 @@ samples: {min: 20, warmup: 2}
 		t.Fatal(err)
 	}
 	return p
+}
+
+// threeEnvs is a plan of 3 environments x 2 n, with warm-ups.
+func threeEnvs(t *testing.T, schedule string) *RunPlan {
+	t.Helper()
+	return planOf(t, "s.cue", `environments: [{name: "a", kind: "native"}, {name: "b", kind: "native"}, {name: "c", kind: "native"}]
+n: [1, 10]
+samples: {min: 20, warmup: 2}
+`+schedule)
 }
 
 func stepKeys(p *RunPlan) []string {
