@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/aclements/go-moremath/mathx"
 	"github.com/aclements/go-moremath/stats"
@@ -26,7 +27,9 @@ import (
 //  2. a cell's figure is the 20% trimmed mean of the logarithms of its
 //     process summaries, exponentiated, with Yuen's interval for a
 //     trimmed mean (Tukey and McLaughlin's winsorized standard error,
-//     Student's t with h − 1 degrees of freedom), computed over processes.
+//     Student's t with h − 1 degrees of freedom), computed over processes;
+//  3. the interval is widened, where it is the larger, to the batch-means
+//     interval of DriftWindows equal windows of the cell's time span.
 //
 // Trimmed means, not medians: a cell whose spawns or processes fall into
 // two regimes (a child on the parent's CPU or on the other one) has a
@@ -37,6 +40,19 @@ import (
 // such means with Welch's degrees of freedom, and compare's test is the
 // same Yuen–Welch test, so "significant" and "the ratio's interval
 // excludes 1" always agree.
+//
+// Why the windows: processes of one cell are independent of each other
+// but not of the machine, whose state drifts over minutes (frequency,
+// cache and page-cache state, other tenants). Two back-to-back runs of
+// specs/reproducibility.cue differed by more than the intervals over
+// processes allowed in 13 of 32 figures; the same processes grouped in
+// five equal windows of their run's time, each window's mean one value,
+// gave intervals that held the other run's figure in 30 of 32 (README,
+// "Reproducibility"). That is the method of non-overlapping batch means
+// for a series whose values are correlated in time: a few long batches,
+// so that their means are nearly independent. The cell's interval is the
+// wider of the two, so a cell that does not drift keeps the interval
+// over its processes.
 
 // TrimFraction is the share trimmed from each end, at both stages:
 // Wilcox's recommended 20%, robust to the first spawn and to tails while
@@ -46,6 +62,17 @@ const TrimFraction = 0.2
 // MinIntervalProcesses is the fewest process summaries a cell needs for
 // an interval; with fewer the cell's figure is printed but not judged.
 const MinIntervalProcesses = 5
+
+// DriftWindows is the number of equal windows of a cell's time span (its
+// first process's start to its last's) whose means bound its drift. Five
+// covered the other run best in the reproducibility runs (10 and 20
+// windows, each shorter than the drift, covered 26 and 25 of 32): few
+// windows are wide, but their means are close to independent.
+const DriftWindows = 5
+
+// DriftAlpha is the level below which a cell's windows are taken to
+// differ.
+const DriftAlpha = 0.01
 
 // HeterogeneityAlpha is the Kruskal–Wallis level below which a cell's
 // processes are taken to differ, and HeterogeneitySpread the effect they
@@ -64,6 +91,9 @@ type ProcessSummary struct {
 	Spawns int `json:"spawns"`
 	// TypicalUS is the 20% trimmed mean of the spawn times, µs.
 	TypicalUS float64 `json:"typical_us"`
+	// StartedAt is when the process started; zero where unknown (then
+	// the cell's interval has no drift windows).
+	StartedAt time.Time `json:"-"`
 }
 
 // Estimate is a cell's figure, computed over its processes.
@@ -80,8 +110,16 @@ type Estimate struct {
 	// Precision is the interval's relative half-width, (High − Low) / 2 /
 	// Typical; infinite when the interval is.
 	Precision Float `json:"precision"`
+	// Windowed is true when the cell's time windows, not its processes,
+	// set the interval.
+	Windowed bool `json:"windowed"`
+	// Drifted is true when, moreover, the windows differ beyond chance
+	// (Kruskal–Wallis over the processes grouped by window, p <
+	// DriftAlpha): the cell moved during the run. A window interval can
+	// be the wider by chance alone; only this says drift.
+	Drifted bool `json:"drifted"`
 
-	logs yuen
+	logs spread
 }
 
 // Bounded is true when the estimate has an interval.
@@ -89,9 +127,24 @@ func (e *Estimate) Bounded() bool {
 	return e != nil && !math.IsNaN(float64(e.LowUS)) && !math.IsInf(float64(e.HighUS), 0) && !math.IsNaN(float64(e.HighUS))
 }
 
+// processStarts are the start times of a cell's measured processes, by
+// process number; nil where unknown.
+type processStarts map[int32]time.Time
+
+// startsOf collects the start times of a cell's measured runs.
+func startsOf(runs []results.ProcessRun) processStarts {
+	starts := processStarts{}
+	for _, r := range runs {
+		if !r.Warmup {
+			starts[r.Process] = r.StartedAt
+		}
+	}
+	return starts
+}
+
 // summarizeProcesses reduces each process's samples (already cut to the
 // view) to its ProcessSummary, in process order.
-func summarizeProcesses(samples []results.SpawnSample) []ProcessSummary {
+func summarizeProcesses(samples []results.SpawnSample, starts processStarts) []ProcessSummary {
 	byProcess := map[int32][]float64{}
 	for _, s := range samples {
 		byProcess[s.Process] = append(byProcess[s.Process], float64(s.SpawnNS)/1e3)
@@ -99,7 +152,7 @@ func summarizeProcesses(samples []results.SpawnSample) []ProcessSummary {
 	out := make([]ProcessSummary, 0, len(byProcess))
 	for p, vs := range byProcess {
 		slices.Sort(vs)
-		out = append(out, ProcessSummary{Process: p, Spawns: len(vs), TypicalUS: trimmedMean(vs)})
+		out = append(out, ProcessSummary{Process: p, Spawns: len(vs), TypicalUS: trimmedMean(vs), StartedAt: starts[p]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Process < out[j].Process })
 	return out
@@ -116,14 +169,72 @@ func estimate(procs []ProcessSummary) *Estimate {
 		logs[i] = safeLog(p.TypicalUS)
 	}
 	y := yuenOf(logs)
-	e := &Estimate{TypicalUS: Float(math.Exp(y.tm)), Processes: len(procs), logs: y,
+	e := &Estimate{TypicalUS: Float(math.Exp(y.tm)), Processes: len(procs),
 		LowUS: Float(math.NaN()), HighUS: Float(math.NaN()), Precision: Float(math.Inf(1))}
 	if len(procs) >= MinIntervalProcesses {
-		half := tQuantile(float64(y.h-1)) * math.Sqrt(y.d)
+		if w, ok := windowSpread(procs, logs); ok && w.half() > y.half() {
+			y.d, y.df = w.d, w.df
+			e.Windowed = true
+			p, ok := kruskalWallis(w.groups)
+			e.Drifted = ok && p < DriftAlpha
+		}
+		half := y.half()
 		e.LowUS, e.HighUS = Float(math.Exp(y.tm-half)), Float(math.Exp(y.tm+half))
 		e.Precision = (e.HighUS - e.LowUS) / 2 / e.TypicalUS
 	}
+	e.logs = y
 	return e
+}
+
+// windowSpread is the batch-means spread of a cell's log process
+// summaries: the squared standard error of the mean of its DriftWindows
+// window means (each window's trimmed mean), with k − 1 degrees of
+// freedom for k windows that hold a process, and those windows' logs.
+// Not ok when a start time is unknown, the processes all started at
+// once, or fewer than three windows hold one.
+func windowSpread(procs []ProcessSummary, logs []float64) (windowed, bool) {
+	first, last := procs[0].StartedAt, procs[0].StartedAt
+	for _, p := range procs {
+		if p.StartedAt.IsZero() {
+			return windowed{}, false
+		}
+		if p.StartedAt.Before(first) {
+			first = p.StartedAt
+		}
+		if p.StartedAt.After(last) {
+			last = p.StartedAt
+		}
+	}
+	span := last.Sub(first)
+	if span <= 0 {
+		return windowed{}, false
+	}
+	windows := make([][]float64, DriftWindows)
+	for i, p := range procs {
+		w := min(int(float64(p.StartedAt.Sub(first))/float64(span)*DriftWindows), DriftWindows-1)
+		windows[w] = append(windows[w], logs[i])
+	}
+	var out windowed
+	var means []float64
+	for _, w := range windows {
+		if len(w) > 0 {
+			slices.Sort(w)
+			means = append(means, trimmedMean(w))
+			out.groups = append(out.groups, w)
+		}
+	}
+	k := len(means)
+	if k < 3 {
+		return windowed{}, false
+	}
+	out.d, out.df = stats.Variance(means)/float64(k), float64(k-1)
+	return out, true
+}
+
+// windowed is a batch-means spread and the groups behind it.
+type windowed struct {
+	spread
+	groups [][]float64
 }
 
 // ratioEstimate is a / b with its Yuen–Welch interval at Confidence;
@@ -133,7 +244,7 @@ func ratioEstimate(a, b *Estimate) (ratio, low, high float64) {
 	if a.Processes < MinIntervalProcesses || b.Processes < MinIntervalProcesses {
 		return ratio, 0, math.Inf(1)
 	}
-	diff, se, df := welchYuen(a.logs, b.logs)
+	diff, se, df := welch(a.logs, b.logs)
 	if se == 0 {
 		return ratio, ratio, ratio
 	}
@@ -148,7 +259,7 @@ func yuenTest(a, b *Estimate) float64 {
 	if a.Processes < MinIntervalProcesses || b.Processes < MinIntervalProcesses {
 		return math.NaN()
 	}
-	diff, se, df := welchYuen(a.logs, b.logs)
+	diff, se, df := welch(a.logs, b.logs)
 	if se == 0 {
 		if diff == 0 {
 			return 1
@@ -159,21 +270,26 @@ func yuenTest(a, b *Estimate) float64 {
 	return 2 * (1 - stats.TDist{V: df}.CDF(t))
 }
 
-// yuen is the trimmed-mean summary of one sample: its trimmed mean tm,
-// the squared standard error d of tm (Tukey–McLaughlin), and h, the
-// number of values left after trimming.
-type yuen struct {
-	tm, d float64
-	h     int
+// spread is the location of one sample of logs and its uncertainty: tm,
+// its trimmed mean; d, the squared standard error of tm; df, the degrees
+// of freedom behind d.
+type spread struct {
+	tm, d, df float64
 }
 
-func yuenOf(values []float64) yuen {
+// half is the half-width of tm's interval at Confidence.
+func (s spread) half() float64 { return tQuantile(s.df) * math.Sqrt(s.d) }
+
+// yuenOf is the Yuen spread of values: the trimmed mean, its squared
+// standard error from the winsorized variance (Tukey–McLaughlin), and
+// h − 1 degrees of freedom for the h values left after trimming.
+func yuenOf(values []float64) spread {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	n := len(sorted)
 	g := int(math.Floor(TrimFraction * float64(n)))
 	h := n - 2*g
-	y := yuen{tm: trimmedMeanG(sorted, g), h: h}
+	y := spread{tm: trimmedMeanG(sorted, g), df: float64(h - 1)}
 	if h < 2 {
 		y.d = math.Inf(1)
 		return y
@@ -193,15 +309,15 @@ func yuenOf(values []float64) yuen {
 	return y
 }
 
-// welchYuen is the difference of two trimmed means, its standard error
-// and Welch's degrees of freedom.
-func welchYuen(a, b yuen) (diff, se, df float64) {
+// welch is the difference of two locations, its standard error and
+// Welch–Satterthwaite's degrees of freedom.
+func welch(a, b spread) (diff, se, df float64) {
 	diff = a.tm - b.tm
 	se = math.Sqrt(a.d + b.d)
 	num := (a.d + b.d) * (a.d + b.d)
-	den := a.d*a.d/float64(a.h-1) + b.d*b.d/float64(b.h-1)
+	den := a.d*a.d/a.df + b.d*b.d/b.df
 	if den == 0 {
-		return diff, se, float64(a.h + b.h - 2)
+		return diff, se, a.df + b.df
 	}
 	return diff, se, num / den
 }
@@ -290,9 +406,10 @@ func kruskalWallis(groups [][]float64) (float64, bool) {
 // CellPrecision is what adaptive stopping asks of a cell: the relative
 // half-width of its all-spawns figure's interval (+Inf while it has too
 // few processes) and the number of processes behind it, from the
-// samples of its measured, ok processes (warm-ups excluded).
-func CellPrecision(samples []results.SpawnSample) (precision float64, processes int) {
-	e := CellEstimate(samples)
+// samples of its measured, ok processes (warm-ups excluded) and its runs
+// (for their start times).
+func CellPrecision(samples []results.SpawnSample, runs []results.ProcessRun) (precision float64, processes int) {
+	e := CellEstimate(samples, runs)
 	if e == nil {
 		return math.Inf(1), 0
 	}
@@ -300,10 +417,10 @@ func CellPrecision(samples []results.SpawnSample) (precision float64, processes 
 }
 
 // CellEstimate is the all-spawns figure of a cell over its processes,
-// from the samples of its measured, ok processes (warm-ups excluded); nil
-// for none.
-func CellEstimate(samples []results.SpawnSample) *Estimate {
-	return estimate(summarizeProcesses(samples))
+// from the samples of its measured, ok processes (warm-ups excluded) and
+// its runs (for their start times); nil for none.
+func CellEstimate(samples []results.SpawnSample, runs []results.ProcessRun) *Estimate {
+	return estimate(summarizeProcesses(samples, startsOf(runs)))
 }
 
 // Text is the figure with its interval and the processes behind it, as

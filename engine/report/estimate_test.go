@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"spawnbench/engine/results"
 )
@@ -36,7 +37,7 @@ func (m synthCell) draw(rng *rand.Rand, processes, spawns int) []results.SpawnSa
 // spawns, which the pooled interval claims to bound.
 func (m synthCell) truth(rng *rand.Rand, spawns int) (typical, pooledMedian float64) {
 	s := m.draw(rng, 20000, spawns)
-	procs := summarizeProcesses(s)
+	procs := summarizeProcesses(s, nil)
 	logs := make([]float64, len(procs))
 	for i, p := range procs {
 		logs[i] = math.Log(p.TypicalUS)
@@ -56,7 +57,7 @@ func TestIntervalOverProcessesCoversTheTruth(t *testing.T) {
 	var covered, pooledCovered int
 	for range cells {
 		s := model.draw(rng, processes, spawns)
-		e := estimate(summarizeProcesses(s))
+		e := estimate(summarizeProcesses(s, nil))
 		if e.Processes != processes || !e.Bounded() {
 			t.Fatalf("estimate over %d processes: %+v", processes, e)
 		}
@@ -92,8 +93,8 @@ func TestRatioIntervalCoversTheTrueRatio(t *testing.T) {
 	const processes, spawns, cells = 10, 50, 400
 	covered := 0
 	for range cells {
-		a := estimate(summarizeProcesses(slow.draw(rng, processes, spawns)))
-		b := estimate(summarizeProcesses(base.draw(rng, processes, spawns)))
+		a := estimate(summarizeProcesses(slow.draw(rng, processes, spawns), nil))
+		b := estimate(summarizeProcesses(base.draw(rng, processes, spawns), nil))
 		_, lo, hi := ratioEstimate(a, b)
 		if lo <= 2.5 && 2.5 <= hi {
 			covered++
@@ -109,7 +110,7 @@ func TestRatioIntervalCoversTheTrueRatio(t *testing.T) {
 func TestFewProcessesGiveNoInterval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	s := synthCell{median: 10, sigmaBetween: 0.1, sigmaWithin: 0.1}.draw(rng, MinIntervalProcesses-1, 100)
-	e := estimate(summarizeProcesses(s))
+	e := estimate(summarizeProcesses(s, nil))
 	if e.Bounded() || e.Processes != MinIntervalProcesses-1 || !(e.TypicalUS > 5 && e.TypicalUS < 20) {
 		t.Errorf("%d processes: %+v, want a figure near 10 and no interval", MinIntervalProcesses-1, e)
 	}
@@ -130,7 +131,7 @@ func TestFigureMovesWithRegimeSharesWhereTheMedianJumps(t *testing.T) {
 		}
 		return s
 	}
-	fig := func(s []results.SpawnSample) float64 { return float64(estimate(summarizeProcesses(s)).TypicalUS) }
+	fig := func(s []results.SpawnSample) float64 { return float64(estimate(summarizeProcesses(s, nil)).TypicalUS) }
 	med := func(s []results.SpawnSample) float64 {
 		v := make([]float64, len(s))
 		for i, x := range s {
@@ -167,7 +168,7 @@ func TestHeterogeneityRule(t *testing.T) {
 		n := 0
 		for range 100 {
 			s := m.draw(rng, 10, 100)
-			if heterogeneous(groups(s), summarizeProcesses(s)) {
+			if heterogeneous(groups(s), summarizeProcesses(s, nil)) {
 				n++
 			}
 		}
@@ -200,7 +201,7 @@ func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 		}
 		return s
 	}
-	r := regimesOf(cell(0.4, 5))
+	r := regimesOf(cell(0.4, 5), nil)
 	if len(r) != 2 {
 		t.Fatalf("%d regimes in a 40/60 mix of 11.5 and 32 µs, want 2: %+v", len(r), r)
 	}
@@ -212,11 +213,11 @@ func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 	}
 	// One regime with a long right tail (lognormal, σ = 0.4) is one.
 	one := synthCell{median: 20, sigmaWithin: 0.4}.draw(rng, 5, 200)
-	if r := regimesOf(one); r != nil {
+	if r := regimesOf(one, nil); r != nil {
 		t.Errorf("a skewed single regime split into %+v", r)
 	}
 	// A 5% bump is not a regime.
-	if r := regimesOf(cell(0.05, 5)); r != nil {
+	if r := regimesOf(cell(0.05, 5), nil); r != nil {
 		t.Errorf("a 5%% bump reported as regimes %+v", r)
 	}
 }
@@ -235,7 +236,7 @@ func TestParallelQuantitiesOfAQueue(t *testing.T) {
 				SpawnNS: start - offset, CreateNS: &create})
 		}
 	}
-	st := parallelOf(n, s)
+	st := parallelOf(n, s, nil)
 	if st == nil {
 		t.Fatal("no parallel statistics")
 	}
@@ -251,7 +252,7 @@ func TestParallelQuantitiesOfAQueue(t *testing.T) {
 		create := int64(10e3)
 		fast = append(fast, results.SpawnSample{Process: 0, Thread: int32(i), SpawnNS: 5e3, CreateNS: &create})
 	}
-	if st := parallelOf(n, fast); st.AfterLoop != 0 || math.Abs(float64(st.Makespan.TypicalUS)-((n-1)*10+5)) > 1e-6 {
+	if st := parallelOf(n, fast, nil); st.AfterLoop != 0 || math.Abs(float64(st.Makespan.TypicalUS)-((n-1)*10+5)) > 1e-6 {
 		t.Errorf("fast threads: after-loop %v, makespan %v µs; want 0 and %d µs", st.AfterLoop, st.Makespan.TypicalUS, (n-1)*10+5)
 	}
 }
@@ -268,7 +269,7 @@ func TestPlacementSharesAndFigures(t *testing.T) {
 			s = append(s, x)
 		}
 	}
-	got := placementsOf(s)
+	got := placementsOf(s, nil)
 	if len(got) != 2 || got[0].Placement != results.SameCPU || math.Abs(float64(got[0].Share)-0.8) > 1e-9 ||
 		math.Abs(float64(got[0].TypicalUS)-10) > 1e-9 || math.Abs(float64(got[1].TypicalUS)-30) > 1e-9 || got[1].Processes != 6 {
 		t.Errorf("placements %+v, want 80%% same-cpu at 10 µs and 20%% other-cpu at 30 µs over 6 processes", got)
@@ -276,7 +277,111 @@ func TestPlacementSharesAndFigures(t *testing.T) {
 	for i := range s {
 		s[i].ParentCPU, s[i].ChildCPU = nil, nil
 	}
-	if got := placementsOf(s); got != nil {
+	if got := placementsOf(s, nil); got != nil {
 		t.Errorf("unknown placements gave %+v, want none", got)
+	}
+}
+
+// driftRun draws one run of a cell on a machine whose state drifts: its
+// processes start one second apart, and each one's level is the model's
+// times exp(drift), where drift is an Ornstein–Uhlenbeck process in
+// time (standard deviation sigma, correlation time tau seconds), shared
+// by every process that starts near the same moment.
+type driftRun struct {
+	cell       synthCell
+	sigma, tau float64
+}
+
+func (m driftRun) draw(rng *rand.Rand, processes, spawns int) ([]results.SpawnSample, processStarts) {
+	origin := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	starts := processStarts{}
+	keep := math.Exp(-1 / max(m.tau, 1e-9))
+	drift := m.sigma * rng.NormFloat64()
+	var out []results.SpawnSample
+	for p := range processes {
+		drift = keep*drift + math.Sqrt(1-keep*keep)*m.sigma*rng.NormFloat64()
+		starts[int32(p)] = origin.Add(time.Duration(p) * time.Second)
+		shifted := m.cell
+		shifted.median *= math.Exp(drift)
+		for _, s := range shifted.draw(rng, 1, spawns) {
+			s.Process = int32(p)
+			out = append(out, s)
+		}
+	}
+	return out, starts
+}
+
+// coverage is the share of runs whose interval holds the truth (the
+// figure of all runs' processes pooled: what another run estimates),
+// with drift windows and over processes alone, the median ratio of the
+// two intervals' widths, and the share of runs that say they drifted.
+func (m driftRun) coverage(t *testing.T, rng *rand.Rand, runs, processes, spawns int) (windows, alone, widening, drifted float64) {
+	t.Helper()
+	var pooled, widths []float64
+	type pair struct{ windows, alone *Estimate }
+	ests := make([]pair, runs)
+	for i := range runs {
+		s, starts := m.draw(rng, processes, spawns)
+		procs := summarizeProcesses(s, starts)
+		for _, p := range procs {
+			pooled = append(pooled, math.Log(p.TypicalUS))
+		}
+		ests[i] = pair{estimate(procs), estimate(summarizeProcesses(s, nil))}
+		if !ests[i].windows.Bounded() || !ests[i].alone.Bounded() {
+			t.Fatalf("run %d: no interval over %d processes", i, processes)
+		}
+		widths = append(widths, float64(ests[i].windows.Precision/ests[i].alone.Precision))
+	}
+	truth := math.Exp(yuenOf(pooled).tm)
+	holds := func(e *Estimate) float64 {
+		if float64(e.LowUS) <= truth && truth <= float64(e.HighUS) {
+			return 1 / float64(runs)
+		}
+		return 0
+	}
+	for _, e := range ests {
+		windows += holds(e.windows)
+		alone += holds(e.alone)
+		if e.windows.Drifted {
+			drifted += 1 / float64(runs)
+		}
+	}
+	slices.Sort(widths)
+	return windows, alone, widths[len(widths)/2], drifted
+}
+
+func TestDriftWindowsCoverAnotherRunsFigure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const runs, processes, spawns = 400, 60, 20
+	cell := synthCell{median: 30, sigmaBetween: 0.1, sigmaWithin: 0.3, rho: 0.8}
+	// 400 runs: a true 95% rate lands in [0.92, 0.97] with probability
+	// about 0.99.
+	windows, alone, widening, drifted := driftRun{cell: cell, sigma: 0.2, tau: 3}.coverage(t, rng, runs, processes, spawns)
+	t.Logf("drift σ = 0.2, τ = 3 s over %d s: drift windows covered another run's figure in %.1f%% of %d runs (%.2f× as wide), processes alone in %.1f%%; %.1f%% said they drifted",
+		processes, 100*windows, runs, widening, 100*alone, 100*drifted)
+	if windows < 0.91 {
+		t.Errorf("with drift windows, coverage %.3f; want about 0.95", windows)
+	}
+	if alone > 0.85 {
+		t.Errorf("over processes alone, coverage %.3f: the drift is too weak to test the windows", alone)
+	}
+
+	// The test has little power over 12 processes a window; what it
+	// must do is say drift far more often where there is some.
+	if drifted < 0.1 {
+		t.Errorf("only %.3f of drifting runs said they drifted", drifted)
+	}
+
+	windows, alone, widening, drifted = driftRun{cell: cell}.coverage(t, rng, runs, processes, spawns)
+	t.Logf("no drift: drift windows covered %.1f%% of %d runs (%.2f× as wide), processes alone %.1f%%; %.1f%% said they drifted",
+		100*windows, runs, widening, 100*alone, 100*drifted)
+	if drifted > 0.03 {
+		t.Errorf("%.3f of steady runs said they drifted (level %g)", drifted, DriftAlpha)
+	}
+	if windows < 0.91 || windows > 0.995 {
+		t.Errorf("without drift, coverage %.3f; want about 0.95", windows)
+	}
+	if widening > 1.5 {
+		t.Errorf("without drift, the windows widened the median interval %.2f×; want at most 1.5 (the price of taking the wider)", widening)
 	}
 }

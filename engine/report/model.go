@@ -472,11 +472,12 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 			c.Untrusted++
 		}
 	}
-	c.Stats = summarize(values, summarizeProcesses(samples))
-	c.Regimes = regimesOf(samples)
-	c.Placements = placementsOf(samples)
+	starts := startsOf(g.runs)
+	c.Stats = summarize(values, summarizeProcesses(samples, starts))
+	c.Regimes = regimesOf(samples, starts)
+	c.Placements = placementsOf(samples, starts)
 	if c.Mode == "parallel" && c.Last == 0 {
-		c.Parallel = parallelOf(c.N, samples)
+		c.Parallel = parallelOf(c.N, samples, starts)
 	}
 	c.Noise = noiseOf(g.runs, samples, c.Stats.Summaries, &c.Stats.Estimate, target)
 }

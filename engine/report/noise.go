@@ -102,6 +102,9 @@ func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample, procs []P
 	switch {
 	case float64(est.Precision) > target:
 		n.Verdict, n.Reason = Unstable, fmt.Sprintf("not converged: ±%.3g%% > ±%.3g%%", 100*float64(est.Precision), 100*target)
+		if est.Drifted {
+			n.Reason += fmt.Sprintf(" (it drifted during the run: its time windows differ, p < %g)", DriftAlpha)
+		}
 	case heterogeneous(groups, procs):
 		n.Verdict, n.Reason = Unstable, fmt.Sprintf("processes differ (Kruskal–Wallis p < %g, spread %.0f%%)", HeterogeneityAlpha, 100*float64(n.Spread))
 	}

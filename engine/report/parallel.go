@@ -59,7 +59,7 @@ type ParallelStats struct {
 
 // parallelOf rebuilds the parallel quantities of one cell's all-spawns
 // view; nil when a process lacks create times (or has no spawn).
-func parallelOf(n int32, samples []results.SpawnSample) *ParallelStats {
+func parallelOf(n int32, samples []results.SpawnSample, starts processStarts) *ParallelStats {
 	byProcess := map[int32][]results.SpawnSample{}
 	for _, s := range samples {
 		byProcess[s.Process] = append(byProcess[s.Process], s)
@@ -94,8 +94,8 @@ func parallelOf(n int32, samples []results.SpawnSample) *ParallelStats {
 	span := make([]ProcessSummary, len(procs))
 	after := make([]float64, len(procs))
 	for i, p := range procs {
-		first[i] = ProcessSummary{Process: p.Process, Spawns: 1, TypicalUS: p.FirstUS}
-		span[i] = ProcessSummary{Process: p.Process, Spawns: int(n), TypicalUS: p.MakespanUS}
+		first[i] = ProcessSummary{Process: p.Process, Spawns: 1, TypicalUS: p.FirstUS, StartedAt: starts[p.Process]}
+		span[i] = ProcessSummary{Process: p.Process, Spawns: int(n), TypicalUS: p.MakespanUS, StartedAt: starts[p.Process]}
 		after[i] = p.AfterLoop
 	}
 	slices.Sort(after)

@@ -27,7 +27,7 @@ type PlacementShare struct {
 
 // placementsOf splits a view's samples by placement; nil when no sample's
 // placement is known.
-func placementsOf(samples []results.SpawnSample) []PlacementShare {
+func placementsOf(samples []results.SpawnSample, starts processStarts) []PlacementShare {
 	by := map[results.Placement][]results.SpawnSample{}
 	for _, s := range samples {
 		by[s.Placement()] = append(by[s.Placement()], s)
@@ -39,7 +39,7 @@ func placementsOf(samples []results.SpawnSample) []PlacementShare {
 	for _, p := range []results.Placement{results.SameCPU, results.OtherCPU, results.UnknownPlacement} {
 		if ss := by[p]; len(ss) > 0 {
 			out = append(out, PlacementShare{Placement: p, Share: Float(float64(len(ss)) / float64(len(samples))),
-				Estimate: *estimate(summarizeProcesses(ss))})
+				Estimate: *estimate(summarizeProcesses(ss, starts))})
 		}
 	}
 	return out

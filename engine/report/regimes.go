@@ -44,7 +44,7 @@ type Regime struct {
 
 // regimesOf finds the regimes of a view's samples; nil when there is one
 // (or too few spawns to tell).
-func regimesOf(samples []results.SpawnSample) []Regime {
+func regimesOf(samples []results.SpawnSample, starts processStarts) []Regime {
 	if len(samples) < regimeMinSpawns {
 		return nil
 	}
@@ -140,7 +140,7 @@ func regimesOf(samples []results.SpawnSample) []Regime {
 		out = append(out, Regime{
 			FromUS: Float(math.Exp(from)), ToUS: Float(math.Exp(to)),
 			Share:    Float(float64(len(in)) / float64(len(samples))),
-			Estimate: *estimate(summarizeProcesses(in)),
+			Estimate: *estimate(summarizeProcesses(in, starts)),
 		})
 	}
 	return out

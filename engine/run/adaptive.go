@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"spawnbench/engine/report"
-	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
 
@@ -27,44 +26,30 @@ type cellState struct {
 	wall      time.Duration // their wall time, summed
 	next      int           // the next free process index
 	added     time.Duration // wall time of processes past the planned ones
-	samples   []results.SpawnSample
 	precision float64
 	ok        int // ok processes behind precision
 }
 
 func (r *Runner) cellStates(cells []cell) map[string]*cellState {
+	measured, _ := measuredCells(r.Set(), r.machine.ID)
 	states := map[string]*cellState{}
-	planned := map[string]int{}
 	for _, c := range cells {
-		states[c.key] = &cellState{}
-		planned[c.key] = c.processes
-	}
-	okProcess := map[processKey]bool{}
-	for _, run := range r.Set().Runs {
-		k := results.CellKey(run.Environment, run.Mode, int64(run.N))
-		st := states[k]
-		if st == nil || run.Warmup || run.Machine != r.machine.ID {
+		st := &cellState{}
+		states[c.key] = st
+		m := measured[c.key]
+		if m == nil {
+			st.precision = math.Inf(1)
 			continue
 		}
-		st.measured++
-		st.wall += time.Duration(run.WallNS)
-		st.next = max(st.next, int(run.Process)+1)
-		if int(run.Process) >= planned[k] {
-			st.added += time.Duration(run.WallNS)
+		for _, run := range m.runs {
+			st.measured++
+			st.wall += time.Duration(run.WallNS)
+			st.next = max(st.next, int(run.Process)+1)
+			if int(run.Process) >= c.processes {
+				st.added += time.Duration(run.WallNS)
+			}
 		}
-		if run.Status == results.StatusOK {
-			okProcess[processKey{k, int(run.Process), false}] = true
-		}
-	}
-	for _, s := range r.Set().Samples {
-		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
-		if st := states[k]; st != nil && okProcess[processKey{k, int(s.Process), false}] && !s.Warmup && s.Machine == r.machine.ID {
-			st.samples = append(st.samples, s)
-		}
-	}
-	for _, st := range states {
-		st.precision, st.ok = report.CellPrecision(st.samples)
-		st.samples = nil
+		st.precision, st.ok = report.CellPrecision(m.samples, m.runs)
 	}
 	return states
 }

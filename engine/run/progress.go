@@ -205,28 +205,19 @@ func (p progress) cellDone(set *results.Set, c cell) {
 		return
 	}
 	p.pause()
-	statuses := map[string]int{}
-	ok := map[int32]bool{}
-	for _, r := range set.Runs {
-		if !r.Warmup && r.Environment == c.env.Name && r.Mode == c.mode && int(r.N) == c.n {
-			statuses[r.Status]++
-			ok[r.Process] = r.Status == results.StatusOK
-		}
-	}
-	var spawns []results.SpawnSample
-	for _, s := range set.Samples {
-		if !s.Warmup && ok[s.Process] && s.Environment == c.env.Name && s.Mode == c.mode && int(s.N) == c.n {
-			spawns = append(spawns, s)
-		}
+	cells, _ := measuredCells(set, "")
+	m := cells[c.key]
+	if m == nil {
+		m = &measuredCell{}
 	}
 	var parts []string
-	for s, k := range statuses {
+	for s, k := range m.statuses() {
 		parts = append(parts, fmt.Sprintf("%d %s", k, s))
 	}
 	sort.Strings(parts)
 	typical := "no samples"
-	if len(spawns) > 0 {
-		typical = "typical spawn " + report.CellEstimate(spawns).Text()
+	if len(m.samples) > 0 {
+		typical = "typical spawn " + report.CellEstimate(m.samples, m.runs).Text()
 	}
 	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.env.Name, c.mode, c.n, strings.Join(parts, ", "), typical)
 	p.resume()

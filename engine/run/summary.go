@@ -15,36 +15,7 @@ import (
 // time over its processes with its interval, as the report computes it.
 // Everything else is the report's job.
 func Summary(set *results.Set) string {
-	type cell struct {
-		statuses map[string]int
-		spawns   []results.SpawnSample
-	}
-	cells := map[string]*cell{}
-	var keys []string
-	get := func(k string) *cell {
-		c, ok := cells[k]
-		if !ok {
-			c = &cell{statuses: map[string]int{}}
-			cells[k] = c
-			keys = append(keys, k)
-		}
-		return c
-	}
-	ok := map[processKey]bool{}
-	for _, r := range set.Runs {
-		if !r.Warmup {
-			k := results.CellKey(r.Environment, r.Mode, int64(r.N))
-			get(k).statuses[r.Status]++
-			ok[processKey{k, int(r.Process), false}] = r.Status == results.StatusOK
-		}
-	}
-	for _, s := range set.Samples {
-		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
-		if !s.Warmup && ok[processKey{k, int(s.Process), false}] {
-			c := get(k)
-			c.spawns = append(c.spawns, s)
-		}
-	}
+	cells, keys := measuredCells(set, "")
 	// Rows in plan order (as the invocations planned them), not in the
 	// interleaved order in which cells happened to be measured.
 	rank := map[string]int{}
@@ -69,13 +40,13 @@ func Summary(set *results.Set) string {
 	for _, k := range keys {
 		c := cells[k]
 		var st []string
-		for s, n := range c.statuses {
+		for s, n := range c.statuses() {
 			st = append(st, fmt.Sprintf("%d %s", n, s))
 		}
 		sort.Strings(st)
-		typical := report.CellEstimate(c.spawns).Text()
+		typical := report.CellEstimate(c.samples, c.runs).Text()
 		parts := strings.Split(k, "/")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), len(c.spawns), typical)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), len(c.samples), typical)
 	}
 	tw.Flush()
 	return b.String()
