@@ -125,6 +125,12 @@ type Comparison struct {
 	// far the old intervals held for a second measurement.
 	Inside int `json:"inside_old_intervals"`
 	Judged int `json:"judged_old_intervals"`
+	// MedianChangePct is the median of the changes, and SameWay the
+	// number of changes of its sign: when most cells move one way
+	// together, the machine changed between the sets, not the
+	// environments.
+	MedianChangePct Float `json:"median_change_pct"`
+	SameWay         int   `json:"same_way"`
 	// Ratios are the ratios to the baseline that both sets have.
 	Ratios []RatioChange `json:"ratio_changes,omitempty"`
 	// OnlyOld and OnlyNew name measured cells the other set lacks.
@@ -222,12 +228,21 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
 		}
 	}
+	changes := make([]float64, 0, len(cmp.Changes))
 	for _, ch := range cmp.Changes {
 		if ch.Old.Bounded() {
 			cmp.Judged++
 			if ch.InsideOld {
 				cmp.Inside++
 			}
+		}
+		changes = append(changes, float64(ch.ChangePct))
+	}
+	slices.Sort(changes)
+	cmp.MedianChangePct = Float(sortedQuantile(changes, 0.5))
+	for _, c := range changes {
+		if (c > 0) == (cmp.MedianChangePct > 0) && c != 0 {
+			cmp.SameWay++
 		}
 	}
 	for _, oq := range oldR.Ratios {
@@ -320,4 +335,19 @@ func describe(p *results.Provenance) map[string]string {
 		"pinning": cpusText(inv.CPUs), "views": fmt.Sprintf("last %d for n >= %d", inv.Views.Last, inv.Views.MinN),
 		"order": inv.Order,
 	}
+}
+
+// Machine-wide move: a compare says the machine moved when the median
+// change is at least MachineMovePct and at least MachineMoveShare of the
+// cells moved its way. Two honest sets of one machine have a median
+// change near 0 and their cells' signs split about evenly.
+const (
+	MachineMovePct   = 5
+	MachineMoveShare = 0.75
+)
+
+// MachineMoved is true when most cells moved one way together.
+func (c *Comparison) MachineMoved() bool {
+	return len(c.Changes) >= 4 && math.Abs(float64(c.MedianChangePct)) >= MachineMovePct &&
+		float64(c.SameWay) >= MachineMoveShare*float64(len(c.Changes))
 }

@@ -132,3 +132,43 @@ func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
 		t.Errorf("compare markdown lacks the coverage lines:\n%s", md.String())
 	}
 }
+
+func TestCompareSaysWhenTheMachineMoved(t *testing.T) {
+	// Two environments, both 20% slower in the new set: every cell moved
+	// one way.
+	set := func(factor float64) *results.Set { return scaledSetPair(factor, factor) }
+	text := func(cmp *Comparison) string {
+		var md bytes.Buffer
+		if err := cmp.Write(&md, FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		return md.String()
+	}
+	moved, err := Compare(Input{Dir: "a", Set: set(1)}, Input{Dir: "b", Set: set(1.2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !moved.MachineMoved() || math.Abs(float64(moved.MedianChangePct)-20) > 0.01 || moved.SameWay != 4 {
+		t.Errorf("every cell 20%% slower: moved %v, median %v%%, %d same way; want true, +20%%, 4", moved.MachineMoved(), moved.MedianChangePct, moved.SameWay)
+	}
+	if out := text(moved); !strings.Contains(out, "**The machine moved**: the median cell changed by +20.0%, and 4 of 4 cells moved the same way") {
+		t.Errorf("compare markdown lacks the machine's move:\n%s", out)
+	}
+	// Only one environment slower: half the cells moved, the machine did
+	// not.
+	one, err := Compare(Input{Dir: "a", Set: set(1)}, Input{Dir: "b", Set: scaledSetPair(1, 1.2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.MachineMoved() || strings.Contains(text(one), "machine moved") {
+		t.Errorf("one environment of two slower: median %v%%, %d same way, said the machine moved", one.MedianChangePct, one.SameWay)
+	}
+}
+
+// scaledSetPair is native times nativeFactor and wasm times wasmFactor.
+func scaledSetPair(nativeFactor, wasmFactor float64) *results.Set {
+	s := scaledSet("native", nativeFactor, "gcc 12")
+	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 10,
+		spawnNS: func(p, t int) int64 { return int64(wasmFactor * 3 * float64(lognormalSpawns(50e3, 5)(p, t))) }})
+	return s
+}

@@ -100,6 +100,12 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 			"Two measurements of one quantity by intervals that hold land inside each other's interval about 83%% of the time, not 95%%: both vary.\n\n",
 			c.Inside, c.Judged, 100*float64(c.Inside)/float64(c.Judged))
 	}
+	if c.MachineMoved() {
+		fmt.Fprintf(&b, "**The machine moved**: the median cell changed by %+.1f%%, and %d of %d cells moved the same way. "+
+			"When most cells move together, what changed between the sets is the state of the machine (for example its host's other tenants or its clock frequency), "+
+			"which no interval computed within one set can see: repeat the run on different occasions and `merge` them for a figure of the machine.\n\n",
+			float64(c.MedianChangePct), c.SameWay, len(c.Changes))
+	}
 	if len(c.Ratios) > 0 {
 		fmt.Fprintf(&b, "## Ratios to %s, old and new\n\n", c.Ratios[0].Baseline)
 		var rows [][]string
