@@ -28,8 +28,9 @@ import (
 //     process summaries, exponentiated, with Yuen's interval for a
 //     trimmed mean (Tukey and McLaughlin's winsorized standard error,
 //     Student's t with h − 1 degrees of freedom), computed over processes;
-//  3. the interval is widened, where it is the larger, to the batch-means
-//     interval of DriftWindows equal windows of the cell's time span.
+//  3. for a cell of DriftMinProcesses or more, the interval is widened,
+//     where it is the larger, to the batch-means interval of
+//     DriftWindows equal windows of the cell's time span.
 //
 // Trimmed means, not medians: a cell whose spawns or processes fall into
 // two regimes (a child on the parent's CPU or on the other one) has a
@@ -69,6 +70,14 @@ const MinIntervalProcesses = 5
 // windows, each shorter than the drift, covered 26 and 25 of 32): few
 // windows are wide, but their means are close to independent.
 const DriftWindows = 5
+
+// DriftMinProcesses is the fewest processes a cell needs for drift
+// windows: four a window on average. A window of one or two processes
+// has a mean that is that process's own noise, untrimmed, so one slow
+// process would widen the interval beyond what the cell's processes say
+// (a 10-process cell with one 350 µs process among 30 µs ones read
+// ±146%); over processes alone, Yuen's trimming keeps it in bounds.
+const DriftMinProcesses = 4 * DriftWindows
 
 // DriftAlpha is the level below which a cell's windows are taken to
 // differ.
@@ -190,9 +199,13 @@ func estimate(procs []ProcessSummary) *Estimate {
 // summaries: the squared standard error of the mean of its DriftWindows
 // window means (each window's trimmed mean), with k − 1 degrees of
 // freedom for k windows that hold a process, and those windows' logs.
-// Not ok when a start time is unknown, the processes all started at
-// once, or fewer than three windows hold one.
+// Not ok for fewer than DriftMinProcesses processes, when a start time
+// is unknown, the processes all started at once, or fewer than three
+// windows hold one.
 func windowSpread(procs []ProcessSummary, logs []float64) (windowed, bool) {
+	if len(procs) < DriftMinProcesses {
+		return windowed{}, false
+	}
 	first, last := procs[0].StartedAt, procs[0].StartedAt
 	for _, p := range procs {
 		if p.StartedAt.IsZero() {

@@ -385,3 +385,30 @@ func TestDriftWindowsCoverAnotherRunsFigure(t *testing.T) {
 		t.Errorf("without drift, the windows widened the median interval %.2f×; want at most 1.5 (the price of taking the wider)", widening)
 	}
 }
+
+func TestFewProcessesGetNoDriftWindows(t *testing.T) {
+	// Ten processes a minute apart, nine at 30 µs and one at 350 µs: the
+	// window holding the slow one would read ten times the others, so a
+	// cell this small keeps the interval over processes.
+	origin := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var procs []ProcessSummary
+	for p := range 10 {
+		us := 30 * (1 + 0.01*float64(p))
+		if p == 4 {
+			us = 350
+		}
+		procs = append(procs, ProcessSummary{Process: int32(p), Spawns: 100, TypicalUS: us, StartedAt: origin.Add(time.Duration(p) * time.Minute)})
+	}
+	e := estimate(procs)
+	if e.Windowed || !e.Bounded() || e.Precision > 0.2 {
+		t.Errorf("10 processes, one slow: windowed %v, precision ±%.0f%%; want no windows and Yuen's trimmed interval", e.Windowed, 100*e.Precision)
+	}
+	// Twice as many, the slow one still alone: now the windows are
+	// used where they are the wider.
+	for p := 10; p < DriftMinProcesses; p++ {
+		procs = append(procs, ProcessSummary{Process: int32(p), Spawns: 100, TypicalUS: 30, StartedAt: origin.Add(time.Duration(p) * time.Minute)})
+	}
+	if _, ok := windowSpread(procs, make([]float64, len(procs))); !ok {
+		t.Errorf("%d processes over %d minutes have no drift windows", len(procs), len(procs))
+	}
+}
