@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"spawnbench/engine/results"
 )
@@ -65,7 +67,7 @@ func venvPython(t *testing.T, root string) string {
 // table in long form (environment, mode, column, mean_us, text).
 func runNotebook(t *testing.T, dir string) [][]string {
 	t.Helper()
-	rows, out, err := execNotebook(t, dir)
+	rows, _, out, err := execNotebook(t, dir)
 	if err != nil {
 		t.Fatalf("notebook failed: %v\n%s", err, out)
 	}
@@ -73,8 +75,8 @@ func runNotebook(t *testing.T, dir string) [][]string {
 }
 
 // execNotebook executes the notebook against dir; on success it returns
-// the classic table in long form.
-func execNotebook(t *testing.T, dir string) ([][]string, []byte, error) {
+// the classic table in long form and the text its cells printed.
+func execNotebook(t *testing.T, dir string) ([][]string, string, []byte, error) {
 	t.Helper()
 	root := repoRoot(t)
 	py := venvPython(t, root)
@@ -90,9 +92,9 @@ func execNotebook(t *testing.T, dir string) ([][]string, []byte, error) {
 		cmd.Env = append(cmd.Env, "SPAWNBENCH_RESULTS="+dir)
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, out, err
+		return nil, "", out, err
 	}
-	requireImageOutput(t, executed)
+	printed := executedOutputs(t, executed)
 	f, err := os.Open(table)
 	if err != nil {
 		t.Fatalf("notebook wrote no table: %v", err)
@@ -105,11 +107,12 @@ func execNotebook(t *testing.T, dir string) ([][]string, []byte, error) {
 	if len(rows) < 2 || strings.Join(rows[0], ",") != "environment,mode,column,mean_us,text" {
 		t.Fatalf("notebook table = %v", rows)
 	}
-	return rows[1:], nil, nil
+	return rows[1:], printed, nil, nil
 }
 
-// requireImageOutput fails unless the executed notebook displayed a plot.
-func requireImageOutput(t *testing.T, path string) {
+// executedOutputs is the text the executed notebook's cells printed; it
+// fails unless the notebook displayed a plot.
+func executedOutputs(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -119,20 +122,34 @@ func requireImageOutput(t *testing.T, path string) {
 		Cells []struct {
 			Outputs []struct {
 				Data map[string]any `json:"data"`
+				Text any            `json:"text"`
 			} `json:"outputs"`
 		} `json:"cells"`
 	}
 	if err := json.Unmarshal(data, &nb); err != nil {
 		t.Fatal(err)
 	}
+	var printed strings.Builder
+	plot := false
 	for _, c := range nb.Cells {
 		for _, o := range c.Outputs {
 			if _, ok := o.Data["image/png"]; ok {
-				return
+				plot = true
+			}
+			switch text := o.Text.(type) {
+			case string:
+				printed.WriteString(text)
+			case []any:
+				for _, line := range text {
+					printed.WriteString(fmt.Sprint(line))
+				}
 			}
 		}
 	}
-	t.Error("the executed notebook shows no plot")
+	if !plot {
+		t.Error("the executed notebook shows no plot")
+	}
+	return printed.String()
 }
 
 // checkAgainstReport compares the notebook's classic table with the one
@@ -223,9 +240,42 @@ func TestNotebookRefusesDuplicateKeys(t *testing.T) {
 	s := realisticSet(t)
 	s.Samples = append(s.Samples, s.Samples[len(s.Samples)/2])
 	d := s.Samples[len(s.Samples)-1]
-	_, out, err := execNotebook(t, writeSet(t, s))
+	_, _, out, err := execNotebook(t, writeSet(t, s))
 	want := fmt.Sprintf("holds cell %s/%s/%d twice", d.Environment, d.Mode, d.N)
 	if err == nil || !strings.Contains(string(out), want) {
 		t.Errorf("notebook on a set with a duplicate spawn: %v, want a failure saying %q:\n%s", err, want, out)
+	}
+}
+
+func TestNotebookIntervalIsTheReports(t *testing.T) {
+	// One cell of 40 processes a second apart on a machine that drifts
+	// (a slow sine over the run, little noise between processes): the
+	// report's interval is its drift windows', and the notebook's must be
+	// the same.
+	s := &results.Set{Provenance: fixtureProvenance("", `{"native":"gcc 12"}`)}
+	const processes = 40
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: processes,
+		spawnNS: func(p, t int) int64 {
+			level := 20e3 * math.Exp(0.3*math.Sin(2*math.Pi*float64(p)/processes))
+			return int64(level * (1 + 0.01*float64((p*7+t*3)%11)))
+		}})
+	for i := range s.Runs {
+		s.Runs[i].StartedAt = fixtureStart.Add(time.Duration(s.Runs[i].Process) * time.Second)
+	}
+	r, err := Build([]Input{{Dir: "d", Set: s}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &r.Cell("native", "sequential", Column{N: 100}).Stats.Estimate
+	if !e.Windowed {
+		t.Fatalf("the fixture's interval is not its drift windows': %+v", e)
+	}
+	_, printed, out, err := execNotebook(t, writeSet(t, s))
+	if err != nil {
+		t.Fatalf("notebook failed: %v\n%s", err, out)
+	}
+	want := fmt.Sprintf("typical %s [%s, %s] over %d processes", formatUS(float64(e.TypicalUS)), formatUS(float64(e.LowUS)), formatUS(float64(e.HighUS)), processes)
+	if !strings.Contains(printed, want) {
+		t.Errorf("the notebook did not print the report's interval %q:\n%s", want, printed)
 	}
 }
