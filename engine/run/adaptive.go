@@ -31,7 +31,7 @@ type cellState struct {
 }
 
 func (r *Runner) cellStates(cells []cell) map[string]*cellState {
-	measured, _ := measuredCells(r.Set(), r.machine.ID)
+	measured, _ := measuredCells(r.Set(), r.machine.ID, "")
 	states := map[string]*cellState{}
 	for _, c := range cells {
 		st := &cellState{}

@@ -11,8 +11,10 @@ type measuredCell struct {
 }
 
 // measuredCells gathers the set's cells by key, and the keys in the order
-// their first runs appear; machine "" takes every machine's runs.
-func measuredCells(set *results.Set, machine string) (map[string]*measuredCell, []string) {
+// their first runs appear; machine "" takes every machine's runs, and
+// only "" every cell (else the one cell of that key: progress asks after
+// each cell, and a set holds millions of samples).
+func measuredCells(set *results.Set, machine, only string) (map[string]*measuredCell, []string) {
 	cells := map[string]*measuredCell{}
 	var keys []string
 	ok := map[processKey]bool{}
@@ -21,6 +23,9 @@ func measuredCells(set *results.Set, machine string) (map[string]*measuredCell, 
 			continue
 		}
 		k := results.CellKey(r.Environment, r.Mode, int64(r.N))
+		if only != "" && k != only {
+			continue
+		}
 		c := cells[k]
 		if c == nil {
 			c = &measuredCell{}
@@ -35,7 +40,7 @@ func measuredCells(set *results.Set, machine string) (map[string]*measuredCell, 
 			continue
 		}
 		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
-		if ok[processKey{k, int(s.Process), false}] {
+		if ok[processKey{k, int(s.Process), false}] { // false for cells not gathered
 			cells[k].samples = append(cells[k].samples, s)
 		}
 	}

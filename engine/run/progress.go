@@ -205,7 +205,7 @@ func (p progress) cellDone(set *results.Set, c cell) {
 		return
 	}
 	p.pause()
-	cells, _ := measuredCells(set, "")
+	cells, _ := measuredCells(set, "", c.key)
 	m := cells[c.key]
 	if m == nil {
 		m = &measuredCell{}

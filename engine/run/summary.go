@@ -15,7 +15,7 @@ import (
 // time over its processes with its interval, as the report computes it.
 // Everything else is the report's job.
 func Summary(set *results.Set) string {
-	cells, keys := measuredCells(set, "")
+	cells, keys := measuredCells(set, "", "")
 	// Rows in plan order (as the invocations planned them), not in the
 	// interleaved order in which cells happened to be measured.
 	rank := map[string]int{}
