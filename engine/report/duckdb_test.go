@@ -43,6 +43,8 @@ func checkAgainstDuckDB(t *testing.T, dir string, minRows int) {
 	}
 	query := `
 import json, sys, duckdb
+# No progress bar: a slow query on a busy machine would print it into stdout.
+duckdb.execute("SET enable_progress_bar = false")
 d = sys.argv[1]
 rows = duckdb.sql(f"""
   with ok as (select environment, mode, n, process from '{d}/runs.parquet' where not warmup and status = 'ok'),

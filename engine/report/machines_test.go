@@ -198,6 +198,8 @@ func TestMachineColumnReadsEverywhere(t *testing.T) {
 	}
 	script := `
 import json, sys, duckdb, pandas, polars
+# No progress bar: a slow query on a busy machine would print it into stdout.
+duckdb.execute("SET enable_progress_bar = false")
 d = sys.argv[1]
 p = pandas.read_parquet(d + "/samples.parquet")["machine"].astype(str).value_counts().to_dict()
 l = dict(polars.read_parquet(d + "/samples.parquet")["machine"].cast(polars.Utf8).value_counts().iter_rows())

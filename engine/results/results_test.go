@@ -96,6 +96,8 @@ func TestOpensInPandasPolarsAndDuckDB(t *testing.T) {
 	}
 	script := `
 import sys, pandas as pd, polars as pl, duckdb
+# No progress bar: a slow query on a busy machine would print it into stdout.
+duckdb.execute("SET enable_progress_bar = false")
 d = sys.argv[1]
 s = pd.read_parquet(d + "/samples.parquet")
 assert list(s.columns[:10]) == ["environment", "kind", "payload", "host", "mode", "n", "process", "thread", "spawn_ns", "create_ns"], list(s.columns)

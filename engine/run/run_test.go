@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -230,20 +231,43 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	if _, _, err := runSpec(t, context.Background(), "environments: [{name: \"native\", kind: \"native\"}]\nn: [1]\nsamples: min: 1\n"); err != nil {
 		t.Fatal(err)
 	}
+	// The interrupt comes once a process has reached the journal, not
+	// after a fixed time: on a busy machine the run's own-work
+	// measurement alone can outlast any fixed delay.
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "results")
 	var cancelled time.Time
-	go func() { time.Sleep(1500 * time.Millisecond); cancelled = time.Now(); cancel() }()
-	set, dir, err := runSpec(t, ctx, `
+	go func() {
+		for ctx.Err() == nil && !journalHasProcess(dir) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancelled = time.Now()
+		cancel()
+	}()
+	s, err := spec.Parse("test.cue", []byte(`
 environments: [{name: "native", kind: "native"}]
 n: [1]
 samples: {min: 100000, processes: 1, pause: "5ms"}
-`)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := spec.Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = runPlanInto(t, ctx, dir, plan, RunOptions{})
+	set, readErr := results.Read(dir)
+	if readErr != nil {
+		t.Fatalf("read back %s: %v", dir, readErr)
+	}
 	if !IsInterrupt(err) {
 		t.Fatalf("err = %v, want the interrupt", err)
 	}
-	// Ten seconds: far above an idle machine's milliseconds, far below
-	// the 100000 processes.
-	if took := time.Since(cancelled); took > 10*time.Second {
+	// Thirty seconds: far above an idle machine's milliseconds, far
+	// below the 100000 processes.
+	if took := time.Since(cancelled); took > 30*time.Second {
 		t.Errorf("stopping took %s", took)
 	}
 	if len(set.Samples) == 0 || len(set.Samples) != len(set.Runs) || !set.Provenance.Last().Interrupted {
@@ -253,6 +277,13 @@ samples: {min: 100000, processes: 1, pause: "5ms"}
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
+}
+
+// journalHasProcess reports whether the result set in dir has recorded a
+// finished process in its journal.
+func journalHasProcess(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
+	return err == nil && bytes.Contains(b, []byte(`"k":"process"`))
 }
 
 func TestAppendRefusesOverlapAndCalibrationMarksSamples(t *testing.T) {
