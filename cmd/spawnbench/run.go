@@ -20,6 +20,7 @@ import (
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/stats"
 )
 
 func init() {
@@ -190,7 +191,7 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 	}
 	if busy := run.BusyCells(set); len(busy) > 0 {
 		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) ran on a busy machine (others' CPU or steal above %.0f%% of the cell's wall time): %v; their figures may not hold up, re-measure on an idle machine\n",
-			len(busy), results.BusyThreshold*100, busy)
+			len(busy), stats.BusyThreshold*100, busy)
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
 	return nil

@@ -20,6 +20,7 @@ import (
 
 	"spawnbench/engine/protocol"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // Sleep is one sleep check before the median rule: requested reqNS,
@@ -65,7 +66,7 @@ func JudgeOversleep(repeats []results.CalibrationCheck) []results.CalibrationChe
 		measured = append(measured, float64(c.MeasuredNS))
 	}
 	slices.Sort(measured)
-	med := int64(results.Median(measured))
+	med := int64(stats.Median(measured))
 	for i := range repeats {
 		c := &repeats[i]
 		switch {

@@ -25,6 +25,7 @@ import (
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/stats"
 )
 
 // Point is the median wall time of one process of a (kind, environment,
@@ -106,7 +107,7 @@ func FromRuns(source string, runs []results.ProcessRun) *Model {
 	}
 	var pts []Point
 	for a, w := range walls {
-		pts = append(pts, Point{Kind: a.kind, Environment: a.env, Mode: a.mode, N: a.n, Processes: len(w), WallNS: int64(results.Median(w))})
+		pts = append(pts, Point{Kind: a.kind, Environment: a.env, Mode: a.mode, N: a.n, Processes: len(w), WallNS: int64(stats.Median(w))})
 	}
 	sort.Slice(pts, func(i, j int) bool {
 		a, b := pts[i], pts[j]

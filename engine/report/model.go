@@ -15,9 +15,6 @@ import (
 	"spawnbench/engine/results"
 )
 
-// Confidence is the confidence level of every interval in a report.
-const Confidence = 0.95
-
 // DefaultBaseline is the environment other environments are divided by.
 const DefaultBaseline = "native"
 

@@ -7,12 +7,22 @@ import (
 	"strings"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // UnstableMinSpawns is the fewest spawns a process needs in the view
 // before the heterogeneity test counts it: with one or two spawns a
 // process's own noise is all there is to see.
 const UnstableMinSpawns = 5
+
+// HeterogeneityAlpha is the Kruskal–Wallis level below which a cell's
+// processes are taken to differ, and HeterogeneitySpread the effect they
+// must also show (the interquartile range of the process summaries over
+// their median).
+const (
+	HeterogeneityAlpha  = 0.001
+	HeterogeneitySpread = 0.10
+)
 
 // DefaultPrecision is the target precision for sets whose spec predates
 // samples.precision (the schema's default).
@@ -28,9 +38,9 @@ const (
 // Noise is what a report says about the conditions a cell was measured
 // in.
 type Noise struct {
-	// Busy is results.CellNoise's verdict: the machine's other work
+	// Busy is results.CellLoad's verdict: the machine's other work
 	// (others_cpu_ns) or the hypervisor's (steal_ns), pooled over the
-	// cell's processes, above results.BusyThreshold of their wall time.
+	// cell's processes, above stats.BusyThreshold of their wall time.
 	// BusyKnown is false when no process of the cell recorded the
 	// machine's load (older sets, or a platform without /proc/stat).
 	Busy      bool `json:"busy"`
@@ -76,7 +86,7 @@ func (n Noise) Flags() string {
 func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample, procs []ProcessSummary, est *Estimate, target float64) Noise {
 	var n Noise
 	// The busy rule is results', shared with run's closing warning.
-	cn := results.CellNoise(runs)
+	cn := results.CellLoad(runs)
 	n.BusyKnown = !math.IsNaN(cn.OthersShare) || !math.IsNaN(cn.StealShare)
 	n.Busy = cn.Busy
 	n.OthersShare, n.StealShare = finite(cn.OthersShare), finite(cn.StealShare)
@@ -124,7 +134,7 @@ func heterogeneous(groups [][]float64, procs []ProcessSummary) bool {
 	if len(tested) < 3 || spreadOf(procs) <= HeterogeneitySpread {
 		return false
 	}
-	p, ok := kruskalWallis(tested)
+	p, ok := stats.KruskalWallis(tested)
 	return ok && p < HeterogeneityAlpha
 }
 
@@ -152,7 +162,7 @@ func finite(v float64) Float {
 }
 
 // busyShareThreshold is results' busy threshold, for legends.
-const busyShareThreshold = results.BusyThreshold
+const busyShareThreshold = stats.BusyThreshold
 
 // noiseText is a cell's flags in brackets, for appending to a table cell.
 func noiseText(n Noise) string {

@@ -22,6 +22,7 @@ import (
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // pngDPI makes PNG text sharp enough to read when the image is shown at
@@ -284,7 +285,7 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			threads := slices.Sorted(maps.Keys(byThread))
 			medians := make([]float64, len(threads))
 			for i, t := range threads {
-				medians[i] = results.Median(byThread[t])
+				medians[i] = stats.Median(byThread[t])
 			}
 			smooth := rollingMedian(medians, rollingHalfWidth(len(threads), pn.processes))
 			for _, i := range lineVertices(threads, maxLinePoints) {
@@ -450,12 +451,7 @@ func rollingHalfWidth(m, processes int) int {
 }
 
 // plural spells k things with the right noun.
-func plural(k int, one, many string) string {
-	if k == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", k, many)
-}
+func plural(k int, one, many string) string { return stats.Plural(k, one, many) }
 
 // rollingMedian replaces each value by the median of it and its
 // neighbours within a tenth of its index on each side, at most k: on the
@@ -469,7 +465,7 @@ func rollingMedian(values []float64, k int) []float64 {
 	for i := range values {
 		w := min(k, i/10)
 		lo, hi := max(0, i-w), min(len(values), i+w+1)
-		out[i] = results.Median(values[lo:hi])
+		out[i] = stats.Median(values[lo:hi])
 	}
 	return out
 }

@@ -50,7 +50,7 @@ func regimesOf(samples []results.SpawnSample, starts processStarts) []Regime {
 	}
 	logs := make([]float64, len(samples))
 	for i, s := range samples {
-		logs[i] = safeLog(float64(s.SpawnNS) / 1e3)
+		logs[i] = math.Log(max(float64(s.SpawnNS)/1e3, 1e-3))
 	}
 	sorted := slices.Clone(logs)
 	slices.Sort(sorted)

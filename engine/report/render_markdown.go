@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // ClassicText is a cell as the classic table shows it: the mean in µs,
@@ -57,66 +58,20 @@ func statusLabel(status string) string {
 	return status
 }
 
-// formatUS prints a time given in microseconds in the unit its size
-// calls for (ns, µs, ms or s), to about three significant digits, which
-// is more than run-to-run noise allows anyway: people read "15.1 s", not
-// "15103775".
-func formatUS(v float64) string {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return "∞"
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a < 1:
-		return threeDigits(v*1e3) + " ns"
-	case a < 1e3:
-		return threeDigits(v) + " µs"
-	case a < 1e6:
-		return threeDigits(v/1e3) + " ms"
-	default:
-		return threeDigits(v/1e6) + " s"
-	}
-}
-
-// threeDigits prints v with about three significant digits.
-func threeDigits(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-}
+// formatUS is stats.FormatUS: a time in µs in the unit its size calls
+// for.
+func formatUS(v float64) string { return stats.FormatUS(v) }
 
 // estimateText is a cell's figure with its interval and the processes
-// behind it, e.g. "41.6 µs [39.0 µs, 44.1 µs] (10 processes)".
+// behind it (stats.Estimate.Text).
 func estimateText(e *Estimate) string {
 	if e == nil {
 		return "n/a"
 	}
-	if !e.Bounded() {
-		return fmt.Sprintf("%s (%s, not judged)", formatUS(float64(e.TypicalUS)), plural(e.Processes, "process", "processes"))
-	}
-	return fmt.Sprintf("%s [%s, %s] (%s)", formatUS(float64(e.TypicalUS)), formatUS(float64(e.LowUS)), formatUS(float64(e.HighUS)),
-		plural(e.Processes, "process", "processes"))
+	return e.est.Text()
 }
 
-func formatRatio(v float64) string {
-	switch {
-	case math.IsInf(v, 0) || math.IsNaN(v):
-		return "∞"
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-}
+func formatRatio(v float64) string { return stats.FormatRatio(v) }
 
 func formatInterval(lo, hi float64, format func(float64) string) string {
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
@@ -653,5 +608,5 @@ func formatRate(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "n/a"
 	}
-	return threeDigits(v) + "/s"
+	return stats.FormatRatio(v) + "/s"
 }

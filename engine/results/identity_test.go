@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"spawnbench/engine/protocol"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func writeRun(t *testing.T, dir string, spawnNS int64) {
 		t.Fatal(err)
 	}
 	run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 2, Status: StatusOK, Invocation: id}
-	if err := w.Process(run, []SpawnSample{{SpawnNS: spawnNS}, {SpawnNS: spawnNS + 1}}); err != nil {
+	if err := w.Process(run, []protocol.Line{{SpawnNS: spawnNS}, {SpawnNS: spawnNS + 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.End(id, false); err != nil {
@@ -135,7 +136,7 @@ func TestJournalOnlySetReads(t *testing.T) {
 	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC(), Planned: []PlannedCell{{Environment: "native", Mode: "sequential", N: 2, Processes: 3}}})
 	for p := range int32(2) {
 		run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 2, Process: p, Status: StatusOK, Invocation: id}
-		if err := w.Process(run, []SpawnSample{{SpawnNS: 10}, {SpawnNS: 20}}); err != nil {
+		if err := w.Process(run, []protocol.Line{{SpawnNS: 10}, {SpawnNS: 20}}); err != nil {
 			t.Fatal(err)
 		}
 	}

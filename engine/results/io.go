@@ -287,6 +287,7 @@ func Read(dir string) (*Set, error) {
 		s.Generation = max(samples.generation, runs.generation, cal.generation)
 	}
 	fillMachines(s)
+	fillSummaries(s)
 	if fillClockSteps(s) {
 		MarkClockTrust(s)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/protocol"
 )
 
 // record is one line of the journal. Kind says which fields are set.
@@ -106,7 +107,7 @@ func (r record) applyTo(s *Set, to applyTo) {
 			s.Runs = append(s.Runs, *r.Run)
 		}
 		if to.samples {
-			s.Samples = append(s.Samples, withCPUs(samplesOf(*r.Run, r.Spawns), r.CPUs)...)
+			s.Samples = append(s.Samples, samplesOf(*r.Run, r.Spawns, r.CPUs)...)
 		}
 	case "toolchain", "skip":
 		if i := inv(); to.provenance && i != nil {
@@ -141,14 +142,20 @@ func (r record) applyTo(s *Set, to applyTo) {
 	}
 }
 
-// samplesOf expands a journalled process into its sample rows.
-func samplesOf(run ProcessRun, spawns [][3]*int64) []SpawnSample {
+// samplesOf expands a journalled process into its sample rows: the one
+// place a sample is built, whether the process was just measured or is
+// read back from a journal. cpus, when present, holds each spawn's
+// (parent_cpu, child_cpu).
+func samplesOf(run ProcessRun, spawns [][3]*int64, cpus [][2]*int32) []SpawnSample {
 	out := make([]SpawnSample, len(spawns))
 	for t, v := range spawns {
 		out[t] = SpawnSample{
 			Environment: run.Environment, Kind: run.Kind, Payload: run.Payload, Host: run.Host, Mode: run.Mode, N: run.N,
 			Process: run.Process, Thread: int32(t), SpawnNS: *v[0], CreateNS: v[1], JoinedNS: v[2], ClockStepNS: run.ClockStepNS,
 			Warmup: run.Warmup, Invocation: run.Invocation, Machine: run.Machine,
+		}
+		if t < len(cpus) {
+			out[t].ParentCPU, out[t].ChildCPU = cpus[t][0], cpus[t][1]
 		}
 		out[t].ClockTrusted = coherent(out[t])
 	}
@@ -346,13 +353,20 @@ func (w *Writer) Begin(inv Invocation) (int32, error) {
 	return inv.ID, w.record(record{Kind: "invocation", Inv: &inv})
 }
 
-// Process records one finished process and its samples (in spawn order).
-func (w *Writer) Process(run ProcessRun, samples []SpawnSample) error {
-	spawns := make([][3]*int64, len(samples))
-	for i, s := range samples {
-		spawns[i] = [3]*int64{&s.SpawnNS, s.CreateNS, s.JoinedNS}
+// Process records one finished process and the spawns it printed, in
+// spawn order. The process's summary (Samples, FirstSpawnNS,
+// TypicalSpawnNS) is computed here, from the spawns (summarize), and the
+// sample rows are built from the record when it is applied (samplesOf):
+// each in one place.
+func (w *Writer) Process(run ProcessRun, spawns []protocol.Line) error {
+	values := make([][3]*int64, len(spawns))
+	spawnNS := make([]int64, len(spawns))
+	for i, s := range spawns {
+		values[i] = [3]*int64{&s.SpawnNS, s.CreateNS, s.JoinedNS}
+		spawnNS[i] = s.SpawnNS
 	}
-	return w.record(record{Kind: "process", Run: &run, Spawns: spawns, CPUs: cpusOf(samples)})
+	summarize(&run, spawnNS)
+	return w.record(record{Kind: "process", Run: &run, Spawns: values, CPUs: cpusOf(spawns)})
 }
 
 // Toolchain records the toolchain version an environment was built with.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"spawnbench/engine/protocol"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +47,8 @@ func TestBusyRule(t *testing.T) {
 		{"unknown noise is not busy", []ProcessRun{run(1000, -1, -1, false)}, false},
 	}
 	for _, c := range cases {
-		if got := CellNoise(c.runs).Busy; got != c.busy {
-			t.Errorf("%s: busy = %v, want %v (%+v)", c.name, got, c.busy, CellNoise(c.runs))
+		if got := CellLoad(c.runs).Busy; got != c.busy {
+			t.Errorf("%s: busy = %v, want %v (%+v)", c.name, got, c.busy, CellLoad(c.runs))
 		}
 	}
 }
@@ -64,7 +65,7 @@ func TestKillAtAnyMomentOfCompaction(t *testing.T) {
 	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
 	process := func(p int32) {
 		run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 2, Process: p, Status: StatusOK, Invocation: id}
-		samples := []SpawnSample{{SpawnNS: 10 + int64(p)}, {SpawnNS: 20, JoinedNS: i64(30)}}
+		samples := []protocol.Line{{SpawnNS: 10 + int64(p)}, {SpawnNS: 20, JoinedNS: i64(30)}}
 		if err := w.Process(run, samples); err != nil {
 			t.Fatal(err)
 		}

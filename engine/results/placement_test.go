@@ -2,6 +2,7 @@ package results
 
 import (
 	"path/filepath"
+	"spawnbench/engine/protocol"
 	"testing"
 	"time"
 )
@@ -35,7 +36,7 @@ func TestPlacementColumnsRoundTrip(t *testing.T) {
 	}
 	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
 	run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 3, Status: StatusOK, Invocation: id, AllowedCPUs: "0,1"}
-	if err := w.Process(run, []SpawnSample{
+	if err := w.Process(run, []protocol.Line{
 		{SpawnNS: 1, ParentCPU: i32(0), ChildCPU: i32(0)},
 		{SpawnNS: 2, ParentCPU: i32(0), ChildCPU: i32(1)},
 		{SpawnNS: 3, ChildCPU: i32(1)},
@@ -43,7 +44,7 @@ func TestPlacementColumnsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Environment, run.Kind, run.AllowedCPUs = "wasmtime-46", "wasmtime-cli", ""
-	if err := w.Process(run, []SpawnSample{{SpawnNS: 4}}); err != nil {
+	if err := w.Process(run, []protocol.Line{{SpawnNS: 4}}); err != nil {
 		t.Fatal(err)
 	}
 	check := func(stage string) {

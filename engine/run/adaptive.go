@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"spawnbench/engine/report"
 	"spawnbench/engine/spec"
 )
 
@@ -49,7 +48,10 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 				st.added += time.Duration(run.WallNS)
 			}
 		}
-		st.precision, st.ok = report.CellPrecision(m.samples, m.runs)
+		st.precision = math.Inf(1)
+		if e := m.estimate(); e != nil {
+			st.precision, st.ok = e.Precision, e.Processes
+		}
 	}
 	return states
 }

@@ -1,23 +1,23 @@
 package run
 
-import "spawnbench/engine/results"
+import (
+	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
+)
 
 // measuredCell is what a set holds of one cell on one machine: its
-// measured runs (warm-ups excluded) and the samples of those that ended
-// ok, which is what its figure is computed from.
+// measured runs (warm-ups excluded). Each run carries its process's
+// typical spawn (typical_spawn_ns), which is all a cell's figure needs.
 type measuredCell struct {
-	runs    []results.ProcessRun
-	samples []results.SpawnSample
+	runs []results.ProcessRun
 }
 
 // measuredCells gathers the set's cells by key, and the keys in the order
 // their first runs appear; machine "" takes every machine's runs, and
-// only "" every cell (else the one cell of that key: progress asks after
-// each cell, and a set holds millions of samples).
+// only "" every cell (else the one cell of that key).
 func measuredCells(set *results.Set, machine, only string) (map[string]*measuredCell, []string) {
 	cells := map[string]*measuredCell{}
 	var keys []string
-	ok := map[processKey]bool{}
 	for _, r := range set.Runs {
 		if r.Warmup || (machine != "" && r.Machine != machine) {
 			continue
@@ -33,16 +33,6 @@ func measuredCells(set *results.Set, machine, only string) (map[string]*measured
 			keys = append(keys, k)
 		}
 		c.runs = append(c.runs, r)
-		ok[processKey{k, int(r.Process), false}] = r.Status == results.StatusOK
-	}
-	for _, s := range set.Samples {
-		if s.Warmup || (machine != "" && s.Machine != machine) {
-			continue
-		}
-		k := results.CellKey(s.Environment, s.Mode, int64(s.N))
-		if ok[processKey{k, int(s.Process), false}] { // false for cells not gathered
-			cells[k].samples = append(cells[k].samples, s)
-		}
 	}
 	return cells, keys
 }
@@ -54,4 +44,27 @@ func (c *measuredCell) statuses() map[string]int {
 		out[r.Status]++
 	}
 	return out
+}
+
+// estimate is the cell's all-spawns figure over its ok processes
+// (stats.Summarize of their typical spawns, µs); nil for none.
+func (c *measuredCell) estimate() *stats.Estimate {
+	var procs []stats.Process
+	for _, r := range c.runs {
+		if r.Status == results.StatusOK && r.TypicalSpawnNS != nil {
+			procs = append(procs, stats.Process{Value: float64(*r.TypicalSpawnNS) / 1e3, Start: r.StartedAt})
+		}
+	}
+	return stats.Summarize(procs)
+}
+
+// samples counts the spawns of the cell's ok processes.
+func (c *measuredCell) samples() int {
+	k := 0
+	for _, r := range c.runs {
+		if r.Status == results.StatusOK {
+			k += int(r.Samples)
+		}
+	}
+	return k
 }

@@ -12,6 +12,7 @@ import (
 	"spawnbench/engine/protocol"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/stats"
 )
 
 // BenchmarkRunnerOverhead measures what spawnbench adds to a benchmark
@@ -65,11 +66,11 @@ samples: {min: 1, processes: 1}`))
 		runnerSpawn = append(runnerSpawn, float64(r.Set().Samples[len(r.Set().Samples)-1].SpawnNS))
 	}
 	b.StopTimer()
-	dw, rw := results.Median(directWall), results.Median(runnerWall)
+	dw, rw := stats.Median(directWall), stats.Median(runnerWall)
 	b.ReportMetric(dw/1e3, "direct-wall-µs")
 	b.ReportMetric(rw/1e3, "runner-wall-µs")
 	b.ReportMetric(rw/dw, "runner/direct")
-	b.ReportMetric(results.Median(directSpawn)/1e3, "direct-spawn-µs")
-	b.ReportMetric(results.Median(runnerSpawn)/1e3, "runner-spawn-µs")
+	b.ReportMetric(stats.Median(directSpawn)/1e3, "direct-spawn-µs")
+	b.ReportMetric(stats.Median(runnerSpawn)/1e3, "runner-spawn-µs")
 	b.ReportMetric(0, "ns/op")
 }

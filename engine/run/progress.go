@@ -13,7 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"spawnbench/engine/cost"
-	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -216,8 +215,8 @@ func (p progress) cellDone(set *results.Set, c cell) {
 	}
 	sort.Strings(parts)
 	typical := "no samples"
-	if len(m.samples) > 0 {
-		typical = "typical spawn " + report.CellEstimate(m.samples, m.runs).Text()
+	if e := m.estimate(); e != nil {
+		typical = "typical spawn " + e.Text()
 	}
 	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.env.Name, c.mode, c.n, strings.Join(parts, ", "), typical)
 	p.resume()

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -26,9 +25,9 @@ import (
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/proc"
 	"spawnbench/engine/protocol"
-	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/stats"
 )
 
 // Options configure a Runner.
@@ -370,7 +369,7 @@ func (r *Runner) measureOwnWork(ctx context.Context) {
 	r.ownWork = &results.OwnWork{PerProcessNS: w.PerProcessNS, OthersCPUs: w.OthersCPUs, Processes: w.Processes}
 	r.logf("machine: spawnbench's own work %s a process (not others'), others' load %.2f CPUs (over %d trivial processes)\n",
 		time.Duration(w.PerProcessNS).Round(time.Microsecond), w.OthersCPUs, w.Processes)
-	if w.OthersCPUs > results.BusyThreshold {
+	if w.OthersCPUs > stats.BusyThreshold {
 		r.logf("warning: other programs use %.2f CPUs of this machine; cells measured beside them will be flagged busy\n", w.OthersCPUs)
 	}
 }
@@ -398,26 +397,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	if r.ownWork != nil && row.OthersCPUNS != nil {
 		row.OwnWorkNS = &r.ownWork.PerProcessNS
 	}
-	kept := lines.Lines()
-	row.Samples = int32(len(kept))
-	if len(kept) > 0 {
-		spawns := make([]int64, len(kept))
-		for i, l := range kept {
-			spawns[i] = l.SpawnNS
-		}
-		first, typical := kept[0].SpawnNS, int64(math.Round(report.TypicalSpawnNS(spawns)))
-		row.FirstSpawnNS, row.TypicalSpawnNS = &first, &typical
-	}
-	samples := make([]results.SpawnSample, len(kept))
-	for t, l := range kept {
-		samples[t] = results.SpawnSample{
-			Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, Mode: c.mode, N: int32(c.n),
-			Process: int32(st.Process), Thread: int32(t), SpawnNS: l.SpawnNS, ClockStepNS: p.env.Facts().ClockStepNS,
-			CreateNS: l.CreateNS, JoinedNS: l.JoinedNS, ParentCPU: l.ParentCPU, ChildCPU: l.ChildCPU,
-			Warmup: st.Warmup, Invocation: r.inv, Machine: r.machine.ID,
-		}
-	}
-	if err := r.w.Process(row, samples); err != nil {
+	if err := r.w.Process(row, lines.Lines()); err != nil {
 		return err
 	}
 	if row.Status != results.StatusOK {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 )
 
@@ -44,16 +43,16 @@ func Summary(set *results.Set) string {
 			st = append(st, fmt.Sprintf("%d %s", n, s))
 		}
 		sort.Strings(st)
-		typical := report.CellEstimate(c.samples, c.runs).Text()
+		typical := c.estimate().Text()
 		parts := strings.Split(k, "/")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), len(c.samples), typical)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), c.samples(), typical)
 	}
 	tw.Flush()
 	return b.String()
 }
 
 // BusyCells are the keys of the set's cells that the busy rule
-// (results.CellNoise) flags, in first-seen order.
+// (results.CellLoad) flags, in first-seen order.
 func BusyCells(set *results.Set) []string {
 	byCell := map[string][]results.ProcessRun{}
 	var keys []string
@@ -66,7 +65,7 @@ func BusyCells(set *results.Set) []string {
 	}
 	var busy []string
 	for _, k := range keys {
-		if results.CellNoise(byCell[k]).Busy {
+		if results.CellLoad(byCell[k]).Busy {
 			busy = append(busy, k)
 		}
 	}
