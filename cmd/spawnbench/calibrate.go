@@ -60,7 +60,7 @@ Ctrl-C keeps the checks made so far and exits 130.`,
 			}
 			run.WriteVerdicts(os.Stdout, ses.runner.Set().Calibration, s.Calibration)
 			if calErr == nil {
-				calErr = ses.writeReport()
+				_, calErr = ses.writeReport()
 			}
 			if calErr != nil {
 				fmt.Fprintf(os.Stderr, "spawnbench: interrupted; the checks made so far are kept in %s\n", out)

@@ -146,7 +146,7 @@ func writeMerged(out string, merged *results.Set) error {
 		w.Close()
 		return err
 	}
-	if err := report.WriteDirNamed(staging, out, merged.Clone()); errors.Is(err, atomicfile.ErrAborted) {
+	if _, err := report.WriteDirNamed(staging, out, merged.Clone()); errors.Is(err, atomicfile.ErrAborted) {
 		w.Close()
 		return err
 	} else if err != nil {

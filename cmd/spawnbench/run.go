@@ -139,27 +139,35 @@ func (s *session) close() {
 }
 
 // writeReport writes the report into the directory unless interrupted
-// first; an interrupt amends the invocation as interrupted and returns
-// at once (the results are intact).
-func (s *session) writeReport() error {
-	done := make(chan error, 1)
+// first, and returns it (nil when it failed); an interrupt amends the
+// invocation as interrupted and returns at once (the results are
+// intact).
+func (s *session) writeReport() (*report.Report, error) {
+	type written struct {
+		r   *report.Report
+		err error
+	}
+	done := make(chan written, 1)
 	// The report reads its own copy: an interrupt amends the set meanwhile.
 	set := s.runner.Set().Clone()
-	go func() { done <- report.WriteDir(s.writer.Dir(), set) }()
+	go func() {
+		r, err := report.WriteDir(s.writer.Dir(), set)
+		done <- written{r, err}
+	}()
 	select {
-	case err := <-done:
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", err)
+	case w := <-done:
+		if w.err != nil {
+			fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", w.err)
 		}
-		return nil
+		return w.r, nil
 	case <-s.ctx.Done():
 		if err := s.writer.End(s.runner.Invocation(), true); err != nil {
-			return err
+			return nil, err
 		}
 		// The set is compacted; end the report's writes in flight so no
 		// temporary plot file stays behind.
 		atomicfile.Abort()
-		return s.ctx.Err()
+		return nil, s.ctx.Err()
 	}
 }
 
@@ -179,12 +187,17 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 		return runErr
 	}
 	set := s.runner.Set()
+	var rep *report.Report
 	if runErr == nil {
-		if err := s.writeReport(); err != nil {
+		if rep, err = s.writeReport(); err != nil {
 			runErr = err
 		}
 	}
 	fmt.Print(run.Summary(set))
+	if rep != nil {
+		// The answer last, where the eye lands when the run ends.
+		fmt.Print("\n" + rep.BottomLineText())
+	}
 	if runErr != nil {
 		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d processes kept in %s; continue with: spawnbench run %s -o %s --resume\n", len(set.Runs), dir, plan.Spec.Path, dir)
 		return runErr

@@ -83,8 +83,7 @@ func (r *Report) writeAgainst(b *strings.Builder) {
 			text := "n/a"
 			if q := byRow[k][col]; q != nil {
 				row[1] = q.Baseline
-				text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) +
-					noiseText(joinNoise(r.Cell(q.Environment, q.Mode, col).Noise, r.Cell(q.Baseline, q.Mode, col).Noise))
+				text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) + r.Cell(q.Environment, q.Mode, col).flags()
 			}
 			row = append(row, text)
 		}

@@ -54,8 +54,18 @@ type Estimate struct {
 	// Drifted is true when, moreover, the windows differ beyond chance:
 	// the cell moved during the run.
 	Drifted bool `json:"drifted"`
+	// Clusters are the cell's two process clusters, lower first, when its
+	// processes fall into two (stats' cluster test); each has its share of
+	// the processes and its own figure.
+	Clusters []ClusterShare `json:"clusters,omitempty"`
 
 	est *stats.Estimate
+}
+
+// ClusterShare is one cluster of a cell's processes.
+type ClusterShare struct {
+	Share Float `json:"share"`
+	Estimate
 }
 
 // Bounded is true when the estimate has an interval.
@@ -66,8 +76,12 @@ func estimateOf(s *stats.Estimate) *Estimate {
 	if s == nil {
 		return nil
 	}
-	return &Estimate{TypicalUS: Float(s.Center), LowUS: Float(s.Low), HighUS: Float(s.High), Processes: s.Processes,
+	e := &Estimate{TypicalUS: Float(s.Center), LowUS: Float(s.Low), HighUS: Float(s.High), Processes: s.Processes,
 		Precision: Float(s.Precision), Windowed: s.Windowed, Drifted: s.Drifted, est: s}
+	for _, c := range s.Clusters {
+		e.Clusters = append(e.Clusters, ClusterShare{Share: Float(c.Share), Estimate: *estimateOf(c.Estimate)})
+	}
+	return e
 }
 
 // processStarts are the start times of a cell's measured processes, by

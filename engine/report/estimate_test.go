@@ -29,40 +29,6 @@ func (m synthCell) draw(rng *rand.Rand, processes, spawns int) []results.SpawnSa
 	return out
 }
 
-func TestHeterogeneityRule(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	groups := func(s []results.SpawnSample) [][]float64 {
-		by := map[int32][]float64{}
-		for _, x := range s {
-			by[x.Process] = append(by[x.Process], float64(x.SpawnNS))
-		}
-		var out [][]float64
-		for p := range int32(len(by)) {
-			out = append(out, by[p])
-		}
-		return out
-	}
-	flagged := func(m synthCell) int {
-		n := 0
-		for range 100 {
-			s := m.draw(rng, 10, 100)
-			if heterogeneous(groups(s), summarizeProcesses(s, nil)) {
-				n++
-			}
-		}
-		return n
-	}
-	if n := flagged(synthCell{median: 20, sigmaWithin: 0.3}); n > 3 {
-		t.Errorf("homogeneous processes (independent spawns, one level) flagged in %d of 100 cells", n)
-	}
-	if n := flagged(synthCell{median: 20, sigmaBetween: 0.4, sigmaWithin: 0.2}); n < 90 {
-		t.Errorf("processes whose levels differ by 40%% flagged in only %d of 100 cells", n)
-	}
-	if n := flagged(synthCell{median: 20, sigmaBetween: 0.01, sigmaWithin: 0.05}); n > 3 {
-		t.Errorf("processes 1%% apart (significant but negligible) flagged in %d of 100 cells", n)
-	}
-}
-
 func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	cell := func(fastShare float64, processes int) []results.SpawnSample {

@@ -72,6 +72,30 @@ func familyRank(f string) int {
 	return len(Families)
 }
 
+// orderAsPlanned sorts the environments in the order their specs list
+// them (the invocations' planned cells, oldest invocation first), the
+// unplanned ones after, so a report reads in the spec's order whatever
+// order an interleaved run measured in.
+func (r *Report) orderAsPlanned(inputs []Input) {
+	rank := map[string]int{}
+	for _, in := range inputs {
+		for _, inv := range in.Set.Provenance.Invocations {
+			for _, c := range inv.Planned {
+				if _, ok := rank[c.Environment]; !ok {
+					rank[c.Environment] = len(rank)
+				}
+			}
+		}
+	}
+	at := func(env string) int {
+		if i, ok := rank[env]; ok {
+			return i
+		}
+		return len(rank)
+	}
+	slices.SortStableFunc(r.Environments, func(a, b string) int { return at(a) - at(b) })
+}
+
 // orderByFamily sorts the environments by family, keeping the order of
 // first appearance within a family.
 func (r *Report) orderByFamily() {

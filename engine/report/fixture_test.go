@@ -59,6 +59,9 @@ type cellSpec struct {
 	others, steal func(process int) float64
 	// wallNS is every process's wall time (default 1 ms).
 	wallNS int64
+	// startEvery spaces the processes' start times (default: all at
+	// once, which leaves a cell no drift test).
+	startEvery time.Duration
 }
 
 // addCell appends one cell's runs and samples to s, plus a warm-up process
@@ -71,7 +74,7 @@ func addCell(s *results.Set, c cellSpec) {
 		}
 		run := results.ProcessRun{
 			Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: int32(p),
-			Status: status, WallNS: 1e6, StartedAt: fixtureStart,
+			Status: status, WallNS: 1e6, StartedAt: fixtureStart.Add(time.Duration(p) * c.startEvery),
 		}
 		if c.wallNS > 0 {
 			run.WallNS = c.wallNS

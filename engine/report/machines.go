@@ -89,7 +89,7 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 	}
 	for _, in := range inputs {
 		inc := in.Set.Incomplete()
-		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: in.Set.Provenance, Incomplete: inc})
+		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: in.Set.Provenance, Incomplete: inc, Processes: len(in.Set.Runs)})
 		for _, why := range inc {
 			r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
 		}
@@ -219,7 +219,7 @@ func (r *Report) writeMachineTable(b *strings.Builder) {
 func (r *Report) writeMarkdownPerMachine(b *strings.Builder, plots []Plot) error {
 	b.WriteString("# spawnbench report\n\n")
 	fmt.Fprintf(b, "Measured on %d machines; every ratio is within one machine.\n\n", len(r.Machines))
-	writeSources(b, "Result set", r.Sources)
+	writeHeader(b, r.Sources)
 	writeIncomplete(b, r.Incomplete)
 	r.writeMachineTable(b)
 	for _, m := range r.Machines {
@@ -234,7 +234,8 @@ func (r *Report) writeMarkdownPerMachine(b *strings.Builder, plots []Plot) error
 			return err
 		}
 		// One level down, so each machine's sections sit under its heading.
-		text := strings.ReplaceAll(sub.String(), "\n## ", "\n### ")
+		text := strings.ReplaceAll(sub.String(), "\n### ", "\n#### ")
+		text = strings.ReplaceAll(text, "\n## ", "\n### ")
 		text = strings.Replace(text, "# spawnbench report\n", "## Machine `"+m.ID+"`\n\n"+mdEscape(m.Label)+"\n", 1)
 		b.WriteString(text)
 	}

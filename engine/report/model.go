@@ -71,8 +71,10 @@ type Cell struct {
 	// Machine is the ID of the machine that measured the cell.
 	Machine     string `json:"machine,omitempty"`
 	Environment string `json:"environment"`
-	// Kind is the environment's kind and Family its host family.
+	// Kind is the environment's kind, Host its host and Family the host's
+	// family.
 	Kind   string `json:"kind,omitempty"`
+	Host   string `json:"host,omitempty"`
 	Family string `json:"family"`
 	Mode   string `json:"mode"`
 	Column
@@ -120,6 +122,9 @@ type Ratio struct {
 	// side.
 	Processes         int `json:"processes"`
 	BaselineProcesses int `json:"baseline_processes"`
+	// Placements are the ratio within each placement, where both cells
+	// record where their children start (placement_ratio.go).
+	Placements []PlacementRatio `json:"placements,omitempty"`
 }
 
 // ClockVerdict is what calibration and the samples' own checks say about
@@ -170,6 +175,9 @@ type Source struct {
 	// Incomplete says why the set is less than its invocations planned
 	// (results.Set.Incomplete); empty for a complete set.
 	Incomplete []string `json:"incomplete,omitempty"`
+	// Processes counts the set's measured processes (warm-ups
+	// included).
+	Processes int `json:"processes"`
 }
 
 // Report is everything spawnbench report prints, computed once and then
@@ -206,6 +214,9 @@ type Report struct {
 	// Releases sets the Wasmtime CLI's releases side by side when the
 	// report holds two or more (releases.go).
 	Releases []ReleaseRow `json:"wasmtime_releases,omitempty"`
+	// BottomLine is the answer first (bottomline.go); nil when the set
+	// holds no cell of the baseline.
+	BottomLine *BottomLine `json:"bottom_line,omitempty"`
 
 	// groups keeps the measured samples for plots.
 	groups map[cellKey]*group
@@ -241,6 +252,7 @@ type cellKey struct {
 // group is the measured data of one cellKey.
 type group struct {
 	kind    string
+	host    string
 	samples []results.SpawnSample // of ok processes only
 	runs    []results.ProcessRun  // every measured process, whatever its status
 }
@@ -281,7 +293,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		if p := precisionTarget(&s.Provenance); r.Precision == 0 || p < r.Precision {
 			r.Precision = p // several sets: judge by the strictest
 		}
-		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete()})
+		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete(), Processes: len(s.Runs)})
 		for _, why := range s.Incomplete() {
 			r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
 		}
@@ -325,7 +337,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 				return nil, err
 			}
 			if g.kind == "" {
-				g.kind = run.Kind
+				g.kind, g.host = run.Kind, run.Host
 			}
 			if !run.Warmup {
 				g.runs = append(g.runs, run)
@@ -380,6 +392,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			r.kinds[k.env] = groups[k].kind
 		}
 	}
+	r.orderAsPlanned(inputs)
 	r.orderByFamily()
 	sort.Slice(nList, func(i, j int) bool { return nList[i] < nList[j] })
 	for _, n := range nList {
@@ -408,6 +421,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			for _, col := range r.Columns {
 				c := Cell{Environment: env, Kind: r.kinds[env], Family: r.Family(env), Mode: mode, Column: col, Skipped: r.Skipped[env]}
 				if g := groups[cellKey{env, mode, col.N}]; g != nil {
+					c.Host = g.host
 					fillCell(&c, g, r.Precision, warnings)
 				}
 				r.Cells = append(r.Cells, c)
@@ -436,6 +450,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	}
 	r.Warnings = sortedKeys(warnings)
 	r.groups = groups
+	r.BottomLine = bottomLine(r)
 	if len(machines) == 1 {
 		r.markMachine(machines[0])
 	}
@@ -459,7 +474,7 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	}
 	c.Samples = len(samples)
 	if len(samples) == 0 {
-		c.Noise = noiseOf(g.runs, samples, nil, nil, target)
+		c.Noise = noiseOf(g.runs, nil, nil, target)
 		return
 	}
 	values := make([]float64, len(samples))
@@ -476,7 +491,7 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	if c.Mode == "parallel" && c.Last == 0 {
 		c.Parallel = parallelOf(c.N, samples, starts)
 	}
-	c.Noise = noiseOf(g.runs, samples, c.Stats.Summaries, &c.Stats.Estimate, target)
+	c.Noise = noiseOf(g.runs, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
 
 // summarize computes a cell's statistics from its spawn times in µs and
@@ -557,6 +572,7 @@ func (r *Report) cellRatios(env, baseline string) []Ratio {
 				Environment: env, Baseline: baseline, Mode: mode, Column: col,
 				Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
 				Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
+				Placements: placementRatios(c, b),
 			})
 		}
 	}

@@ -10,20 +10,6 @@ import (
 	"spawnbench/engine/stats"
 )
 
-// UnstableMinSpawns is the fewest spawns a process needs in the view
-// before the heterogeneity test counts it: with one or two spawns a
-// process's own noise is all there is to see.
-const UnstableMinSpawns = 5
-
-// HeterogeneityAlpha is the Kruskal–Wallis level below which a cell's
-// processes are taken to differ, and HeterogeneitySpread the effect they
-// must also show (the interquartile range of the process summaries over
-// their median).
-const (
-	HeterogeneityAlpha  = 0.001
-	HeterogeneitySpread = 0.10
-)
-
 // DefaultPrecision is the target precision for sets whose spec predates
 // samples.precision (the schema's default).
 const DefaultPrecision = 0.10
@@ -38,11 +24,12 @@ const (
 // Noise is what a report says about the conditions a cell was measured
 // in.
 type Noise struct {
-	// Busy is results.CellLoad's verdict: the machine's other work
-	// (others_cpu_ns) or the hypervisor's (steal_ns), pooled over the
-	// cell's processes, above stats.BusyThreshold of their wall time.
-	// BusyKnown is false when no process of the cell recorded the
-	// machine's load (older sets, or a platform without /proc/stat).
+	// Busy is the busy rule's verdict (stats.Busy, via results.CellLoad):
+	// the machine's other work (others_cpu_ns) or the hypervisor's
+	// (steal_ns), pooled over the cell's processes, clearly above
+	// stats.BusyThreshold of their wall time. BusyKnown is false when no
+	// process of the cell recorded the machine's load (older sets, or a
+	// platform without /proc/stat).
 	Busy      bool `json:"busy"`
 	BusyKnown bool `json:"busy_known"`
 	// OthersShare and StealShare are those shares (0 when unknown).
@@ -50,21 +37,24 @@ type Noise struct {
 	StealShare  Float `json:"steal_share"`
 	// Verdict is Stable, Unstable or NotJudged, for every cell; Reason
 	// says why in a few words. A cell is judged when it has
-	// MinIntervalProcesses processes or more. It is unstable when its
-	// interval (over processes) is wider than the target precision, or
-	// when its processes differ: the Kruskal–Wallis test between
-	// processes (those with UnstableMinSpawns spawns or more in the view)
-	// rejects at HeterogeneityAlpha and their summaries spread by more
-	// than HeterogeneitySpread.
+	// MinIntervalProcesses processes or more, and unstable only on
+	// evidence at the level of processes (stats.Estimate.Unstable): its
+	// process summaries drifted over the run, or they fall into two
+	// clusters. Precision is a number, not a verdict.
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason,omitempty"`
 	// Unstable is Verdict == Unstable.
 	Unstable bool `json:"unstable"`
 	// Spread is the interquartile range of the process summaries over
-	// their median (0 with fewer than MinIntervalProcesses processes).
+	// their median (0 with fewer than MinIntervalProcesses processes), a
+	// description, not a verdict.
 	Spread Float `json:"spread"`
-	// Target is the precision the cell was judged against.
+	// Target is the precision the cell's "about m processes for ±target"
+	// is worked out for.
 	Target Float `json:"target_precision"`
+	// Needed is about how many processes the cell would need for Target
+	// (stats.Estimate.ProcessesFor); 0 when it cannot say.
+	Needed int `json:"processes_for_target,omitempty"`
 }
 
 // Flags spells the cell's verdicts for a table: "busy", "unstable",
@@ -81,61 +71,69 @@ func (n Noise) Flags() string {
 	return strings.Join(f, ", ")
 }
 
-// noiseOf judges one cell from its measured processes, the samples of its
-// view (ok processes only), their process summaries and estimate.
-func noiseOf(runs []results.ProcessRun, samples []results.SpawnSample, procs []ProcessSummary, est *Estimate, target float64) Noise {
+// noiseOf judges one cell from its measured processes, their process
+// summaries and estimate.
+func noiseOf(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, target float64) Noise {
 	var n Noise
-	// The busy rule is results', shared with run's closing warning.
-	cn := results.CellLoad(runs)
-	n.BusyKnown = !math.IsNaN(cn.OthersShare) || !math.IsNaN(cn.StealShare)
-	n.Busy = cn.Busy
-	n.OthersShare, n.StealShare = finite(cn.OthersShare), finite(cn.StealShare)
+	load := results.CellLoad(runs)
+	n.BusyKnown = !math.IsNaN(load.OthersShare) || !math.IsNaN(load.StealShare)
+	n.Busy = load.Busy
+	n.OthersShare, n.StealShare = finite(load.OthersShare), finite(load.StealShare)
 	n.Target = Float(target)
-	if est == nil || est.Processes < MinIntervalProcesses {
+	if est == nil || !est.est.Judged() {
 		k := 0
 		if est != nil {
 			k = est.Processes
 		}
-		n.Verdict, n.Reason = NotJudged, fmt.Sprintf("%s; an interval needs %d", plural(k, "process", "processes"), MinIntervalProcesses)
+		n.Verdict, n.Reason = NotJudged, notJudgedText(k)
 		return n
 	}
 	n.Spread = Float(spreadOf(procs))
-	byProcess := map[int32][]float64{}
-	for _, s := range samples {
-		byProcess[s.Process] = append(byProcess[s.Process], float64(s.SpawnNS))
-	}
-	groups := make([][]float64, 0, len(byProcess))
-	for _, p := range procs {
-		groups = append(groups, byProcess[p.Process])
-	}
+	n.Needed = est.est.ProcessesFor(target)
 	n.Verdict = Stable
-	switch {
-	case float64(est.Precision) > target:
-		n.Verdict, n.Reason = Unstable, fmt.Sprintf("not converged: ±%.3g%% > ±%.3g%%", 100*float64(est.Precision), 100*target)
-		if est.Drifted {
-			n.Reason += fmt.Sprintf(" (it drifted during the run: its time windows differ, p < %g)", DriftAlpha)
-		}
-	case heterogeneous(groups, procs):
-		n.Verdict, n.Reason = Unstable, fmt.Sprintf("processes differ (Kruskal–Wallis p < %g, spread %.0f%%)", HeterogeneityAlpha, 100*float64(n.Spread))
+	if est.est.Unstable() {
+		n.Verdict, n.Reason = Unstable, unstableReason(est.est)
 	}
 	n.Unstable = n.Verdict == Unstable
 	return n
 }
 
-// heterogeneous applies the rule of Noise.Verdict's second half to the
-// spawn times of each process (groups) and their summaries.
-func heterogeneous(groups [][]float64, procs []ProcessSummary) bool {
-	var tested [][]float64
-	for _, g := range groups {
-		if len(g) >= UnstableMinSpawns {
-			tested = append(tested, g)
-		}
+// notJudgedText says why a cell of k processes is not judged.
+func notJudgedText(k int) string {
+	return fmt.Sprintf("%s; a verdict needs %d", plural(k, "process", "processes"), MinIntervalProcesses)
+}
+
+// unstableReason says, in a few words, what evidence made a cell
+// unstable.
+func unstableReason(e *stats.Estimate) string {
+	var why []string
+	if e.Drifted {
+		why = append(why, fmt.Sprintf("drifted: its later half of processes differs from its earlier half (p = %.2g)", e.DriftP))
 	}
-	if len(tested) < 3 || spreadOf(procs) <= HeterogeneitySpread {
-		return false
+	if len(e.Clusters) == 2 {
+		lo, hi := e.Clusters[0], e.Clusters[1]
+		why = append(why, fmt.Sprintf("two clusters of processes, %.0f%% at %s and %.0f%% at %s",
+			100*lo.Share, formatUS(lo.Estimate.Center), 100*hi.Share, formatUS(hi.Estimate.Center)))
 	}
-	p, ok := stats.KruskalWallis(tested)
-	return ok && p < HeterogeneityAlpha
+	return strings.Join(why, "; ")
+}
+
+// precisionText is a cell's precision as a number, with the processes
+// behind it and about how many the target would take: "±14.2% (10
+// processes; about 21 for ±10%)".
+func precisionText(e *Estimate, n Noise) string {
+	if !e.Bounded() {
+		return "—"
+	}
+	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), plural(e.Processes, "process", "processes"))
+	switch {
+	case float64(e.Precision) <= float64(n.Target):
+	case n.Needed > 0:
+		s += fmt.Sprintf("; about %d for ±%.0f%%", n.Needed, 100*float64(n.Target))
+	case e.Windowed:
+		s += "; it drifted, so more processes will not narrow it"
+	}
+	return s + ")"
 }
 
 // spreadOf is the interquartile range of the process summaries over their
@@ -161,18 +159,24 @@ func finite(v float64) Float {
 	return Float(v)
 }
 
-// busyShareThreshold is results' busy threshold, for legends.
+// busyShareThreshold is the busy rule's threshold, for legends.
 const busyShareThreshold = stats.BusyThreshold
 
-// noiseText is a cell's flags in brackets, for appending to a table cell.
-func noiseText(n Noise) string {
-	// "not judged" is said once, in the typical-time table and the
-	// ratios' intervals, not beside every mean.
-	if n.Verdict == NotJudged {
-		n.Verdict = ""
+// noiseText is a cell's flags in brackets, for appending to a table cell;
+// a cell too small to judge says so with its process count.
+func noiseText(n Noise, processes int) string {
+	var f []string
+	if n.Busy {
+		f = append(f, "busy")
 	}
-	if f := n.Flags(); f != "" {
-		return fmt.Sprintf(" [%s]", f)
+	switch n.Verdict {
+	case Unstable:
+		f = append(f, Unstable)
+	case NotJudged:
+		f = append(f, fmt.Sprintf("not judged: %s", plural(processes, "process", "processes")))
 	}
-	return ""
+	if len(f) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(f, ", ") + "]"
 }

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"spawnbench/engine/results"
 )
@@ -53,37 +55,31 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 }
 
 func TestUnstableFlag(t *testing.T) {
-	// Per-process medians 100, 100·f, 100, 100·f, 100 … µs: the wider f
-	// spreads them, the wider their interquartile range.
-	spread := func(f float64, processes int) func(p, t int) int64 {
-		return func(p, t int) int64 {
-			v := 100e3
-			if p%2 == 1 {
-				v *= f
-			}
-			return int64(v) + int64(t)
-		}
+	// level gives process p's level; each spawn adds its thread number in
+	// ns, so no two values tie.
+	cell := func(level func(p int) float64) func(p, t int) int64 {
+		return func(p, t int) int64 { return int64(level(p)) + int64(t) }
 	}
+	spread := func(p int) float64 { return 100e3 * math.Exp(0.3*math.Sin(float64(7*p))) }
 	cases := []struct {
 		name      string
-		factor    float64
 		processes int
 		n         int32
+		level     func(p int) float64
 		verdict   string
 		reason    string
 	}{
-		{"processes agree", 1.05, 6, 10, Stable, ""},
-		{"processes disagree", 2, 6, 10, Unstable, ""},
-		{"too few processes to judge", 3, 4, 10, NotJudged, "4 processes; an interval needs 5"},
-		// One spawn a process: no test between processes, but the
-		// interval over them is judged all the same.
-		{"one spawn a process, wide interval", 3, 20, 1, Unstable, "not converged"},
-		{"one spawn a process, narrow interval", 1.02, 20, 1, Stable, ""},
+		{"processes agree", 6, 10, func(p int) float64 { return 100e3 * (1 + 0.01*float64(p)) }, Stable, ""},
+		{"two clusters of processes", 6, 10, func(p int) float64 { return 100e3 * float64(1+p%2) }, Unstable, "two clusters"},
+		{"too few processes to judge", 4, 10, func(p int) float64 { return 100e3 * float64(1+2*(p%2)) }, NotJudged, "4 processes; a verdict needs 5"},
+		// A wide interval is a number, not a verdict.
+		{"one spawn a process, wide and single-peaked", 20, 1, spread, Stable, ""},
+		{"a step halfway through the run", 20, 1, func(p int) float64 { return 100e3 * (1 + 0.6*float64(p/10)) * (1 + 0.01*float64(p%10)) }, Unstable, "drifted"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: spread(tc.factor, tc.processes)})
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: cell(tc.level), startEvery: time.Second})
 			c := build(t, s).Cell("native", "sequential", Column{N: tc.n})
 			if c.Noise.Verdict != tc.verdict || c.Noise.Unstable != (tc.verdict == Unstable) || !strings.Contains(c.Noise.Reason, tc.reason) {
 				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Noise.Verdict, c.Noise.Reason, c.Noise.Spread, tc.verdict, tc.reason)

@@ -151,7 +151,7 @@ func (r *Report) writeReleases(b *strings.Builder, plots []Plot) {
 	for _, q := range r.Releases {
 		e := &q.Estimate
 		row := []string{q.Release, q.Version, q.Environment, q.Mode, strconv.Itoa(int(q.N)),
-			formatUS(float64(e.TypicalUS)) + noiseText(q.Noise),
+			formatUS(float64(e.TypicalUS)) + noiseText(q.Noise, e.Processes),
 			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), strconv.Itoa(e.Processes)}
 		if len(payloads) > 1 {
 			row = slices.Insert(row, 3, q.Payload)

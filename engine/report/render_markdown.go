@@ -158,16 +158,71 @@ func writeSources(b *strings.Builder, label string, sources []Source) {
 			m := inv.Machine
 			fmt.Fprintf(b, "    - machine `%s`: %s, %s, %d cores, kernel %s, %s; pinning %s\n",
 				m.Identity(), orDash(m.Hostname), orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), cpusText(inv.CPUs))
-			if tc := inv.Toolchains; len(tc) > 0 {
-				var parts []string
-				for _, env := range sortedKeys(tc) {
-					parts = append(parts, env+": "+tc[env])
-				}
-				fmt.Fprintf(b, "    - toolchains: %s\n", strings.Join(parts, "; "))
-			}
 		}
 	}
 	b.WriteString("\n")
+}
+
+// writeHeader is the report's opening: each set in a line, and where the
+// rest of its provenance is.
+func writeHeader(b *strings.Builder, sources []Source) {
+	for _, src := range sources {
+		invs := src.Provenance.Invocations
+		machines := map[string]results.Machine{}
+		var from, to *time.Time
+		for i := range invs {
+			inv := &invs[i]
+			machines[inv.Machine.Identity()] = inv.Machine
+			if from == nil || inv.StartedAt.Before(*from) {
+				from = &inv.StartedAt
+			}
+			if inv.EndedAt != nil && (to == nil || inv.EndedAt.After(*to)) {
+				to = inv.EndedAt
+			}
+		}
+		var where []string
+		for _, id := range sortedKeys(machines) {
+			m := machines[id]
+			where = append(where, fmt.Sprintf("%s (%s, %d cores)", orDash(m.Hostname), orDash(m.CPUModel), m.Cores))
+		}
+		spec := "—"
+		if last := src.Provenance.LastMeasuring(); last != nil {
+			spec = orDash(last.SpecName)
+		}
+		fmt.Fprintf(b, "Result set `%s`: spec %s, %s in %s on %s, %s to %s.", src.Dir, spec,
+			plural(src.Processes, "process", "processes"), plural(len(invs), "invocation", "invocations"), strings.Join(where, ", "), formatTime(from), formatTime(to))
+		if len(src.Incomplete) > 0 {
+			b.WriteString(" **Incomplete** (see below).")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("Invocations, machines, toolchains, the clock checks and the pooled means are in the appendix.\n\n")
+}
+
+// writeProvenance renders every invocation of every set, then each
+// environment's toolchain once.
+func writeProvenance(b *strings.Builder, sources []Source) {
+	b.WriteString("### Provenance\n\n")
+	writeSources(b, "Result set", sources)
+	byEnv := map[string][]string{}
+	for _, src := range sources {
+		for _, inv := range src.Provenance.Invocations {
+			for env, tc := range inv.Toolchains {
+				if !slices.Contains(byEnv[env], tc) {
+					byEnv[env] = append(byEnv[env], tc)
+				}
+			}
+		}
+	}
+	if len(byEnv) == 0 {
+		return
+	}
+	b.WriteString("### Toolchains\n\n")
+	var rows [][]string
+	for _, env := range sortedKeys(byEnv) {
+		rows = append(rows, []string{env, strings.Join(byEnv[env], "; ")})
+	}
+	mdTable(b, []string{"Environment", "Toolchain (as each invocation recorded it)"}, "ll", rows)
 }
 
 // invocationCommand is the command line an invocation ran, with the
@@ -207,23 +262,196 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		return err
 	}
 	b.WriteString("# spawnbench report\n\n")
-	writeSources(&b, "Result set", r.Sources)
+	writeHeader(&b, r.Sources)
 	writeIncomplete(&b, r.Incomplete)
 	writeBusyWarning(&b, r.Cells)
 	r.writeClockWarnings(&b)
 
 	if len(r.Cells) == 0 {
 		b.WriteString("No spawns were measured in this result set.\n\n")
+		r.writeAppendix(&b)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	b.WriteString("## Mean spawn time\n\n")
+	r.writeBottomLine(&b)
+	r.writeTypical(&b)
+	r.writeRatios(&b)
+	r.writeAgainst(&b)
+	r.writeRegimes(&b)
+	r.writeClusters(&b)
+	r.writePlacement(&b)
+	r.writeParallel(&b)
+	r.writeReleases(&b, plots)
+	r.writeFailures(&b)
+	r.writePlots(&b, plots)
+	r.writeAppendix(&b)
+	writeNotes(&b, r.Warnings)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTypical renders the typical-time table: every cell's figure with
+// its interval, precision and verdict.
+func (r *Report) writeTypical(b *strings.Builder) {
+	grouped := r.grouped()
+	var rows [][]string
+	family := ""
+	fmt.Fprintf(b, "## Typical spawn time with %.0f%% confidence interval, over processes\n\n", 100*r.Confidence)
+	for _, c := range r.Cells {
+		if c.Stats == nil {
+			continue
+		}
+		if grouped && c.Family != family {
+			family = c.Family
+			rows = append(rows, familyRow(family, 8))
+		}
+		mark := ""
+		if c.Untrusted > 0 {
+			mark = untrustedMark
+		}
+		e := &c.Stats.Estimate
+		precision := precisionText(e, c.Noise)
+		verdict := c.Noise.Verdict
+		if c.Noise.Reason != "" && c.Noise.Verdict != Stable {
+			verdict += ": " + c.Noise.Reason
+		}
+		if c.Noise.Busy {
+			verdict = "busy; " + verdict
+		}
+		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
+			formatUS(float64(e.TypicalUS)) + mark,
+			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), precision, verdict})
+	}
+	if len(rows) == 0 {
+		b.WriteString("No spawns were measured.\n\n")
+	} else {
+		mdTable(b, []string{"Environment", "Mode", "n", "View", "Typical", "95% CI", "Precision (processes)", "Verdict"}, "llrlrrrl", rows)
+		fmt.Fprintf(b, "%s\n\n", estimateLegend(r.Precision))
+	}
+
+}
+
+// writeRatios renders the ratios to the baseline, and the ratios within
+// each placement where both sides record it.
+func (r *Report) writeRatios(b *strings.Builder) {
+	grouped := r.grouped()
+	header := r.columnHeader()
+	var rows [][]string
+	family := ""
+	fmt.Fprintf(b, "## Ratio to %s (typical ÷ typical, over processes)\n\n", r.Baseline)
+	if len(r.Ratios) == 0 {
+		fmt.Fprintf(b, "No ratios: no other environment shares a measured cell with %s.\n\n", r.Baseline)
+	} else {
+		var envs []string
+		for _, q := range r.Ratios {
+			envs = appendNew(envs, q.Environment)
+		}
+		for _, env := range envs {
+			for _, mode := range r.Modes {
+				row := []string{env, mode}
+				if f := r.Family(env); grouped && f != family && r.Ran(env, mode) {
+					family = f
+					rows = append(rows, familyRow(f, len(header)))
+				}
+				measured := false
+				for _, col := range r.Columns {
+					text := "n/a"
+					if q := r.ratio(env, mode, col); q != nil {
+						measured = true
+						text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) + r.Cell(env, mode, col).flags()
+					}
+					row = append(row, text)
+				}
+				if measured {
+					rows = append(rows, row)
+				}
+			}
+		}
+		noted := false
+		for _, c := range r.Cells {
+			if c.Environment == r.Baseline && c.Noise.Unstable {
+				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", cellName(&c), c.Noise.Reason)
+				noted = true
+			}
+		}
+		if noted {
+			b.WriteString("\n")
+		}
+		mdTable(b, header, "ll", rows)
+		fmt.Fprintf(b, "Each ratio's %.0f%% interval is Yuen–Welch's over the two cells' processes (the difference of their log trimmed means). "+
+			"[busy], [unstable] or [not judged]: the environment's own cell was so judged; the baseline's evidence is named above the table, once.\n\n",
+			100*r.Confidence)
+	}
+
+	r.writePlacementRatios(b)
+}
+
+// columnHeader is "Environment", "Mode" and a heading per column.
+func (r *Report) columnHeader() []string {
 	header := []string{"Environment", "Mode"}
 	for _, col := range r.Columns {
 		header = append(header, col.Label())
 	}
+	return header
+}
+
+// writeFailures lists the processes that did not end ok, and the
+// skipped environments.
+func (r *Report) writeFailures(b *strings.Builder) {
 	var rows [][]string
+	if len(r.Failures) > 0 {
+		b.WriteString("## Failed processes\n\n")
+		const shown = 30
+		for i, f := range r.Failures {
+			if i == shown {
+				break
+			}
+			rows = append(rows, []string{f.Environment, f.Mode, strconv.Itoa(int(f.N)), strconv.Itoa(int(f.Process)),
+				statusLabel(f.Status), strconv.Itoa(int(f.ExitCode)), f.Signal, truncate(f.Error, 120)})
+		}
+		mdTable(b, []string{"Environment", "Mode", "n", "Process", "Status", "Exit", "Signal", "Error (tail)"}, "llrrlrll", rows)
+		if len(r.Failures) > shown {
+			fmt.Fprintf(b, "… and %d more; see runs.parquet.\n\n", len(r.Failures)-shown)
+		}
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("## Skipped environments\n\n")
+		for _, env := range sortedKeys(r.Skipped) {
+			fmt.Fprintf(b, "- **%s**: %s\n", env, mdEscape(r.Skipped[env]))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writePlots links the plots (the release plot is shown with its table).
+func (r *Report) writePlots(b *strings.Builder, plots []Plot) {
+	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool { return filepath.Base(p.Path) == releasesPlotBase+".png" })
+	if len(plots) > 0 {
+		b.WriteString("## Plots\n\n")
+		for _, p := range plots {
+			fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.Path)
+		}
+	}
+}
+
+// writeAppendix renders what a reader looks up rather than reads: the
+// pooled means (the earlier study's statistic), the clock calibration and
+// the provenance of every invocation, toolchains once.
+func (r *Report) writeAppendix(b *strings.Builder) {
+	b.WriteString("## Appendix\n\n")
+	if len(r.Cells) > 0 {
+		r.writeMeans(b)
+	}
+	r.writeCalibration(b)
+	writeProvenance(b, r.Sources)
+}
+
+// writeMeans renders the pooled means: the earlier study's statistic.
+func (r *Report) writeMeans(b *strings.Builder) {
 	grouped := r.grouped()
+	b.WriteString("### Mean spawn time (the earlier study's statistic)\n\n")
+	header := r.columnHeader()
+	var rows [][]string
 	family := ""
 	for _, env := range r.Environments {
 		for _, mode := range r.Modes {
@@ -237,13 +465,13 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 			row := []string{env, mode}
 			for _, col := range r.Columns {
 				c := r.Cell(env, mode, col)
-				row = append(row, c.ClassicText()+noiseText(c.Noise))
+				row = append(row, c.ClassicText()+c.flags())
 			}
 			rows = append(rows, row)
 		}
 	}
-	mdTable(&b, header, "ll", rows)
-	fmt.Fprintf(&b, "Warm-up spawns are excluded. \"(last %d)\" columns keep only the last %d spawns of each process, for n ≥ %d. "+
+	mdTable(b, header, "ll", rows)
+	fmt.Fprintf(b, "Warm-up spawns are excluded. \"(last %d)\" columns keep only the last %d spawns of each process, for n ≥ %d. "+
 		"n/a: nothing measured. A status such as OOM or timeout: every process of the cell ended so. "+
 		"\"(2 timeout)\" beside a number: that many processes failed and the mean is of the rest. "+
 		"%s: includes samples whose clock failed its check. "+
@@ -251,125 +479,6 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 		"Means, medians and counts use samples of ok processes only; failed processes' samples stay in samples.parquet. %s\n\n",
 		r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark, noiseLegend)
 
-	fmt.Fprintf(&b, "## Typical spawn time with %.0f%% confidence interval, over processes\n\n", 100*r.Confidence)
-	rows = nil
-	family = ""
-	for _, c := range r.Cells {
-		if c.Stats == nil {
-			continue
-		}
-		if grouped && c.Family != family {
-			family = c.Family
-			rows = append(rows, familyRow(family, 11))
-		}
-		mark := ""
-		if c.Untrusted > 0 {
-			mark = untrustedMark
-		}
-		e := &c.Stats.Estimate
-		precision := "—"
-		if e.Bounded() {
-			precision = fmt.Sprintf("±%.1f%%", 100*float64(e.Precision))
-		}
-		verdict := c.Noise.Verdict
-		if c.Noise.Reason != "" && c.Noise.Verdict != Stable {
-			verdict += ": " + c.Noise.Reason
-		}
-		if c.Noise.Busy {
-			verdict = "busy; " + verdict
-		}
-		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
-			formatUS(float64(e.TypicalUS)) + mark,
-			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), precision,
-			strconv.Itoa(e.Processes), strconv.Itoa(c.Samples),
-			formatUS(float64(c.Stats.MedianUS)) + mark, verdict})
-	}
-	if len(rows) == 0 {
-		b.WriteString("No spawns were measured.\n\n")
-	} else {
-		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Typical", "95% CI", "Precision", "Processes", "Spawns", "Median of spawns", "Verdict"}, "llrlrrrrrrl", rows)
-		fmt.Fprintf(&b, "%s\n\n", estimateLegend(r.Precision))
-	}
-
-	r.writeRegimes(&b)
-	r.writePlacement(&b)
-	r.writeParallel(&b)
-	r.writeReleases(&b, plots)
-
-	fmt.Fprintf(&b, "## Ratio to %s (typical ÷ typical, over processes)\n\n", r.Baseline)
-	if len(r.Ratios) == 0 {
-		fmt.Fprintf(&b, "No ratios: no other environment shares a measured cell with %s.\n\n", r.Baseline)
-	} else {
-		var envs []string
-		for _, q := range r.Ratios {
-			envs = appendNew(envs, q.Environment)
-		}
-		rows = nil
-		family = ""
-		for _, env := range envs {
-			for _, mode := range r.Modes {
-				row := []string{env, mode}
-				if f := r.Family(env); grouped && f != family && r.Ran(env, mode) {
-					family = f
-					rows = append(rows, familyRow(f, len(header)))
-				}
-				measured := false
-				for _, col := range r.Columns {
-					text := "n/a"
-					if q := r.ratio(env, mode, col); q != nil {
-						measured = true
-						text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) +
-							noiseText(joinNoise(r.Cell(env, mode, col).Noise, r.Cell(r.Baseline, mode, col).Noise))
-					}
-					row = append(row, text)
-				}
-				if measured {
-					rows = append(rows, row)
-				}
-			}
-		}
-		mdTable(&b, header, "ll", rows)
-		fmt.Fprintf(&b, "Each ratio's %.0f%% interval is Yuen–Welch's over the two cells' processes (the difference of their log trimmed means). "+
-			"[busy], [unstable] or [not judged]: the environment's cell or the baseline's was so judged.\n\n",
-			100*r.Confidence)
-	}
-
-	r.writeAgainst(&b)
-
-	if len(r.Failures) > 0 {
-		b.WriteString("## Failed processes\n\n")
-		const shown = 30
-		rows = nil
-		for i, f := range r.Failures {
-			if i == shown {
-				break
-			}
-			rows = append(rows, []string{f.Environment, f.Mode, strconv.Itoa(int(f.N)), strconv.Itoa(int(f.Process)),
-				statusLabel(f.Status), strconv.Itoa(int(f.ExitCode)), f.Signal, truncate(f.Error, 120)})
-		}
-		mdTable(&b, []string{"Environment", "Mode", "n", "Process", "Status", "Exit", "Signal", "Error (tail)"}, "llrrlrll", rows)
-		if len(r.Failures) > shown {
-			fmt.Fprintf(&b, "… and %d more; see runs.parquet.\n\n", len(r.Failures)-shown)
-		}
-	}
-	if len(r.Skipped) > 0 {
-		b.WriteString("## Skipped environments\n\n")
-		for _, env := range sortedKeys(r.Skipped) {
-			fmt.Fprintf(&b, "- **%s**: %s\n", env, mdEscape(r.Skipped[env]))
-		}
-		b.WriteString("\n")
-	}
-	// The release plot is shown with its table.
-	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool { return filepath.Base(p.Path) == releasesPlotBase+".png" })
-	if len(plots) > 0 {
-		b.WriteString("## Plots\n\n")
-		for _, p := range plots {
-			fmt.Fprintf(&b, "![%s](%s)\n\n", p.Title, p.Path)
-		}
-	}
-	writeNotes(&b, r.Warnings)
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // writeNotes renders benchmath's caveats, shared by report and compare.
@@ -414,6 +523,10 @@ func (r *Report) writeClockWarnings(b *strings.Builder) {
 	if len(uncalibrated) > 0 {
 		fmt.Fprintf(b, "Not calibrated (run `spawnbench calibrate`): %s.\n\n", strings.Join(uncalibrated, ", "))
 	}
+}
+
+// writeCalibration renders each environment's clock checks.
+func (r *Report) writeCalibration(b *strings.Builder) {
 	var rows [][]string
 	for _, v := range r.Clocks {
 		if !v.Calibrated() {
@@ -436,7 +549,7 @@ func (r *Report) writeClockWarnings(b *strings.Builder) {
 			fmt.Sprintf("%d/%d", v.Untrusted, v.Samples), step, read, verdict})
 	}
 	if len(rows) > 0 {
-		b.WriteString("## Clock calibration\n\n")
+		b.WriteString("### Clock calibration\n\n")
 		mdTable(b, []string{"Environment", "Sleep checks passed", "Coherence checks passed", "Untrusted samples", "Clock step", "One reading", "Verdict"}, "lrrrrrl", rows)
 		b.WriteString("Clock step: the smallest difference between two successive readings that differ (a coarsened clock's grain; for a fine clock, about the cost of a reading). One reading: the mean cost of one clock read, the median over the calibration processes.\n\n")
 	}
@@ -454,17 +567,19 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 
 // noiseLegend explains the noise flags wherever they appear.
 var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns, less spawnbench's own work per process, own_work_ns) "+
-	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time, by more than three standard errors over its processes (/proc/stat rounds to 10 ms ticks). [unstable]: the cell's interval over processes is wider than the target precision, "+
-	"or its processes differ (Kruskal–Wallis p < %g between processes with %d or more spawns, and their typical times spread by more than %.0f%%). "+
-	"[not judged]: fewer than %d processes, too few for an interval. A flagged cell's number depends on when it was measured.",
-	100*busyShareThreshold, HeterogeneityAlpha, UnstableMinSpawns, 100*HeterogeneitySpread, MinIntervalProcesses)
+	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time, by more than three standard errors over its processes (/proc/stat rounds to 10 ms ticks). "+
+	"[unstable]: the cell's processes say its figure depends on when or how it was measured: their figures drifted over the run "+
+	"(Kruskal–Wallis over start-ordered batches of processes, p < %g), or they fall into two clusters "+
+	"(the best split of their log figures explains more of the variance than a single skewed peak does in %.0f%% of cells, the clusters at least %.2g× apart). "+
+	"[not judged: k processes]: fewer than %d processes, too few for an interval or a verdict. A ratio carries its own environment's flags, never its baseline's.",
+	100*busyShareThreshold, DriftAlpha, 100*stats.ClusterAlpha, stats.ClusterMinRatio, MinIntervalProcesses)
 
 // estimateLegend says how the figures of the typical-time table are made.
 func estimateLegend(target float64) string {
 	return fmt.Sprintf("The process is the unit of replication: each process is reduced to its typical spawn (the 20%% trimmed mean of its spawns in the view), "+
 		"and a cell's typical time is the 20%% trimmed mean of their logarithms, with Yuen's %.0f%% interval over processes. "+
-		"Precision is the interval's half-width over the figure; the target is ±%.3g%%. "+
-		"\"Median of spawns\" is the median of every spawn of the cell, for reference only: pooled spawns are not independent, so it carries no interval.",
+		"Precision is the interval's half-width over the figure, with the processes behind it and, where it is wider than ±%.3g%% (samples.precision), about how many processes that would take: a number, not a verdict. "+
+		"The pooled median and 95th percentile of every spawn, and the spawn counts, are in the CSV and JSON formats.",
 		100*Confidence, 100*target)
 }
 
@@ -521,17 +636,15 @@ func more(n int) string {
 	return fmt.Sprintf(" and %d more", n)
 }
 
-// joinNoise flags a ratio with what either of its cells was flagged:
-// unstable over not judged over stable.
-func joinNoise(a, b Noise) Noise {
-	n := Noise{Busy: a.Busy || b.Busy, Verdict: Stable}
-	switch {
-	case a.Unstable || b.Unstable:
-		n.Verdict, n.Unstable = Unstable, true
-	case a.Verdict == NotJudged || b.Verdict == NotJudged:
-		n.Verdict = NotJudged
+// flags are the cell's verdicts in brackets, for appending to a figure
+// or to a ratio of which the cell is the numerator: a ratio is flagged
+// by its own environment's cell, never by its baseline's (the report
+// names the baseline's evidence once, above the ratios).
+func (c *Cell) flags() string {
+	if c.Stats == nil {
+		return "" // a status or n/a: no figure to judge
 	}
-	return n
+	return noiseText(c.Noise, c.Stats.Processes)
 }
 
 // writeRegimes lists the cells whose spawns fall into two or more regimes,
@@ -553,7 +666,7 @@ func (r *Report) writeRegimes(b *strings.Builder) {
 	fmt.Fprintf(b, "A cell whose spawn times have two or more modes (a kernel density estimate of their logarithms, modes at least %.1f× apart holding %.0f%% of the spawns or more, the valley between them at most %.0f%% of the lower peak) is listed here regime by regime: "+
 		"its headline figure above weighs the regimes by their shares, and moves with them, so read it with the shares. "+
 		"Natively the two regimes are usually the child starting on its parent's CPU (fast) or on another one (slow).\n\n",
-		RegimeMinRatio, 100*RegimeMinShare, 100*RegimeValley)
+		stats.ModeMinRatio, 100*stats.ModeMinShare, 100*stats.ModeValley)
 }
 
 // ratioInterval is a ratio's interval, or why it has none.

@@ -106,7 +106,7 @@ func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := md.String()
-	classic := out[strings.Index(out, "## Mean spawn time"):strings.Index(out, "## Typical spawn time")]
+	classic := out[strings.Index(out, "### Mean spawn time"):strings.Index(out, "### Provenance")]
 	prev := -1
 	for _, f := range []string{FamilyNative, FamilyWasmtime, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers, FamilyOther} {
 		i := strings.Index(classic, "| **"+f+"** |")

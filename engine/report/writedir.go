@@ -17,20 +17,20 @@ const (
 
 // WriteDir writes report.md and the plots (under plots/) for set into its
 // result directory dir. The runner calls it when a run finishes.
-func WriteDir(dir string, set *results.Set) error {
+func WriteDir(dir string, set *results.Set) (*Report, error) {
 	return WriteDirNamed(dir, dir, set)
 }
 
 // WriteDirNamed is WriteDir into dir for a set the report calls name (a
 // merge writes into a hidden directory that becomes name).
-func WriteDirNamed(dir, name string, set *results.Set) error {
+func WriteDirNamed(dir, name string, set *results.Set) (*Report, error) {
 	r, err := Build([]Input{{Dir: name, Set: set}}, Options{})
 	if err != nil {
-		return fmt.Errorf("report for %s: %w", dir, err)
+		return nil, fmt.Errorf("report for %s: %w", dir, err)
 	}
 	plots, err := r.WritePlots(filepath.Join(dir, PlotsDir))
 	if err != nil {
-		return fmt.Errorf("report for %s: %w", dir, err)
+		return nil, fmt.Errorf("report for %s: %w", dir, err)
 	}
 	for i := range plots {
 		plots[i].Path = PlotsDir + "/" + plots[i].Path
@@ -38,7 +38,7 @@ func WriteDirNamed(dir, name string, set *results.Set) error {
 	if err := atomicfile.Write(filepath.Join(dir, ReportFile), func(w io.Writer) error {
 		return r.Write(w, FormatMarkdown, plots)
 	}); err != nil {
-		return fmt.Errorf("report for %s: %w", dir, err)
+		return nil, fmt.Errorf("report for %s: %w", dir, err)
 	}
-	return nil
+	return r, nil
 }

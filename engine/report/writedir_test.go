@@ -13,7 +13,7 @@ import (
 func TestWriteDirWritesReportAndPlots(t *testing.T) {
 	s := realisticSet(t)
 	dir := writeSet(t, s)
-	if err := WriteDir(dir, s); err != nil {
+	if _, err := WriteDir(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, ReportFile))

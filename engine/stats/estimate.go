@@ -22,24 +22,32 @@ const TrimFraction = 0.2
 // an interval and a verdict; with fewer its figure is "not judged".
 const MinIntervalProcesses = 5
 
-// DriftWindows is the number of equal windows of a cell's time span (its
-// first process's start to its last's) whose means bound its drift. Five
-// covered the other run best in the reproducibility runs (10 and 20
-// windows, each shorter than the drift, covered 26 and 25 of 32): few
-// windows are wide, but their means are close to independent.
-const DriftWindows = 5
-
-// DriftMinProcesses is the fewest processes a cell needs for drift
-// windows: four a window on average. A window of one or two processes
-// has a mean that is that process's own noise, untrimmed, so one slow
-// process would widen the interval beyond what the cell's processes say
-// (a 10-process cell with one 350 µs process among 30 µs ones read
-// ±146%); over processes alone, Yuen's trimming keeps it in bounds.
-const DriftMinProcesses = 4 * DriftWindows
-
-// DriftAlpha is the level below which a cell's windows are taken to
-// differ.
-const DriftAlpha = 0.01
+// A cell drifts when its process summaries move over the run: the
+// processes, in the order they started, are cut into the first and the
+// second half, and the Kruskal–Wallis test of the two halves (the
+// Mann–Whitney test) rejects at DriftAlpha; a cell needs
+// DriftBatchProcesses processes in each half. It is a test on processes,
+// each one independent value, so its level holds; the spawns of one
+// process never enter it. Two halves, not more batches: a step or a
+// trend in the run's time puts one half below the other, and with few
+// processes more batches only spread them thinner (over 20 processes, a
+// tripling halfway was found in 27% of cells with five batches, 59% with
+// three and all with two).
+//
+// Only a drifted cell's interval is widened: to the batch-means interval
+// of DriftBatches batches (each batch's trimmed mean one value, Student's
+// t on batches − 1 degrees of freedom), where that is the wider, and only
+// for cells of DriftMinProcesses or more, since a batch of one or two
+// processes is one process's own noise, untrimmed (a 10-process cell with
+// one 350 µs process among 30 µs ones read ±146%). A cell that does not
+// drift keeps Yuen's interval over its processes.
+const (
+	DriftTestBatches    = 2
+	DriftBatches        = 5
+	DriftBatchProcesses = 4
+	DriftMinProcesses   = DriftBatches * DriftBatchProcesses
+	DriftAlpha          = 0.01
+)
 
 // Process is one independent process reduced to one number.
 type Process struct {
@@ -64,99 +72,180 @@ type Estimate struct {
 	// Precision is the interval's relative half-width, (High − Low) / 2
 	// / Center; +Inf when there is no interval.
 	Precision float64
-	// Windowed is true when the cell's time windows, not its processes,
-	// set the interval.
-	Windowed bool
-	// Drifted is true when, moreover, the windows differ beyond chance
-	// (Kruskal–Wallis over the processes grouped by window, p <
-	// DriftAlpha): the cell moved during the run.
+	// Drifted is true when the cell's process summaries moved over the
+	// run (see DriftAlpha), with DriftP the test's p-value (NaN when the
+	// cell is too small to test).
 	Drifted bool
+	DriftP  float64
+	// Windowed is true when the drifted cell's batch means, not its
+	// processes, set the interval.
+	Windowed bool
+	// Clusters holds the cell's process clusters when its processes fall
+	// into two separate groups (see ClusterAlpha), lower first; nil
+	// otherwise.
+	Clusters []Cluster
 
 	loc spread
+	// varW is the winsorized variance of the log process values, for
+	// ProcessesFor.
+	varW float64
 }
+
+// Cluster is one group of a cell's processes.
+type Cluster struct {
+	// Share is the cluster's share of the cell's processes.
+	Share float64
+	// Estimate is the cluster's own figure, over its processes.
+	Estimate *Estimate
+}
+
+// Unstable is true when the evidence of the cell's processes says its
+// figure depends on when or how it was measured: it drifted during the
+// run, or its processes fall into separate clusters. A cell too small to
+// judge is never unstable.
+func (e *Estimate) Unstable() bool {
+	return e != nil && e.Judged() && (e.Drifted || len(e.Clusters) > 0)
+}
+
+// Judged is true when the cell has processes enough for an interval and
+// a verdict.
+func (e *Estimate) Judged() bool { return e != nil && e.Processes >= MinIntervalProcesses }
 
 // Bounded is true when the estimate has an interval.
 func (e *Estimate) Bounded() bool {
 	return e != nil && !math.IsNaN(e.Low) && !math.IsNaN(e.High) && !math.IsInf(e.High, 0)
 }
 
-// Summarize computes a cell's figure and interval from its processes;
-// nil for none.
+// Summarize computes a cell's figure and interval from its processes,
+// and judges them (Drifted, Clusters); nil for none.
 func Summarize(procs []Process) *Estimate {
+	e := summarize(procs)
+	if e == nil || !e.Judged() {
+		return e
+	}
+	logs := logsOf(procs)
+	if b, ok := batchesOf(procs, logs, DriftTestBatches); ok {
+		e.DriftP, _ = KruskalWallis(b.groups)
+		e.Drifted = e.DriftP < DriftAlpha
+	}
+	if e.Drifted && len(procs) >= DriftMinProcesses {
+		if b, ok := batchesOf(procs, logs, DriftBatches); ok && b.half() > e.loc.half() {
+			e.loc.d, e.loc.df = b.d, b.df
+			e.Windowed = true
+			e.setInterval()
+		}
+	}
+	e.Clusters = clustersOf(procs, logs)
+	return e
+}
+
+// summarize is a cell's figure and Yuen's interval over its processes,
+// unjudged.
+func summarize(procs []Process) *Estimate {
 	if len(procs) == 0 {
 		return nil
 	}
+	logs := logsOf(procs)
+	e := &Estimate{Processes: len(procs), DriftP: math.NaN()}
+	e.loc, e.varW = yuenOf(logs)
+	e.setInterval()
+	return e
+}
+
+// setInterval sets the figure, its interval and precision from loc.
+func (e *Estimate) setInterval() {
+	e.Center, e.Low, e.High, e.Precision = math.Exp(e.loc.tm), math.NaN(), math.NaN(), math.Inf(1)
+	if e.Processes >= MinIntervalProcesses {
+		half := e.loc.half()
+		e.Low, e.High = math.Exp(e.loc.tm-half), math.Exp(e.loc.tm+half)
+		e.Precision = (e.High - e.Low) / 2 / e.Center
+	}
+}
+
+func logsOf(procs []Process) []float64 {
 	logs := make([]float64, len(procs))
 	for i, p := range procs {
 		logs[i] = safeLog(p.Value)
 	}
-	y := yuenOf(logs)
-	e := &Estimate{Center: math.Exp(y.tm), Processes: len(procs), Low: math.NaN(), High: math.NaN(), Precision: math.Inf(1)}
-	if len(procs) >= MinIntervalProcesses {
-		if w, ok := windowSpread(procs, logs); ok && w.half() > y.half() {
-			y.d, y.df = w.d, w.df
-			e.Windowed = true
-			p, ok := KruskalWallis(w.groups)
-			e.Drifted = ok && p < DriftAlpha
-		}
-		half := y.half()
-		e.Low, e.High = math.Exp(y.tm-half), math.Exp(y.tm+half)
-		e.Precision = (e.High - e.Low) / 2 / e.Center
-	}
-	e.loc = y
-	return e
+	return logs
 }
 
-// windowSpread is the batch-means spread of a cell's log process values:
-// the squared standard error of the mean of its DriftWindows window means
-// (each window's trimmed mean), with k − 1 degrees of freedom for k
-// windows that hold a process, and those windows' logs. Not ok for fewer
-// than DriftMinProcesses processes, when a start time is unknown, the
-// processes all started at once, or fewer than three windows hold one.
-func windowSpread(procs []Process, logs []float64) (windowed, bool) {
-	if len(procs) < DriftMinProcesses {
-		return windowed{}, false
+// ProcessesFor is about how many processes the cell would need for a
+// relative half-width of target, from its own spread (its winsorized
+// variance over processes): the smallest count whose Yuen interval is
+// that narrow. 0 when the cell cannot say (too few processes, or a
+// drifted cell whose batches set its interval: more processes do not
+// narrow a drift); the cell's own count when it is already there.
+func (e *Estimate) ProcessesFor(target float64) int {
+	if !e.Judged() || e.Windowed || !(target > 0) {
+		return 0
 	}
-	first, last := procs[0].Start, procs[0].Start
-	for _, p := range procs {
-		if p.Start.IsZero() {
-			return windowed{}, false
+	if e.Precision <= target {
+		return e.Processes
+	}
+	want := math.Asinh(target) // precision = sinh(half) on the log scale
+	half := func(m int) float64 {
+		g := int(math.Floor(TrimFraction * float64(m)))
+		h := float64(m - 2*g)
+		return tQuantile(h-1) * math.Sqrt(e.varW*float64(m-1)/(h*(h-1)))
+	}
+	lo, hi := e.Processes, e.Processes
+	for half(hi) > want {
+		if hi > 10_000_000 {
+			return 0
 		}
-		if p.Start.Before(first) {
-			first = p.Start
-		}
-		if p.Start.After(last) {
-			last = p.Start
-		}
+		lo, hi = hi, hi*2
 	}
-	span := last.Sub(first)
-	if span <= 0 {
-		return windowed{}, false
-	}
-	windows := make([][]float64, DriftWindows)
-	for i, p := range procs {
-		w := min(int(float64(p.Start.Sub(first))/float64(span)*DriftWindows), DriftWindows-1)
-		windows[w] = append(windows[w], logs[i])
-	}
-	var out windowed
-	var means []float64
-	for _, w := range windows {
-		if len(w) > 0 {
-			slices.Sort(w)
-			means = append(means, trimmedMeanSorted(w))
-			out.groups = append(out.groups, w)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if half(mid) > want {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	k := len(means)
-	if k < 3 {
-		return windowed{}, false
+	return hi
+}
+
+// batchesOf cuts a cell's processes, in the order they started, into
+// most equal batches, or fewer of at least DriftBatchProcesses each. Not
+// ok when a start time is unknown, the processes all started at once, or
+// fewer than two batches can be made.
+func batchesOf(procs []Process, logs []float64, most int) (batches, bool) {
+	k := min(most, len(procs)/DriftBatchProcesses)
+	if k < 2 {
+		return batches{}, false
+	}
+	order := make([]int, len(procs))
+	for i := range order {
+		order[i] = i
+		if procs[i].Start.IsZero() {
+			return batches{}, false
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return procs[order[a]].Start.Before(procs[order[b]].Start) })
+	if !procs[order[len(order)-1]].Start.After(procs[order[0]].Start) {
+		return batches{}, false
+	}
+	var out batches
+	means := make([]float64, k)
+	for b := range k {
+		from, to := b*len(order)/k, (b+1)*len(order)/k
+		g := make([]float64, 0, to-from)
+		for _, i := range order[from:to] {
+			g = append(g, logs[i])
+		}
+		slices.Sort(g)
+		means[b] = trimmedMeanSorted(g)
+		out.groups = append(out.groups, g)
 	}
 	out.d, out.df = mstats.Variance(means)/float64(k), float64(k-1)
 	return out, true
 }
 
-// windowed is a batch-means spread and the groups behind it.
-type windowed struct {
+// batches is the batch-means spread of a cell's logs and the batches
+// behind it.
+type batches struct {
 	spread
 	groups [][]float64
 }
@@ -206,8 +295,9 @@ func (s spread) half() float64 { return tQuantile(s.df) * math.Sqrt(s.d) }
 
 // yuenOf is the Yuen spread of values: the trimmed mean, its squared
 // standard error from the winsorized variance (Tukey–McLaughlin), and
-// h − 1 degrees of freedom for the h values left after trimming.
-func yuenOf(values []float64) spread {
+// h − 1 degrees of freedom for the h values left after trimming; and the
+// winsorized variance itself.
+func yuenOf(values []float64) (spread, float64) {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	n := len(sorted)
@@ -216,7 +306,7 @@ func yuenOf(values []float64) spread {
 	y := spread{tm: trimmedMeanG(sorted, g), df: float64(h - 1)}
 	if h < 2 {
 		y.d = math.Inf(1)
-		return y
+		return y, math.NaN()
 	}
 	// Winsorize: the g smallest become the (g+1)th, the g largest the
 	// (n−g)th.
@@ -229,8 +319,9 @@ func yuenOf(values []float64) spread {
 	}
 	mean := sum / float64(n)
 	varW := (sum2 - float64(n)*mean*mean) / float64(n-1)
-	y.d = max(varW, 0) * float64(n-1) / (float64(h) * float64(h-1))
-	return y
+	varW = max(varW, 0)
+	y.d = varW * float64(n-1) / (float64(h) * float64(h-1))
+	return y, varW
 }
 
 // welch is the difference of two locations, its standard error and

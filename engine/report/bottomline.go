@@ -1,0 +1,311 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"spawnbench/engine/results"
+)
+
+// The bottom line answers the study's question first: how much slower is
+// a thread spawn in each kind of host than natively, at the first spawn
+// and in steady state, and how sure are we. One row per host family and
+// host (the first environment the set lists for each: a family's
+// variants are in the tables below), each figure with its ratio to the
+// baseline, its 95% interval and the processes behind both sides, and a
+// verdict from the row's own cells. Beside it, the earlier study's
+// claims and table, each with what this set measured.
+
+// BottomLine is the report's answer in a few rows.
+type BottomLine struct {
+	Baseline string `json:"baseline"`
+	Mode     string `json:"mode"`
+	// First is the first-spawn column (n = 1) and Steady the steady-state
+	// one (the last spawns of n = 100, where the set has that view).
+	First  Column      `json:"first"`
+	Steady Column      `json:"steady"`
+	Rows   []BottomRow `json:"rows"`
+	// Notes name the evidence that qualifies the ratios: the baseline's
+	// own unstable cells, pooled ratios that mix placements.
+	Notes []string `json:"notes,omitempty"`
+	// Claims and Earlier set the earlier study beside this set.
+	Claims  []ClaimResult `json:"earlier_claims,omitempty"`
+	Earlier []EarlierRow  `json:"earlier_table,omitempty"`
+	// Source cites the earlier study.
+	Source string `json:"earlier_source,omitempty"`
+}
+
+// BottomRow is one host in the bottom line.
+type BottomRow struct {
+	Family      string      `json:"family"`
+	Host        string      `json:"host"`
+	Environment string      `json:"environment"`
+	First       *BottomCell `json:"first,omitempty"`
+	Steady      *BottomCell `json:"steady,omitempty"`
+	// Verdict is the row's cells' verdicts in a few words: "stable",
+	// "unstable (…)", "not judged (…)", with "busy" where it applies.
+	Verdict string `json:"verdict"`
+}
+
+// BottomCell is one figure of the bottom line.
+type BottomCell struct {
+	TypicalUS Float `json:"typical_us"`
+	Processes int   `json:"processes"`
+	// Ratio is the figure over the baseline's; nil for the baseline.
+	Ratio *Ratio `json:"ratio,omitempty"`
+}
+
+// bottomLine builds the report's bottom line; nil when the set holds no
+// cell of the baseline's first-spawn or steady-state columns.
+func bottomLine(r *Report) *BottomLine {
+	b := &BottomLine{Baseline: r.Baseline, Mode: "sequential"}
+	if !slices.Contains(r.Modes, b.Mode) {
+		if len(r.Modes) == 0 {
+			return nil
+		}
+		b.Mode = r.Modes[0]
+	}
+	b.First, b.Steady = Column{N: 1}, steadyColumn(r)
+	if r.Cell(r.Baseline, b.Mode, b.First) == nil && r.Cell(r.Baseline, b.Mode, b.Steady) == nil {
+		return nil
+	}
+	type hostKey struct{ family, host string }
+	seen := map[hostKey]bool{}
+	envs := append([]string{r.Baseline}, slices.DeleteFunc(slices.Clone(r.Environments), func(e string) bool { return e == r.Baseline })...)
+	for _, env := range envs {
+		first, steady := r.Cell(env, b.Mode, b.First), r.Cell(env, b.Mode, b.Steady)
+		host := ""
+		for _, c := range []*Cell{first, steady} {
+			if c != nil && c.Stats != nil && host == "" {
+				host = c.Host
+				if host == "" {
+					host = c.Kind // a set written before hosts were recorded
+				}
+			}
+		}
+		if host == "" && env != r.Baseline {
+			continue // skipped, or nothing measured in these columns
+		}
+		k := hostKey{r.Family(env), host}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		row := BottomRow{Family: k.family, Host: host, Environment: env}
+		row.First, row.Steady = r.bottomCell(first), r.bottomCell(steady)
+		row.Verdict = rowVerdict(b, first, steady)
+		b.Rows = append(b.Rows, row)
+	}
+	b.Notes = bottomNotes(r, b)
+	b.Source = earlier.Source
+	b.Claims = claimResults(r)
+	b.Earlier = earlierRows(r)
+	return b
+}
+
+// steadyColumn is the steady-state column: the last-spawns view of
+// n = 100 (the earlier study's "100 (last 10)"), else of the largest n
+// that has one, else the largest n.
+func steadyColumn(r *Report) Column {
+	var best Column
+	for _, c := range r.Columns {
+		switch {
+		case c.Last > 0 && c.N == 100:
+			return c
+		case c.Last > 0 && (best.Last == 0 || c.N > best.N):
+			best = c
+		case best.Last == 0 && c.N > best.N:
+			best = c
+		}
+	}
+	return best
+}
+
+func (r *Report) bottomCell(c *Cell) *BottomCell {
+	if c == nil || c.Stats == nil {
+		return nil
+	}
+	out := &BottomCell{TypicalUS: c.Stats.TypicalUS, Processes: c.Stats.Processes}
+	if c.Environment != r.Baseline {
+		out.Ratio = r.ratioOn(c.Machine, c.Environment, c.Mode, c.Column)
+	}
+	return out
+}
+
+// ratioOn is the ratio of (env, mode, col) measured on machine, or nil.
+func (r *Report) ratioOn(machine, env, mode string, col Column) *Ratio {
+	for i := range r.Ratios {
+		q := &r.Ratios[i]
+		if q.Environment == env && q.Mode == mode && q.Column == col && (machine == "" || q.Machine == machine) {
+			return q
+		}
+	}
+	return nil
+}
+
+// rowVerdict is a row's verdict from its own two cells.
+func rowVerdict(b *BottomLine, cells ...*Cell) string {
+	var unstable, notJudged []string
+	busy := false
+	for _, c := range cells {
+		if c == nil || c.Stats == nil {
+			continue
+		}
+		busy = busy || c.Noise.Busy
+		where := columnPhrase(b, c.Column)
+		switch c.Noise.Verdict {
+		case Unstable:
+			unstable = append(unstable, where+": "+c.Noise.Reason)
+		case NotJudged:
+			notJudged = append(notJudged, fmt.Sprintf("%s at %s", plural(c.Stats.Processes, "process", "processes"), where))
+		}
+	}
+	var v []string
+	if busy {
+		v = append(v, "busy")
+	}
+	if len(unstable) > 0 {
+		v = append(v, "unstable ("+strings.Join(unstable, "; ")+")")
+	}
+	if len(notJudged) > 0 {
+		v = append(v, "not judged ("+strings.Join(notJudged, ", ")+")")
+	}
+	if len(v) == 0 {
+		return Stable
+	}
+	return strings.Join(v, "; ")
+}
+
+// columnText is "n = 100, last 10" or "n = 1".
+func columnText(c Column) string {
+	if c.Last == 0 {
+		return fmt.Sprintf("n = %d", c.N)
+	}
+	return fmt.Sprintf("n = %d, last %d", c.N, c.Last)
+}
+
+// columnPhrase names a bottom-line column: "first spawn" or "steady state".
+func columnPhrase(b *BottomLine, c Column) string {
+	switch c {
+	case b.First:
+		return "first spawn"
+	case b.Steady:
+		return "steady state"
+	}
+	return "n = " + c.Label()
+}
+
+// bottomNotes are the baseline's unstable cells and the ratios that mix
+// placements, each said once.
+func bottomNotes(r *Report, b *BottomLine) []string {
+	var notes []string
+	for _, col := range []Column{b.First, b.Steady} {
+		if c := r.Cell(r.Baseline, b.Mode, col); c != nil && c.Noise.Unstable {
+			notes = append(notes, fmt.Sprintf("%s's own %s cell (%s) is unstable: %s. Every ratio of that column divides by it.",
+				r.Baseline, columnPhrase(b, col), columnText(col), c.Noise.Reason))
+		}
+	}
+	for _, row := range b.Rows {
+		for _, bc := range []*BottomCell{row.First, row.Steady} {
+			if bc == nil || bc.Ratio == nil || !bc.Ratio.mixesPlacements() {
+				continue
+			}
+			q := bc.Ratio
+			var same, other PlacementRatio
+			for _, p := range q.Placements {
+				if p.Placement == results.SameCPU {
+					same = p
+				} else {
+					other = p
+				}
+			}
+			notes = append(notes, fmt.Sprintf("%s ÷ %s at %s (%s) mixes placements: %s's children start on the parent's CPU in %.0f%% of spawns, %s's in %.0f%%. "+
+				"Within one placement the ratio is %s× %s on the parent's CPU and %s× %s on another, beside %s× pooled.",
+				q.Environment, q.Baseline, columnPhrase(b, q.Column), columnText(q.Column), q.Environment, 100*float64(same.Share), q.Baseline, 100*float64(same.BaselineShare),
+				formatRatio(float64(same.Ratio)), plainInterval(same.Low, same.High), formatRatio(float64(other.Ratio)), plainInterval(other.Low, other.High), formatRatio(float64(q.Ratio))))
+		}
+	}
+	return notes
+}
+
+// plainInterval is "[lo, hi]" for a ratio, or "(no interval)".
+func plainInterval(lo, hi Float) string {
+	if math.IsInf(float64(hi), 0) || math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
+		return "(no interval)"
+	}
+	return "[" + formatRatio(float64(lo)) + ", " + formatRatio(float64(hi)) + "]"
+}
+
+// writeBottomLine renders the bottom line.
+func (r *Report) writeBottomLine(b *strings.Builder) {
+	bl := r.BottomLine
+	if bl == nil {
+		return
+	}
+	b.WriteString("## Bottom line\n\n")
+	fmt.Fprintf(b, "How much slower a thread spawn is than %s, in %s mode: each figure is the typical spawn over independent processes, "+
+		"each ratio that ÷ %s's with its %.0f%% interval over both cells' processes (its processes : %s's).\n\n",
+		bl.Baseline, bl.Mode, bl.Baseline, 100*r.Confidence, bl.Baseline)
+	header := []string{"Host family", "Environment (host)", "First spawn (n = 1)", "÷ " + bl.Baseline,
+		"Steady state (" + columnText(bl.Steady) + ")", "÷ " + bl.Baseline, "Verdict"}
+	var rows [][]string
+	for _, row := range bl.Rows {
+		first, firstRatio := bottomTexts(row.First, bl.Baseline == row.Environment)
+		steady, steadyRatio := bottomTexts(row.Steady, bl.Baseline == row.Environment)
+		env := row.Environment
+		if row.Host != "" && row.Host != row.Environment {
+			env += " (" + row.Host + ")"
+		}
+		rows = append(rows, []string{row.Family, env, first, firstRatio, steady, steadyRatio, row.Verdict})
+	}
+	mdTable(b, header, "llrrrrl", rows)
+	for _, n := range bl.Notes {
+		fmt.Fprintf(b, "- %s\n", n)
+	}
+	if len(bl.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the tables below). " +
+		"A verdict comes from the row's own cells: unstable only when its processes drifted during the run or fall into two clusters; " +
+		"not judged below 5 processes. The figures with their precision are in \"Typical spawn time\" below.\n\n")
+	r.writeEarlier(b)
+}
+
+// bottomTexts are a bottom-line cell's figure and ratio as printed.
+func bottomTexts(c *BottomCell, baseline bool) (figure, ratio string) {
+	if c == nil {
+		return "n/a", "n/a"
+	}
+	figure = fmt.Sprintf("%s (%s)", formatUS(float64(c.TypicalUS)), plural(c.Processes, "process", "processes"))
+	switch {
+	case baseline:
+		return figure, "1"
+	case c.Ratio == nil:
+		return figure, "n/a"
+	}
+	q := c.Ratio
+	if math.IsInf(float64(q.High), 0) {
+		return figure, fmt.Sprintf("%s× (not judged: %d : %d processes)", formatRatio(float64(q.Ratio)), q.Processes, q.BaselineProcesses)
+	}
+	return figure, fmt.Sprintf("%s× %s (%d : %d)", formatRatio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
+}
+
+// bottomLineText is the bottom line as plain text, for the end of
+// `spawnbench run`: the table's rows without Markdown.
+func (r *Report) BottomLineText() string {
+	bl := r.BottomLine
+	if bl == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Bottom line (%s mode; typical spawn, and ÷ %s with its 95%% interval over processes):\n", bl.Mode, bl.Baseline)
+	for _, row := range bl.Rows {
+		first, fr := bottomTexts(row.First, row.Environment == bl.Baseline)
+		steady, sr := bottomTexts(row.Steady, row.Environment == bl.Baseline)
+		fmt.Fprintf(&b, "  %-24s first spawn %s = %s; steady state (%s) %s = %s; %s\n",
+			row.Environment, first, fr, columnText(bl.Steady), steady, sr, row.Verdict)
+	}
+	return b.String()
+}

@@ -1,0 +1,123 @@
+package stats
+
+import (
+	"math"
+	"slices"
+
+	mstats "github.com/aclements/go-moremath/stats"
+)
+
+// A cell's spawns often fall into regimes: native sequential spawns take
+// about 11 µs when the child runs on its parent's CPU and about 32 µs
+// when it must wake the other one, and a process may switch between the
+// two for hundreds of spawns. Modes finds them: the modes of a kernel
+// density estimate of the log spawn times, split at the valleys between
+// them. Two neighbouring modes count as two only when they sit
+// ModeMinRatio or more apart and the valley between them is at most
+// ModeValley of the lower peak; a mode holding less than ModeMinShare of
+// the spawns is no regime of its own and merges into its neighbour (a
+// tail bump of 0.1% does not veto a 73/27 split). Those bounds keep the
+// ordinary right-skewed tail of one regime from reading as a second.
+const (
+	ModeMinShare = 0.10
+	ModeValley   = 0.5
+	// modeMinValues is the fewest values worth looking at.
+	modeMinValues = 50
+	modeGrid      = 256
+)
+
+// Modes returns the cut points between the regimes of logs (log spawn
+// times), lowest first: a value v belongs to regime k when cuts[k-1] <=
+// v < cuts[k]. Nil when the values form one regime, or are too few to
+// tell.
+func Modes(logs []float64) []float64 {
+	if len(logs) < modeMinValues {
+		return nil
+	}
+	sorted := slices.Clone(logs)
+	slices.Sort(sorted)
+	lo, hi := sorted[0], sorted[len(sorted)-1]
+	if hi-lo < math.Log(ModeMinRatio) {
+		return nil
+	}
+	sample := mstats.Sample{Xs: sorted, Sorted: true}
+	bw := mstats.BandwidthSilverman(sample)
+	if !(bw > 0) {
+		return nil
+	}
+	kde := mstats.KDE{Sample: sample, Kernel: mstats.GaussianKernel, Bandwidth: bw}
+	xs := make([]float64, modeGrid)
+	ys := make([]float64, modeGrid)
+	for i := range xs {
+		xs[i] = lo + (hi-lo)*float64(i)/float64(modeGrid-1)
+		ys[i] = kde.PDF(xs[i])
+	}
+	var peaks []int
+	for i := 1; i < modeGrid-1; i++ {
+		if ys[i] > ys[i-1] && ys[i] >= ys[i+1] {
+			peaks = append(peaks, i)
+		}
+	}
+	valley := func(a, b int) int {
+		v := a
+		for i := a; i <= b; i++ {
+			if ys[i] < ys[v] {
+				v = i
+			}
+		}
+		return v
+	}
+	share := func(a, b float64) float64 { // share of logs in [a, b)
+		i, _ := slices.BinarySearch(sorted, a)
+		j, _ := slices.BinarySearch(sorted, b)
+		return float64(j-i) / float64(len(sorted))
+	}
+	// First merge modes too close or too shallowly separated (each time
+	// the lower peak of the first such pair goes), then drop the smallest
+	// mode while one holds less than ModeMinShare: without its peak, its
+	// values fall to the neighbour across its higher valley, the one it
+	// is least separated from.
+	for len(peaks) >= 2 {
+		bad := -1
+		for k := 0; k+1 < len(peaks); k++ {
+			a, b := peaks[k], peaks[k+1]
+			if xs[b]-xs[a] < math.Log(ModeMinRatio) || ys[valley(a, b)] > ModeValley*min(ys[a], ys[b]) {
+				bad = k
+				break
+			}
+		}
+		if bad < 0 {
+			break
+		}
+		if ys[peaks[bad]] < ys[peaks[bad+1]] {
+			peaks = slices.Delete(peaks, bad, bad+1)
+		} else {
+			peaks = slices.Delete(peaks, bad+1, bad+2)
+		}
+	}
+	for len(peaks) >= 2 {
+		bounds := []float64{math.Inf(-1)}
+		for k := 0; k+1 < len(peaks); k++ {
+			bounds = append(bounds, xs[valley(peaks[k], peaks[k+1])])
+		}
+		bounds = append(bounds, math.Inf(1))
+		small, least := -1, ModeMinShare
+		for k := range peaks {
+			if s := share(bounds[k], bounds[k+1]); s < least {
+				small, least = k, s
+			}
+		}
+		if small < 0 {
+			break
+		}
+		peaks = slices.Delete(peaks, small, small+1)
+	}
+	if len(peaks) < 2 {
+		return nil
+	}
+	cuts := make([]float64, 0, len(peaks)-1)
+	for k := 0; k+1 < len(peaks); k++ {
+		cuts = append(cuts, xs[valley(peaks[k], peaks[k+1])])
+	}
+	return cuts
+}
