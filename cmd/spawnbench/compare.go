@@ -25,11 +25,12 @@ either set are marked, and a warning says when the two sets were measured
 on differently busy machines. Directories that share no cell are an error.`,
 		Args: exactArgs(2, "give two result directories, e.g. spawnbench compare results/before results/after"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format = formatFor(format, out, cmd.Flags().Changed("format"))
-			if err := report.CheckCompareFormat(format); err != nil {
+			// An output over an input is refused first, whatever the format.
+			if err := checkOutput(out, args); err != nil {
 				return err
 			}
-			if err := checkOutput(out, args); err != nil {
+			format = formatFor(format, out, cmd.Flags().Changed("format"))
+			if err := report.CheckCompareFormat(format); err != nil {
 				return err
 			}
 			return interruptible(cmd.Context(), false, func() error {

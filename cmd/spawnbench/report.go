@@ -67,7 +67,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv, json or benchfmt (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv, json, benchfmt or parquet (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
@@ -167,6 +167,8 @@ func formatFor(flag, out string, changed bool) string {
 		return report.FormatCSV
 	case ".json":
 		return report.FormatJSON
+	case ".parquet":
+		return report.FormatParquet
 	}
 	return flag
 }

@@ -26,6 +26,8 @@ from jupyter_client.manager import KernelManager
 nb = nbformat.read("analysis.ipynb", as_version=4)
 km = KernelManager(kernel_name="python3", transport="ipc")
 nbclient.NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": "."}}).execute()
+for i, cell in enumerate(nb.cells):
+    cell.setdefault("id", f"cell-{i}")  # stable ids, so the committed file diffs cleanly
 nbformat.write(nb, sys.argv[1])
 `
 
@@ -78,11 +80,18 @@ func runNotebook(t *testing.T, dir string) [][]string {
 // the classic table in long form and the text its cells printed.
 func execNotebook(t *testing.T, dir string) ([][]string, string, []byte, error) {
 	t.Helper()
+	rows, printed, _, out, err := execNotebookTo(t, dir, filepath.Join(t.TempDir(), "executed.ipynb"))
+	return rows, printed, out, err
+}
+
+// execNotebookTo is execNotebook writing the executed notebook to
+// executed, and returning its cells' text outputs one by one.
+func execNotebookTo(t *testing.T, dir, executed string) ([][]string, string, []string, []byte, error) {
+	t.Helper()
 	root := repoRoot(t)
 	py := venvPython(t, root)
 	tmp := t.TempDir()
 	table := filepath.Join(tmp, "classic.csv")
-	executed := filepath.Join(tmp, "executed.ipynb")
 	cmd := exec.Command(py, "-c", executeNotebook, executed)
 	cmd.Dir = filepath.Join(root, "results")
 	cmd.Env = append(os.Environ(), "SPAWNBENCH_TABLE_OUT="+table,
@@ -92,9 +101,9 @@ func execNotebook(t *testing.T, dir string) ([][]string, string, []byte, error) 
 		cmd.Env = append(cmd.Env, "SPAWNBENCH_RESULTS="+dir)
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, "", out, err
+		return nil, "", nil, out, err
 	}
-	printed := executedOutputs(t, executed)
+	printed, perCell := executedOutputs(t, executed)
 	f, err := os.Open(table)
 	if err != nil {
 		t.Fatalf("notebook wrote no table: %v", err)
@@ -107,12 +116,13 @@ func execNotebook(t *testing.T, dir string) ([][]string, string, []byte, error) 
 	if len(rows) < 2 || strings.Join(rows[0], ",") != "environment,mode,column,mean_us,text" {
 		t.Fatalf("notebook table = %v", rows)
 	}
-	return rows[1:], printed, nil, nil
+	return rows[1:], printed, perCell, nil, nil
 }
 
-// executedOutputs is the text the executed notebook's cells printed; it
-// fails unless the notebook displayed a plot.
-func executedOutputs(t *testing.T, path string) string {
+// executedOutputs is the text the executed notebook's cells printed, in
+// all and cell by cell (text outputs only: pictures are not compared);
+// it fails unless the notebook displayed a plot.
+func executedOutputs(t *testing.T, path string) (string, []string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -130,26 +140,38 @@ func executedOutputs(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	var printed strings.Builder
+	var perCell []string
 	plot := false
 	for _, c := range nb.Cells {
+		var cell strings.Builder
 		for _, o := range c.Outputs {
 			if _, ok := o.Data["image/png"]; ok {
 				plot = true
 			}
-			switch text := o.Text.(type) {
-			case string:
-				printed.WriteString(text)
-			case []any:
-				for _, line := range text {
+			for _, text := range []any{o.Text, o.Data["text/plain"]} {
+				switch text := text.(type) {
+				case string:
+					cell.WriteString(text)
+				case []any:
+					for _, line := range text {
+						cell.WriteString(fmt.Sprint(line))
+					}
+				}
+			}
+			if s, ok := o.Text.(string); ok {
+				printed.WriteString(s)
+			} else if lines, ok := o.Text.([]any); ok {
+				for _, line := range lines {
 					printed.WriteString(fmt.Sprint(line))
 				}
 			}
 		}
+		perCell = append(perCell, cell.String())
 	}
 	if !plot {
 		t.Error("the executed notebook shows no plot")
 	}
-	return printed.String()
+	return printed.String(), perCell
 }
 
 // checkAgainstReport compares the notebook's classic table with the one
@@ -233,7 +255,36 @@ func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No SPAWNBENCH_RESULTS: the notebook's default must be this set.
-	checkAgainstReport(t, runNotebook(t, ""), set)
+	executed := filepath.Join(t.TempDir(), "executed.ipynb")
+	rows, _, got, out, err := execNotebookTo(t, "", executed)
+	if err != nil {
+		t.Fatalf("notebook failed: %v\n%s", err, out)
+	}
+	checkAgainstReport(t, rows, set)
+	// The notebook is committed with its outputs on this set; they must be
+	// what it prints today. -update rewrites it.
+	committed := filepath.Join(root, "results", "analysis.ipynb")
+	if *update {
+		b, err := os.ReadFile(executed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(committed, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, want := executedOutputs(t, committed)
+	if len(want) != len(got) {
+		t.Fatalf("the committed notebook has %d cells, the executed one %d: regenerate it with go test ./engine/report -run TestNotebookOnCommittedReferenceSet -update", len(want), len(got))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("cell %d of the committed notebook shows outputs it no longer prints (regenerate with go test ./engine/report -run TestNotebookOnCommittedReferenceSet -update):\n got: %.300q\nwant: %.300q", i, got[i], want[i])
+		}
+	}
+	if !strings.Contains(strings.Join(got, ""), "÷ native") {
+		t.Error("the notebook shows no bottom line")
+	}
 }
 
 func TestNotebookRefusesDuplicateKeys(t *testing.T) {

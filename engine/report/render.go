@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/results"
 )
 
 // Formats a report or comparison can be written in.
@@ -13,15 +14,18 @@ const (
 	FormatMarkdown = "md"
 	FormatCSV      = "csv"
 	FormatJSON     = "json"
+	// FormatParquet is cells.parquet's table: one row per cell and view
+	// with the figures, intervals, verdicts and ratios (results.CellFigure).
+	FormatParquet = "parquet"
 )
 
 // CheckFormat rejects a format name Write does not know.
 func CheckFormat(format string) error {
 	switch format {
-	case FormatMarkdown, FormatCSV, FormatJSON, FormatBenchfmt:
+	case FormatMarkdown, FormatCSV, FormatJSON, FormatBenchfmt, FormatParquet:
 		return nil
 	}
-	return &inputerr.Error{Msg: fmt.Sprintf("unknown format %q: use md, csv, json or benchfmt", format)}
+	return &inputerr.Error{Msg: fmt.Sprintf("unknown format %q: use md, csv, json, benchfmt or parquet", format)}
 }
 
 // untrustedMark follows every number that includes samples whose clock
@@ -35,7 +39,8 @@ type Plot struct {
 }
 
 // Write renders r in format: Markdown for people, CSV with one row per
-// cell for spreadsheets, JSON with everything, benchfmt for benchstat.
+// cell for spreadsheets, JSON with everything, benchfmt for benchstat,
+// Parquet with one row per cell for notebooks.
 func (r *Report) Write(w io.Writer, format string, plots []Plot) error {
 	switch format {
 	case FormatMarkdown:
@@ -44,6 +49,8 @@ func (r *Report) Write(w io.Writer, format string, plots []Plot) error {
 		return r.writeCSV(w)
 	case FormatBenchfmt:
 		return r.writeBenchfmt(w)
+	case FormatParquet:
+		return results.EncodeCells(w, r.cellFigures())
 	case FormatJSON:
 		return writeJSON(w, struct {
 			*Report
@@ -65,6 +72,9 @@ func writeJSON(w io.Writer, v any) error {
 // CheckCompareFormat rejects a format Comparison.Write does not know.
 // benchstat compares two benchfmt files itself.
 func CheckCompareFormat(format string) error {
+	if format == FormatParquet {
+		return &inputerr.Error{Msg: "compare has no parquet output: write each set's cells with `spawnbench report DIR --format parquet -o DIR.parquet`, or use --format csv or json"}
+	}
 	if format == FormatBenchfmt {
 		return &inputerr.Error{Msg: "compare has no benchfmt output: write each set with `spawnbench report DIR --format benchfmt -o DIR.txt` and run `benchstat old.txt new.txt`"}
 	}

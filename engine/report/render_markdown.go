@@ -475,7 +475,7 @@ func (r *Report) writeMeans(b *strings.Builder) {
 		"n/a: nothing measured. A status such as OOM or timeout: every process of the cell ended so. "+
 		"\"(2 timeout)\" beside a number: that many processes failed and the mean is of the rest. "+
 		"%s: includes samples whose clock failed its check. "+
-		"Each is the mean of every spawn of the cell, the earlier study's statistic, for comparison with it; the figures to quote, with their intervals over processes, are in the next table. "+
+		"Each is the mean of every spawn of the cell, the earlier study's statistic, for comparison with it; the figures to quote, with their intervals over processes, are the typical times above. "+
 		"Means, medians and counts use samples of ok processes only; failed processes' samples stay in samples.parquet. %s\n\n",
 		r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark, noiseLegend)
 
@@ -569,7 +569,7 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns, less spawnbench's own work per process, own_work_ns) "+
 	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time, by more than three standard errors over its processes (/proc/stat rounds to 10 ms ticks). "+
 	"[unstable]: the cell's processes say its figure depends on when or how it was measured: their figures drifted over the run "+
-	"(Kruskal–Wallis over start-ordered batches of processes, p < %g), or they fall into two clusters "+
+	"(the processes of the run's later half differ from those of its earlier half, Mann–Whitney p < %g), or they fall into two clusters "+
 	"(the best split of their log figures explains more of the variance than a single skewed peak does in %.0f%% of cells, the clusters at least %.2g× apart). "+
 	"[not judged: k processes]: fewer than %d processes, too few for an interval or a verdict. A ratio carries its own environment's flags, never its baseline's.",
 	100*busyShareThreshold, DriftAlpha, 100*stats.ClusterAlpha, stats.ClusterMinRatio, MinIntervalProcesses)

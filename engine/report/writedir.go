@@ -28,6 +28,9 @@ func WriteDirNamed(dir, name string, set *results.Set) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report for %s: %w", dir, err)
 	}
+	if err := results.WriteCells(dir, set, r.cellFigures()); err != nil {
+		return nil, fmt.Errorf("report for %s: %w", dir, err)
+	}
 	plots, err := r.WritePlots(filepath.Join(dir, PlotsDir))
 	if err != nil {
 		return nil, fmt.Errorf("report for %s: %w", dir, err)

@@ -17,6 +17,16 @@ type column[T any] struct {
 	// absentOK: a file written before the column existed lacks it, and
 	// its rows read as the zero value (null for a nullable column).
 	absentOK bool
+	// description says what the column holds, for readers: it travels in
+	// the file as the field's "description" metadata (pyarrow shows it)
+	// and is the text of docs/results.md's column tables.
+	description string
+}
+
+// doc gives a column its description.
+func (c column[T]) doc(description string) column[T] {
+	c.description = description
+	return c
 }
 
 // addedLater marks a column that older sets lack.
@@ -125,17 +135,86 @@ func dictStringCol[T any](name string, f func(*T) *string) column[T] {
 	}
 }
 
-// schemaOf builds the Arrow schema of a table.
+// schemaOf builds the Arrow schema of a table, each field carrying its
+// description.
 func schemaOf[T any](cols []column[T]) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = c.field
+		if c.description != "" {
+			fields[i].Metadata = arrow.NewMetadata([]string{"description"}, []string{c.description})
+		}
 	}
 	return arrow.NewSchema(fields, nil)
 }
 
+// optStringCol stores "" as null: a value that is absent, not empty
+// (a process that ended by no signal has no signal).
+func optStringCol[T any](name string, f func(*T) *string) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true},
+		put: func(b array.Builder, r *T) {
+			if v := *f(r); v != "" {
+				b.(*array.StringBuilder).Append(v)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if !a.IsNull(i) {
+				*f(r) = a.(*array.String).Value(i)
+			}
+		},
+	}
+}
+
+// cpuListCol stores a CPU set as a list of CPU numbers, null for none
+// (no pinning, or unknown). A set written before the column was a list
+// holds it as text, "0,1", and reads too.
+func cpuListCol[T any](name string, f func(*T) *CPUList) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true},
+		put: func(b array.Builder, r *T) {
+			v := *f(r)
+			if len(v) == 0 {
+				b.AppendNull()
+				return
+			}
+			lb := b.(*array.ListBuilder)
+			lb.Append(true)
+			vb := lb.ValueBuilder().(*array.Int32Builder)
+			for _, c := range v {
+				vb.Append(c)
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if a.IsNull(i) {
+				*f(r) = nil
+				return
+			}
+			switch a := a.(type) {
+			case *array.List:
+				from, to := a.ValueOffsets(i)
+				values := a.ListValues().(*array.Int32)
+				out := make(CPUList, 0, to-from)
+				for j := from; j < to; j++ {
+					out = append(out, values.Value(int(j)))
+				}
+				*f(r) = out
+			case *array.String:
+				*f(r) = parseCPUList(a.Value(i))
+			}
+		},
+	}
+}
+
 // checkType reports a column whose stored type differs from the layout.
+// A CPU list stored as text (before it was a list) and a string stored
+// as a dictionary, or the other way, are the same column.
 func checkType[T any](c column[T], got arrow.DataType) error {
+	if _, ok := c.field.Type.(*arrow.ListType); ok && arrow.TypeEqual(got, arrow.BinaryTypes.String) {
+		return nil
+	}
 	if d, ok := c.field.Type.(*arrow.DictionaryType); ok {
 		if g, ok := got.(*arrow.DictionaryType); ok && arrow.TypeEqual(d.ValueType, g.ValueType) || arrow.TypeEqual(d.ValueType, got) {
 			return nil

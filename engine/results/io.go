@@ -134,6 +134,12 @@ func (s *Set) Write(dir string) error {
 }
 
 func writeTable[T any](path string, cols []column[T], rows []T, meta map[string]string) error {
+	return atomicfile.Write(path, func(f io.Writer) error { return encodeTable(f, cols, rows, meta) })
+}
+
+// encodeTable writes rows as one Parquet file to w, with meta's keys as
+// its key-value metadata.
+func encodeTable[T any](f io.Writer, cols []column[T], rows []T, meta map[string]string) error {
 	schema := schemaOf(cols)
 	mem := memory.NewGoAllocator()
 	b := array.NewRecordBuilder(mem, schema)
@@ -146,23 +152,21 @@ func writeTable[T any](path string, cols []column[T], rows []T, meta map[string]
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	return atomicfile.Write(path, func(f io.Writer) error {
-		// Hide Close from the Parquet writer: the file is synced and closed
-		// by atomicfile.Write.
-		w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-		if err != nil {
+	// Hide Close from the Parquet writer: a file is synced and closed by
+	// its owner (atomicfile.Write).
+	w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{metaSet, metaGeneration, metaProvenance} {
+		if err := w.AppendKeyValueMetadata(k, meta[k]); err != nil {
 			return err
 		}
-		for _, k := range []string{metaSet, metaGeneration, metaProvenance} {
-			if err := w.AppendKeyValueMetadata(k, meta[k]); err != nil {
-				return err
-			}
-		}
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-		return w.Close()
-	})
+	}
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 // table is one Parquet file as read: its rows, set ID, generation and

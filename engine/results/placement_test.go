@@ -35,7 +35,7 @@ func TestPlacementColumnsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
-	run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 3, Status: StatusOK, Invocation: id, AllowedCPUs: "0,1"}
+	run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 3, Status: StatusOK, Invocation: id, AllowedCPUs: CPUList{0, 1}}
 	if err := w.Process(run, []protocol.Line{
 		{SpawnNS: 1, ParentCPU: i32(0), ChildCPU: i32(0)},
 		{SpawnNS: 2, ParentCPU: i32(0), ChildCPU: i32(1)},
@@ -43,7 +43,7 @@ func TestPlacementColumnsRoundTrip(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	run.Environment, run.Kind, run.AllowedCPUs = "wasmtime-46", "wasmtime-cli", ""
+	run.Environment, run.Kind, run.AllowedCPUs = "wasmtime-46", "wasmtime-cli", nil
 	if err := w.Process(run, []protocol.Line{{SpawnNS: 4}}); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestPlacementColumnsRoundTrip(t *testing.T) {
 		if s := set.Samples[2]; s.ParentCPU != nil || s.ChildCPU == nil || *s.ChildCPU != 1 {
 			t.Errorf("%s: sample 2 CPUs %v %v, want null and 1", stage, s.ParentCPU, s.ChildCPU)
 		}
-		if len(set.Runs) != 2 || set.Runs[0].AllowedCPUs != "0,1" || set.Runs[1].AllowedCPUs != "" {
+		if len(set.Runs) != 2 || set.Runs[0].AllowedCPUs.String() != "0,1" || set.Runs[1].AllowedCPUs != nil {
 			t.Errorf("%s: runs %+v", stage, set.Runs)
 		}
 	}
@@ -92,7 +92,7 @@ func TestSetsWithoutPlacementColumnsRead(t *testing.T) {
 		}
 	}
 	for _, r := range set.Runs {
-		if r.AllowedCPUs != "" {
+		if r.AllowedCPUs != nil {
 			t.Fatalf("run %+v has allowed CPUs", r)
 		}
 	}

@@ -12,9 +12,11 @@ import (
 
 // FormatVersion is the result-set layout this package writes: typed
 // provenance with an invocation history, generation-stamped Parquet files
-// and a process journal. Sets written before it (flat string provenance)
-// are read as one invocation.
-const FormatVersion = 2
+// and a process journal (2); CPU sets as lists, null for absent text,
+// a description on every column (3). Sets of format 2 read as they are;
+// sets written before it (flat string provenance) are read as one
+// invocation.
+const FormatVersion = 3
 
 // Provenance says where a result set came from: every invocation (run,
 // calibrate, resume) that wrote into it, oldest first. It is stored in

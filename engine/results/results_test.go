@@ -19,7 +19,7 @@ func sampleSet() *Set {
 			{Environment: "wasi-threads", Kind: "wasi-threads", Mode: "parallel", N: 1, Process: 3, Thread: 0, SpawnNS: -7, Warmup: true},
 		},
 		Runs: []ProcessRun{
-			{Environment: "native", Kind: "native", Mode: "sequential", N: 2, Status: StatusOK, WallNS: 123456, Samples: 2, StartedAt: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC), CPUs: "0,1"},
+			{Environment: "native", Kind: "native", Mode: "sequential", N: 2, Status: StatusOK, WallNS: 123456, Samples: 2, StartedAt: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC), CPUs: CPUList{0, 1}},
 			{Environment: "emscripten", Kind: "emscripten", Mode: "parallel", N: 1000, Status: StatusOOM, ExitCode: 7, Error: "Aborted(OOM)"},
 		},
 		Calibration: []CalibrationCheck{{Environment: "native", Check: "sleep", RequestedNS: 1000, MeasuredNS: 1100, Pass: true}},
@@ -48,7 +48,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("sample 2 = %+v", got.Samples[2])
 	}
 	r := got.Runs[0]
-	if !r.StartedAt.Equal(want.Runs[0].StartedAt) || r.CPUs != "0,1" || got.Runs[1].Status != StatusOOM || got.Runs[1].Error != "Aborted(OOM)" {
+	if !r.StartedAt.Equal(want.Runs[0].StartedAt) || r.CPUs.String() != "0,1" || got.Runs[1].Status != StatusOOM || got.Runs[1].Error != "Aborted(OOM)" {
 		t.Errorf("runs = %+v", got.Runs)
 	}
 	if inv := got.Provenance.Last(); inv == nil || inv.SpecHash != "abc" || inv.SpecText != "n: [1]\n" || got.Provenance.Format != FormatVersion {
@@ -113,6 +113,13 @@ import json
 m = duckdb.sql(f"select value from parquet_kv_metadata('{d}/samples.parquet') where key = 'spawnbench.provenance'").fetchall()
 assert m and json.loads(m[0][0])["invocations"][0]["spec_hash"] == "abc", m
 assert str(r["user_ns"].dtype) in ("Int64", "float64", "int64"), r.dtypes
+# CPU sets are lists, absent text is null, and every column says what it holds.
+assert list(r["cpus"][0]) == [0, 1], r["cpus"][0]
+assert r["signal"].isna().all(), r["signal"]
+import pyarrow.parquet as pq
+for f in ("samples.parquet", "runs.parquet", "calibration.parquet"):
+    for field in pq.read_schema(d + "/" + f):
+        assert field.metadata and field.metadata.get(b"description"), (f, field.name)
 print("ok")
 `
 	out, err := exec.Command(py, "-c", script, dir).CombinedOutput()

@@ -44,9 +44,9 @@ samples: {min: 500, processes: 1}
 	for _, r := range set.Runs {
 		want := one
 		if r.Environment == "free" {
-			want = allowedCPUs(nil)
+			want = allowedCPUs(nil).String()
 		}
-		if r.Status != results.StatusOK || r.AllowedCPUs != want || r.AllowedCPUs == "" {
+		if r.Status != results.StatusOK || r.AllowedCPUs.String() != want || len(r.AllowedCPUs) == 0 {
 			t.Errorf("%s: status %s, allowed CPUs %q, want ok and %q", r.Environment, r.Status, r.AllowedCPUs, want)
 		}
 	}

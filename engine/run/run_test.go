@@ -84,7 +84,7 @@ pinning: cpus: [0]
 	gotRuns := map[string]int{}
 	for _, r := range set.Runs {
 		gotRuns[r.Mode+"/"+itoa32(r.N)]++
-		if r.Status != results.StatusOK || r.ExitCode != 0 || r.WallNS <= 0 || r.CPUs != "0" {
+		if r.Status != results.StatusOK || r.ExitCode != 0 || r.WallNS <= 0 || r.CPUs.String() != "0" {
 			t.Errorf("run %+v: want ok, exit 0, positive wall time, cpus 0", r)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -427,12 +426,12 @@ func (r *Runner) logf(format string, args ...any) {
 	}
 }
 
-func cpuList(cpus []int) string {
-	parts := make([]string, len(cpus))
+func cpuList(cpus []int) results.CPUList {
+	out := make(results.CPUList, len(cpus))
 	for i, c := range cpus {
-		parts[i] = strconv.Itoa(c)
+		out[i] = int32(c)
 	}
-	return strings.Join(parts, ",")
+	return out
 }
 
 func firstLine(s string) string {

@@ -1,0 +1,63 @@
+package report
+
+import (
+	"math"
+
+	"spawnbench/engine/results"
+)
+
+// cellFigures are the report's cells as rows of cells.parquet: the
+// figures, intervals, process counts, verdicts and ratios it prints.
+func (r *Report) cellFigures() []results.CellFigure {
+	inBottomLine := map[string]string{} // machine/env/mode/col → role
+	key := func(machine, env, mode string, col Column) string {
+		return machine + "\x00" + env + "\x00" + mode + "\x00" + col.Label()
+	}
+	reports := []*Report{r}
+	for _, m := range r.Machines {
+		reports = append(reports, m.Report)
+	}
+	for _, rep := range reports {
+		bl := rep.BottomLine
+		if bl == nil {
+			continue
+		}
+		for _, row := range bl.Rows {
+			for _, c := range []struct {
+				col  Column
+				role string
+			}{{bl.First, "first spawn"}, {bl.Steady, "steady state"}} {
+				if cell := rep.Cell(row.Environment, bl.Mode, c.col); cell != nil {
+					inBottomLine[key(cell.Machine, row.Environment, bl.Mode, c.col)] = c.role
+				}
+			}
+		}
+	}
+	nan := math.NaN()
+	out := make([]results.CellFigure, 0, len(r.Cells))
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Skipped != "" {
+			continue
+		}
+		f := results.CellFigure{Machine: c.Machine, Environment: c.Environment, Kind: c.Kind, Host: c.Host, Family: c.Family, Mode: c.Mode,
+			N: c.N, ViewLast: int32(c.Last), Processes: int32(c.Processes), Samples: int32(c.Samples),
+			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
+			Verdict: c.Noise.Verdict, Reason: c.Noise.Reason, Busy: c.Noise.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
+			BottomLine: inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)]}
+		if s := c.Stats; s != nil {
+			f.OKProcesses = int32(s.Processes)
+			f.TypicalUS, f.LowUS, f.HighUS, f.Precision = float64(s.TypicalUS), float64(s.LowUS), float64(s.HighUS), float64(s.Precision)
+			f.MeanUS, f.MedianUS, f.P95US = float64(s.MeanUS), float64(s.MedianUS), float64(s.P95US)
+			f.Drifted, f.Clusters = s.Drifted, int32(len(s.Clusters))
+		}
+		if q := r.ratioOn(c.Machine, c.Environment, c.Mode, c.Column); q != nil {
+			f.Baseline, f.Ratio = q.Baseline, float64(q.Ratio)
+			if !math.IsInf(float64(q.High), 0) {
+				f.RatioLow, f.RatioHigh = float64(q.Low), float64(q.High)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}

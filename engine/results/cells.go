@@ -1,0 +1,126 @@
+package results
+
+import (
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// CellsFile holds the report's figures, one row per cell and view, as
+// the report computed them: a notebook reads them instead of computing
+// them again. It is derived from the set (written with the report, never
+// read back by spawnbench), stamped with the set's ID and generation so
+// a stale one can be told.
+const CellsFile = "cells.parquet"
+
+// CellFigure is one row of cells.parquet.
+type CellFigure struct {
+	Machine     string
+	Environment string
+	Kind        string
+	Host        string
+	Family      string
+	Mode        string
+	N           int32
+	// ViewLast is 0 for every spawn of each process, else k for its last
+	// k spawns.
+	ViewLast int32
+	// Processes counts the measured processes, OKProcesses those whose
+	// spawns the figure is computed over, Samples their spawns.
+	Processes, OKProcesses, Samples int32
+	// TypicalUS, LowUS and HighUS are the figure and its 95% interval
+	// over processes, µs; Precision the interval's relative half-width.
+	// NaN (null) where there is none.
+	TypicalUS, LowUS, HighUS, Precision float64
+	// MeanUS, MedianUS and P95US describe the pooled spawns.
+	MeanUS, MedianUS, P95US float64
+	// Verdict is stable, unstable or not judged, Reason why; Busy the
+	// busy rule's verdict; Drifted and Clusters the process-level
+	// evidence behind "unstable".
+	Verdict, Reason string
+	Busy, Drifted   bool
+	Clusters        int32
+	// Baseline, Ratio, RatioLow and RatioHigh divide the figure by the
+	// baseline's of the same cell, with the ratio's 95% interval.
+	Baseline                  string
+	Ratio, RatioLow, RatioHigh float64
+	// BottomLine is "first spawn" or "steady state" for the cells the
+	// report's bottom line shows, else "".
+	BottomLine string
+}
+
+var cellColumns = []column[CellFigure]{
+	dictStringCol("machine", func(r *CellFigure) *string { return &r.Machine }).doc("the ID of the machine that measured the cell"),
+	stringCol("environment", func(r *CellFigure) *string { return &r.Environment }).doc("the environment's name"),
+	stringCol("kind", func(r *CellFigure) *string { return &r.Kind }).doc("the short form of its (payload, host) pair"),
+	dictStringCol("host", func(r *CellFigure) *string { return &r.Host }).doc("what ran it"),
+	dictStringCol("family", func(r *CellFigure) *string { return &r.Family }).doc("the host family the report groups it in: native, Wasmtime, WAMR, JS hosts, Emscripten, raw workers, other"),
+	stringCol("mode", func(r *CellFigure) *string { return &r.Mode }).doc("sequential or parallel"),
+	int32Col("n", func(r *CellFigure) *int32 { return &r.N }).doc("threads spawned per process"),
+	int32Col("view_last", func(r *CellFigure) *int32 { return &r.ViewLast }).doc("0: every spawn of each process; k: only its last k spawns"),
+	int32Col("processes", func(r *CellFigure) *int32 { return &r.Processes }).doc("measured processes of the cell, whatever their status"),
+	int32Col("ok_processes", func(r *CellFigure) *int32 { return &r.OKProcesses }).doc("the processes the figure is computed over (ended ok, with spawns in the view): how many independent values stand behind it"),
+	int32Col("samples", func(r *CellFigure) *int32 { return &r.Samples }).doc("spawns in the view of the ok processes"),
+	optFloat64Col("typical_us", func(r *CellFigure) *float64 { return &r.TypicalUS }).doc("the cell's typical spawn, µs: the exponentiated 20% trimmed mean of its processes' log typical spawns"),
+	optFloat64Col("low_us", func(r *CellFigure) *float64 { return &r.LowUS }).doc("the lower bound of its 95% interval over processes, µs; null under 5 processes"),
+	optFloat64Col("high_us", func(r *CellFigure) *float64 { return &r.HighUS }).doc("the upper bound, µs; null under 5 processes"),
+	optFloat64Col("precision", func(r *CellFigure) *float64 { return &r.Precision }).doc("the interval's half-width over the figure; null without an interval"),
+	optFloat64Col("mean_us", func(r *CellFigure) *float64 { return &r.MeanUS }).doc("the mean of every spawn pooled (the earlier study's statistic), µs"),
+	optFloat64Col("median_us", func(r *CellFigure) *float64 { return &r.MedianUS }).doc("the median of every spawn pooled, µs (no interval: pooled spawns are not independent)"),
+	optFloat64Col("p95_us", func(r *CellFigure) *float64 { return &r.P95US }).doc("the 95th percentile of every spawn pooled, µs"),
+	stringCol("verdict", func(r *CellFigure) *string { return &r.Verdict }).doc("stable, unstable (its processes drifted over the run or fall into two clusters) or not judged (under 5 processes)"),
+	optStringCol("reason", func(r *CellFigure) *string { return &r.Reason }).doc("why the cell is unstable or not judged; null for a stable cell"),
+	boolCol("busy", func(r *CellFigure) *bool { return &r.Busy }).doc("other work or steal took clearly more than 10% of the processes' wall time"),
+	boolCol("drifted", func(r *CellFigure) *bool { return &r.Drifted }).doc("the processes of the run's later half differ from its earlier half (p < 0.01)"),
+	int32Col("clusters", func(r *CellFigure) *int32 { return &r.Clusters }).doc("2 when the processes fall into two clusters, else 0"),
+	optStringCol("baseline", func(r *CellFigure) *string { return &r.Baseline }).doc("the environment the ratio divides by; null where there is no ratio"),
+	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view"),
+	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc("the ratio's 95% interval (Yuen–Welch over both cells' processes), lower bound; null under 5 processes a side"),
+	optFloat64Col("ratio_high", func(r *CellFigure) *float64 { return &r.RatioHigh }).doc("the upper bound; null under 5 processes a side"),
+	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows; null for the rest"),
+}
+
+// optFloat64Col stores NaN and ±Inf as null: a figure that is not there.
+func optFloat64Col[T any](name string, f func(*T) *float64) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		put: func(b array.Builder, r *T) {
+			if v := *f(r); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				b.(*array.Float64Builder).Append(v)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			*f(r) = math.NaN()
+			if !a.IsNull(i) {
+				*f(r) = a.(*array.Float64).Value(i)
+			}
+		},
+	}
+}
+
+// WriteCells writes a report's figures of set into dir's cells.parquet.
+func WriteCells(dir string, set *Set, rows []CellFigure) error {
+	return writeTable(filepath.Join(dir, CellsFile), cellColumns, rows, cellsMeta(set.ID, set.Generation))
+}
+
+// EncodeCells writes a report's figures as one Parquet file to w, for
+// `spawnbench report --format parquet` (of no one set: no set ID).
+func EncodeCells(w io.Writer, rows []CellFigure) error {
+	return encodeTable(w, cellColumns, rows, cellsMeta("", 0))
+}
+
+func cellsMeta(set string, generation int64) map[string]string {
+	return map[string]string{metaProvenance: `{"format":` + strconv.Itoa(FormatVersion) + `}`, metaGeneration: strconv.FormatInt(generation, 10), metaSet: set}
+}
+
+// ReadCells reads a cells.parquet, for tests and tools.
+func ReadCells(dir string) ([]CellFigure, error) {
+	t, err := readTable(filepath.Join(dir, CellsFile), cellColumns)
+	return t.rows, err
+}
