@@ -46,7 +46,7 @@ type CellFigure struct {
 	Clusters        int32
 	// Baseline, Ratio, RatioLow and RatioHigh divide the figure by the
 	// baseline's of the same cell, with the ratio's 95% interval.
-	Baseline                  string
+	Baseline                   string
 	Ratio, RatioLow, RatioHigh float64
 	// BottomLine is "first spawn" or "steady state" for the cells the
 	// report's bottom line shows, else "".
