@@ -18,6 +18,9 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "calibrate [SPEC.cue]",
 		Short: "Check each environment's clock: sleep calibration and cross-thread coherence",
+		Example: `  # check every environment's clock into a set, before measuring into it
+  spawnbench calibrate specs/calibrate.cue -o results/mine
+  spawnbench run specs/sequential.cue -o results/mine`,
 		Long: `Calibrate runs the calibration benchmark (sleeps of 1 µs, 1 ms and 1 s by
 default) and sequential coherence runs for every environment of the spec,
 variants included (default: the built-in specs/calibrate.cue, which

@@ -14,9 +14,10 @@ import (
 
 func init() {
 	rootCmd.AddCommand(&cobra.Command{
-		Use:   "envs",
-		Short: "List environments (payload on host, by kind), whether their toolchains are present, and how to install them",
-		Args:  exactArgs(0, "envs takes no arguments"),
+		Use:     "envs",
+		Short:   "List environments (payload on host, by kind), whether their toolchains are present, and how to install them",
+		Example: `  spawnbench envs               # what can run here, and how to install the rest`,
+		Args:    exactArgs(0, "envs takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sc, err := spec.LoadSchema()
 			if err != nil {

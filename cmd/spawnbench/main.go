@@ -49,8 +49,32 @@ var version = func() string {
 // rootCmd is the spawnbench command; each subcommand adds itself from its
 // own file's init function.
 var rootCmd = &cobra.Command{
-	Use:           "spawnbench",
-	Short:         "Measure thread spawn time in WebAssembly environments and natively",
+	Use:   "spawnbench",
+	Short: "Measure thread spawn time in WebAssembly environments and natively",
+	Long: `spawnbench measures how long a thread spawn takes once C is compiled to
+WebAssembly (wasi-threads in Wasmtime and WAMR, the JavaScript wasi-threads
+host, Emscripten, raw web workers; in Node.js, Bun, Deno, Chromium and
+Firefox) against native pthreads, in fresh processes, and writes Parquet
+result sets with a report whose bottom line comes first.
+
+The workflow:
+
+  spawnbench envs                          what can run here, how to install the rest
+  spawnbench plan specs/quick.cue          the cells, processes and expected time, nothing run
+  spawnbench run specs/quick.cue           build, measure, write results/<time>-quick/
+  spawnbench report results/<dir>          the bottom line, tables and ratios (md, csv, json, parquet)
+  spawnbench compare results/a results/b   what changed, cell by cell, over processes
+  spawnbench merge -o OUT DIR...           shards or machines of one spec into one set
+
+A spec (specs/*.cue, checked against 'spawnbench schema') says which
+environments, modes, thread counts and sample policy to measure; docs/ says
+the rest.
+
+Exit status: 0 success; 1 a failure (a build, a write; what was measured is
+kept); 2 bad input: a malformed spec, an unknown environment or flag, a
+result directory another spawnbench holds or whose files are not one set
+(nothing is written); 130 interrupted by Ctrl-C, SIGTERM or a closed output
+pipe (every finished process is kept; continue with run --resume).`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 	Version:       version,
@@ -61,6 +85,16 @@ var rootCmd = &cobra.Command{
 		return nil
 	},
 	RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+}
+
+func init() {
+	rootCmd.AddCommand(&cobra.Command{
+		Use:     "version",
+		Short:   "Print spawnbench's version (the VCS revision it was built from)",
+		Example: "  spawnbench version",
+		Args:    exactArgs(0, "version takes no arguments"),
+		Run:     func(*cobra.Command, []string) { fmt.Println("spawnbench", version) },
+	})
 }
 
 func init() {

@@ -24,6 +24,10 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "merge -o OUT DIR...",
 		Short: "Combine result sets of one spec (shards, or several machines) into one",
+		Example: `  # two shards of one plan, run anywhere, into one set
+  spawnbench run specs/study.cue --shard 0/2 -o results/s0
+  spawnbench run specs/study.cue --shard 1/2 -o results/s1
+  spawnbench merge -o results/study results/s0 results/s1`,
 		Long: `Merge combines result sets made from one spec: the shards of a run
 (spawnbench run --shard K/N), the same spec run on several machines, or
 both. Every row keeps its machine (the machine column), every invocation

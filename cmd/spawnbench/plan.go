@@ -25,6 +25,8 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "plan SPEC.cue",
 		Short: "Print the resolved plan (cells, processes, expected time, schedule) without running anything",
+		Example: `  spawnbench plan specs/sequential.cue                 # cells, processes, expected time
+  spawnbench plan specs/study.cue --shards 4          # how the plan splits over four machines`,
 		Long: `Plan loads SPEC.cue, checks it against the schema (spawnbench schema) and
 prints the plan: every cell with its processes and expected wall time, the
 total, and the schedule's order and seed; then it asks each environment's

@@ -26,25 +26,35 @@ func init() {
 	var format, out, baseline, plots string
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
-		Short: "Print the classic, typical-time and ratio tables of one or more result directories",
-		Long: `Report reads result directories written by spawnbench run and prints:
-the invocations that made each set (and, first, whether a set is
-incomplete: an invocation interrupted or planned processes missing);
-clock calibration verdicts (loudly when a clock failed); the classic table
-of mean spawn times (rows environment × mode grouped by host family,
-columns n and the last-K views); each cell's typical spawn time with its
-95% interval computed over processes (the process is the unit of
-replication), its precision and the processes behind it; regimes and
-placement where cells have them; parallel mode's first thread, makespan
-and start rate; and each environment's figure divided by the baseline's.
-Statistics use spawns of ok processes only. Every cell gets a verdict:
-[busy] when other work or steal took more than 10% of its processes' wall
-time, [unstable] when its interval is wider than the spec's target
-precision or its processes differ, [not judged] below 5 processes.
+		Short: "Print the bottom line, typical times and ratios of one or more result directories",
+		Example: `  spawnbench report results/reference                       # Markdown, bottom line first
+  spawnbench report results/reference --format json | jq .bottom_line
+  spawnbench report results/reference -o cells.parquet      # one row per cell, for notebooks
+  spawnbench report results/mine --plots results/mine/plots -o results/mine/summary.md`,
+		Long: `Report reads result directories written by spawnbench run and prints,
+first, the bottom line: one row per host (native, the embedded
+wasi-threads host, a Wasmtime CLI, WAMR, the JavaScript wasi-threads host,
+Emscripten, raw workers, in each runtime and browser measured) with its
+first spawn (n = 1) and its steady state (the last 10 spawns of n = 100)
+as ratios to the baseline with 95% intervals and the processes behind
+them, and the earlier study's claims and table beside what the set
+measured. Then every cell's typical spawn time with its 95% interval over
+processes (the process is the unit of replication) and its precision;
+the ratios to the baseline; each environment set against another
+(against); regimes, process clusters, placement, parallel mode's first
+thread and makespan, Wasmtime releases; failures and skips; and, in an
+appendix, the pooled means (the earlier study's statistic), the clock
+checks and the provenance. Statistics use spawns of ok processes only.
+Verdicts: [busy] when other work or steal took clearly more than 10% of a
+cell's processes' wall time; [unstable] only on evidence at the level of
+processes: they drifted over the run, or they fall into two clusters;
+[not judged: k processes] below 5 processes. Precision is a number, with
+about how many processes the spec's target precision would take.
 
 Several directories are merged when they measured different cells, e.g. one
 run per environment. A set holding a cell twice is refused (exit 2).
---plots DIR also draws SVG and PNG plots there. --format benchfmt writes
+--plots DIR also draws SVG and PNG plots there. --format parquet writes
+cells.parquet's table (one row per cell and view); --format benchfmt writes
 Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,9 +33,15 @@ func init() {
 	var shards int
 	var costs string
 	var progressEvery time.Duration
+	var overrides spec.Overrides
+	var nList, modeFlag string
 	cmd := &cobra.Command{
 		Use:   "run SPEC.cue",
 		Short: "Build the benchmarks, run the spec's plan and write a result set",
+		Example: `  spawnbench run specs/sequential.cue                    # the README's main job
+  spawnbench run specs/quick.cue                         # a few minutes: the study's finding
+  spawnbench run specs/sequential.cue --env 'wasmtime-*' --processes 2 --n 1,10
+  spawnbench run specs/sequential.cue -o results/mine --resume   # after Ctrl-C or a kill`,
 		Long: `Run expands SPEC.cue into a plan, builds the C benchmarks for each
 environment (cached by content hash), runs every process of the plan as a
 fresh process in the spec's schedule (interleaved by default), and writes
@@ -62,7 +69,22 @@ from the costs, scaled by how fast this run goes).`,
 			if err != nil {
 				return err
 			}
-			plan, err := spec.LoadPlan(args[0], only)
+			if nList != "" {
+				if overrides.N, err = spec.ParseNs(nList); err != nil {
+					return err
+				}
+			}
+			if modeFlag != "" {
+				overrides.Modes = strings.Split(modeFlag, ",")
+			}
+			s, err := spec.Load(args[0])
+			if err != nil {
+				return err
+			}
+			if err := overrides.Apply(s); err != nil {
+				return err
+			}
+			plan, err := spec.Expand(s, only)
 			if err != nil {
 				return err
 			}
@@ -100,7 +122,10 @@ from the costs, scaled by how fast this run goes).`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "result directory (default results/<time>-<spec name>); an existing result set there is appended to")
-	cmd.Flags().StringArrayVar(&only, "env", nil, "run only this environment (repeatable)")
+	cmd.Flags().StringArrayVar(&only, "env", nil, "run only the environments this name or glob pattern matches, e.g. 'wasmtime-*' (repeatable)")
+	cmd.Flags().IntVar(&overrides.Processes, "processes", 0, "a quick look: exactly this many processes a cell, whatever the spec's sample policy (recorded in the provenance)")
+	cmd.Flags().StringVar(&nList, "n", "", "a quick look: these thread counts instead of the spec's, e.g. 1,10 (recorded in the provenance)")
+	cmd.Flags().StringVar(&modeFlag, "mode", "", "a quick look: this mode (sequential or parallel) instead of the spec's (recorded in the provenance)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted or killed run into -o DIR: keep its processes, run the missing ones in the same order")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the interleaved order (default: the spec's; the seed used is recorded)")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "run shard K of N (K/N, numbered from 0); default from SPAWNBENCH_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")

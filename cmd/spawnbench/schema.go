@@ -12,6 +12,8 @@ func init() {
 	rootCmd.AddCommand(&cobra.Command{
 		Use:   "schema",
 		Short: "Print the CUE schema that specs are checked against, as one file",
+		Example: `  spawnbench schema > schema.cue
+  cat schema.cue my-spec.cue > checked.cue && cue vet -c checked.cue`,
 		Long: `Schema prints the spec schema as one self-contained CUE file whose top
 level is a spec. Appended to it, a spec without imports passes
 'cue vet -c' exactly when spawnbench plan accepts it (pinning to CPUs

@@ -19,6 +19,10 @@ import (
 var wasmtimeCmd = &cobra.Command{
 	Use:   "wasmtime FILE.wasm [ARGS...]",
 	Short: "Run a wasi-threads module on the embedded Wasmtime host",
+	// The process the wasi-threads environment starts, not a command a
+	// user types: hidden from the command list, documented in docs/cli.md.
+	Hidden:  true,
+	Example: `  spawnbench wasmtime build/sequential.wasm 10   # what the wasi-threads environment runs`,
 	Long: `Run a wasi-threads module (imported shared memory, wasi.thread-spawn,
 exported wasi_thread_start) with one Wasmtime Store and instance per thread.
 The process exits with the module's exit code: proc_exit's code on any

@@ -140,7 +140,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"unknown format", []string{"report", native, "--format", "xml"}, `unknown format "xml"`},
 		{"unknown baseline", []string{"report", native, "--baseline", "v8"}, `baseline "v8" is not an environment`},
 		{"nothing shared", []string{"compare", native, wasm}, "share no measured (environment, mode, n) cell"},
-		{"compare one set", []string{"compare", native}, "give two result directories"},
+		{"compare one set", []string{"compare", native}, "want two or more result directories"},
 		{"compare as benchfmt", []string{"compare", native, native, "--format", "benchfmt"}, "compare has no benchfmt output"},
 		{"duplicate keys", []string{"report", duplicated}, "holds cell native/sequential/100 twice"},
 		{"compare with duplicate keys", []string{"compare", native, duplicated}, "holds cell native/sequential/100 twice"},

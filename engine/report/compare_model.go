@@ -8,10 +8,36 @@ import (
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
-// CompareAlpha is the level at which compare calls a change significant.
+// CompareAlpha is the level at which compare calls a change significant,
+// unless CompareOptions say otherwise.
 const CompareAlpha = 0.05
+
+// CompareOptions choose compare's test level and its change intervals'
+// confidence; zero values are CompareAlpha and Confidence.
+type CompareOptions struct {
+	Alpha, Confidence float64
+}
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.Alpha == 0 {
+		o.Alpha = CompareAlpha
+	}
+	if o.Confidence == 0 {
+		o.Confidence = Confidence
+	}
+	return o
+}
+
+// CheckCompareOptions rejects a level outside (0, 1).
+func CheckCompareOptions(o CompareOptions) error {
+	if o.Alpha <= 0 || o.Alpha >= 1 || o.Confidence <= 0 || o.Confidence >= 1 {
+		return &inputerr.Error{Msg: fmt.Sprintf("compare --alpha %g --confidence %g: give levels between 0 and 1, e.g. --alpha 0.01 --confidence 0.99", o.Alpha, o.Confidence)}
+	}
+	return nil
+}
 
 // Change is one cell measured by both result sets of a comparison.
 type Change struct {
@@ -116,8 +142,11 @@ type ProvenanceDiff struct {
 
 // Comparison is what spawnbench compare prints.
 type Comparison struct {
-	Old         Source           `json:"old"`
-	New         Source           `json:"new"`
+	Old Source `json:"old"`
+	New Source `json:"new"`
+	// Alpha is the test's level and Confidence the change intervals'.
+	Alpha       float64          `json:"alpha"`
+	Confidence  float64          `json:"confidence"`
 	Differences []ProvenanceDiff `json:"provenance_differences"`
 	Changes     []Change         `json:"changes"`
 	// Inside counts the changes whose new figure lies inside the old
@@ -161,7 +190,8 @@ type Comparison struct {
 // finds the difference significant. Sets that share no cell are an input
 // error; sets from different specs are compared cell by cell, with their
 // provenance differences listed.
-func Compare(oldIn, newIn Input) (*Comparison, error) {
+func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
+	opts = opts.withDefaults()
 	oldR, err := Build([]Input{oldIn}, Options{})
 	if err != nil {
 		return nil, err
@@ -170,7 +200,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmp := &Comparison{Old: oldR.Sources[0], New: newR.Sources[0]}
+	cmp := &Comparison{Old: oldR.Sources[0], New: newR.Sources[0], Alpha: opts.Alpha, Confidence: opts.Confidence}
 	cmp.Differences = provenanceDiffs(&oldIn.Set.Provenance, &newIn.Set.Provenance)
 	cmp.OldMachines, cmp.NewMachines = machinesOf([]Input{oldIn}), machinesOf([]Input{newIn})
 	cmp.DifferentMachines = !slices.Equal(slices.Sorted(slices.Values(cmp.OldMachines)), slices.Sorted(slices.Values(cmp.NewMachines)))
@@ -205,7 +235,7 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 		if math.IsNaN(p) {
 			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", cellName(o), MinIntervalProcesses)] = true
 		}
-		ratio, lo, hi := ratioEstimate(&n.Stats.Estimate, &o.Stats.Estimate)
+		ratio, lo, hi := stats.RatioAt(n.Stats.est, o.Stats.est, opts.Confidence)
 		cmp.Changes = append(cmp.Changes, Change{
 			Machine: o.Machine, Environment: o.Environment, Mode: o.Mode, Column: o.Column,
 			Old: o.Stats, New: n.Stats, OldSamples: o.Samples, NewSamples: n.Samples,
@@ -214,8 +244,8 @@ func Compare(oldIn, newIn Input) (*Comparison, error) {
 			ChangeLowPct:  Float(100 * (lo - 1)),
 			ChangeHighPct: Float(100 * (hi - 1)),
 			P:             Float(p),
-			Alpha:         CompareAlpha,
-			Significant:   p < CompareAlpha,
+			Alpha:         opts.Alpha,
+			Significant:   p < opts.Alpha,
 			InsideOld:     o.Stats.Bounded() && o.Stats.LowUS <= n.Stats.TypicalUS && n.Stats.TypicalUS <= o.Stats.HighUS,
 			Untrusted:     o.Untrusted > 0 || n.Untrusted > 0,
 			OldNoise:      o.Noise,

@@ -61,7 +61,7 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), "d holds cell native/sequential/2 twice") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Build = %v, want an input error naming the cell and %q", err, tc.want)
 			}
-			_, err = Compare(Input{Dir: "d", Set: s}, Input{Dir: "e", Set: base()})
+			_, err = Compare(Input{Dir: "d", Set: s}, Input{Dir: "e", Set: base()}, CompareOptions{})
 			if !errors.As(err, &in) {
 				t.Errorf("Compare = %v, want an input error", err)
 			}
@@ -103,7 +103,7 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out[:min(len(out), 2000)])
 		}
 	}
-	cmp, err := Compare(Input{Dir: "old", Set: s}, Input{Dir: "new", Set: s})
+	cmp, err := Compare(Input{Dir: "old", Set: s}, Input{Dir: "new", Set: s}, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func TestCompareMatchesMachines(t *testing.T) {
 	a := machineSet(t, "host-a", 10, 30, "hash")
 	b := machineSet(t, "host-b", 20, 100, "hash")
 	dir, merged := mergedOnDisk(t, a, b)
-	cmp, err := Compare(Input{Dir: dir, Set: merged}, Input{Dir: dir, Set: merged})
+	cmp, err := Compare(Input{Dir: dir, Set: merged}, Input{Dir: dir, Set: merged}, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestCompareMatchesMachines(t *testing.T) {
 			t.Errorf("%s %s n=%d on %s: change %v%%, want 0 (matched across machines?)", ch.Environment, ch.Mode, ch.N, ch.Machine, ch.ChangePct)
 		}
 	}
-	cmp, err = Compare(Input{Dir: "a", Set: a}, Input{Dir: "b", Set: b})
+	cmp, err = Compare(Input{Dir: "a", Set: a}, Input{Dir: "b", Set: b}, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 		old, new float64
 		warn     bool
 	}{{0.01, 0.02, false}, {0.01, 0.4, true}, {0.4, 0.5, false}} {
-		cmp, err := Compare(Input{Dir: "old", Set: set(tc.old)}, Input{Dir: "new", Set: set(tc.new)})
+		cmp, err := Compare(Input{Dir: "old", Set: set(tc.old)}, Input{Dir: "new", Set: set(tc.new)}, CompareOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,38 @@ import (
 	"strings"
 )
 
+// WriteComparisons renders comparisons of one base set against each
+// later one: Markdown one after another, CSV as one table (old and new
+// naming the sets), JSON as one comparison or, for several, a list.
+func WriteComparisons(w io.Writer, format string, cs []*Comparison) error {
+	switch {
+	case len(cs) == 1:
+		return cs[0].Write(w, format)
+	case format == FormatJSON:
+		return writeJSON(w, struct {
+			Comparisons []*Comparison `json:"comparisons"`
+		}{cs})
+	case format == FormatCSV:
+		for i, c := range cs {
+			if err := c.writeCSVRows(w, i == 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, c := range cs {
+		if err := c.Write(w, format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// percent is a confidence level as "95%".
+func percent(level float64) string {
+	return strconv.FormatFloat(100*level, 'g', 4, 64) + "%"
+}
+
 // Write renders c in format (md, csv or json).
 func (c *Comparison) Write(w io.Writer, format string) error {
 	switch format {
@@ -90,11 +122,11 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" (%d+%d processes)", ch.OldProcesses, ch.NewProcesses), sig,
 			noiseSides(ch.OldNoise, ch.NewNoise)})
 	}
-	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", "Change [95% CI]", "Yuen test", "Significant", "Noise"}, "llrlrrrlll", rows)
+	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", fmt.Sprintf("Change [%s CI]", percent(c.Confidence)), "Yuen test", "Significant", "Noise"}, "llrlrrrlll", rows)
 	fmt.Fprintf(&b, "Each side is its processes' typical spawn times (one number a process: the 20%% trimmed mean of its spawns), combined by a 20%% trimmed mean of their logarithms. "+
-		"Significant: Yuen's test of equal trimmed means with Welch's degrees of freedom, over processes, rejects at α = %.2f, exactly when the change's interval excludes 0. "+
+		"Significant: Yuen's test of equal trimmed means with Welch's degrees of freedom, over processes, rejects at α = %g, exactly when the change's %s interval excludes 0 (at α = 1 − confidence). "+
 		"Spawns of one process are not independent, so no test here counts them as such; a side with fewer than %d processes is not judged.\n\n",
-		CompareAlpha, MinIntervalProcesses)
+		c.Alpha, percent(c.Confidence), MinIntervalProcesses)
 	if c.Judged > 0 {
 		fmt.Fprintf(&b, "**%d of %d** cells' new figures lie inside the old 95%% interval (%.0f%%). "+
 			"Two measurements of one quantity by intervals that hold land inside each other's interval about 83%% of the time, not 95%%: both vary.\n\n",
@@ -133,13 +165,18 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 	return err
 }
 
-func (c *Comparison) writeCSV(w io.Writer) error {
+func (c *Comparison) writeCSV(w io.Writer) error { return c.writeCSVRows(w, true) }
+
+// writeCSVRows writes c's rows, after the header when header is true.
+func (c *Comparison) writeCSVRows(w io.Writer, header bool) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"environment", "mode", "n", "view_last", "old_typical_us", "old_low_us", "old_high_us",
-		"new_typical_us", "new_low_us", "new_high_us", "change_pct", "change_low_pct", "change_high_pct", "p",
-		"old_samples", "new_samples", "old_processes", "new_processes", "significant", "untrusted",
-		"old_busy", "new_busy", "old_unstable", "new_unstable", "machine"}); err != nil {
-		return fmt.Errorf("write CSV: %w", err)
+	if header {
+		if err := cw.Write([]string{"environment", "mode", "n", "view_last", "old_typical_us", "old_low_us", "old_high_us",
+			"new_typical_us", "new_low_us", "new_high_us", "change_pct", "change_low_pct", "change_high_pct", "p",
+			"old_samples", "new_samples", "old_processes", "new_processes", "significant", "untrusted",
+			"old_busy", "new_busy", "old_unstable", "new_unstable", "machine", "old", "new"}); err != nil {
+			return fmt.Errorf("write CSV: %w", err)
+		}
 	}
 	for _, ch := range c.Changes {
 		row := []string{ch.Environment, ch.Mode, strconv.Itoa(int(ch.N)), strconv.Itoa(ch.Last),
@@ -149,7 +186,7 @@ func (c *Comparison) writeCSV(w io.Writer) error {
 			strconv.Itoa(ch.OldSamples), strconv.Itoa(ch.NewSamples), strconv.Itoa(ch.OldProcesses), strconv.Itoa(ch.NewProcesses),
 			strconv.FormatBool(ch.Significant), strconv.FormatBool(ch.Untrusted),
 			strconv.FormatBool(ch.OldNoise.Busy), strconv.FormatBool(ch.NewNoise.Busy),
-			strconv.FormatBool(ch.OldNoise.Unstable), strconv.FormatBool(ch.NewNoise.Unstable), ch.Machine}
+			strconv.FormatBool(ch.OldNoise.Unstable), strconv.FormatBool(ch.NewNoise.Unstable), ch.Machine, c.Old.Dir, c.New.Dir}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}

@@ -398,7 +398,7 @@ func TestInputErrors(t *testing.T) {
 		{"bad views", buildErr(Input{Dir: "d", Set: badViews}), "views last -10"},
 		{"unknown format", func() error { return build(t, statusSet()).Write(&bytes.Buffer{}, "xml", nil) }, `unknown format "xml"`},
 		{"compare without a shared cell", func() error {
-			_, err := Compare(Input{Dir: "a", Set: scaledSet("native", 1, "x")}, Input{Dir: "b", Set: scaledSet("wasm", 1, "x")})
+			_, err := Compare(Input{Dir: "a", Set: scaledSet("native", 1, "x")}, Input{Dir: "b", Set: scaledSet("wasm", 1, "x")}, CompareOptions{})
 			return err
 		}, "a and b share no measured (environment, mode, n) cell"},
 	}

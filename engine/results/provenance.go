@@ -36,13 +36,17 @@ type OwnWork struct {
 // Invocation is one spawnbench command that wrote into the set. Every
 // sample and process row carries the ID of the invocation that measured it.
 type Invocation struct {
-	ID          int32             `json:"id"`
-	Command     string            `json:"command"` // "run", "calibrate", "resume"
-	Args        []string          `json:"args"`
-	SpecPath    string            `json:"spec_path"`
-	SpecName    string            `json:"spec_name"`
-	SpecHash    string            `json:"spec_hash"`
-	SpecText    string            `json:"spec_text"`
+	ID       int32    `json:"id"`
+	Command  string   `json:"command"` // "run", "calibrate", "resume"
+	Args     []string `json:"args"`
+	SpecPath string   `json:"spec_path"`
+	SpecName string   `json:"spec_name"`
+	SpecHash string   `json:"spec_hash"`
+	SpecText string   `json:"spec_text"`
+	// Overrides are the command line's replacements of the spec's values
+	// (run --processes, --n, --mode), as flags; "" for none. SpecHash
+	// covers them.
+	Overrides   string            `json:"overrides,omitempty"`
 	Resolved    json.RawMessage   `json:"resolved_spec,omitempty"`
 	Planned     []PlannedCell     `json:"planned"`
 	Order       string            `json:"order"`

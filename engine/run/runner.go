@@ -330,7 +330,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 	cpus := s.CPUs
 	inv := results.Invocation{
 		Command: command, Args: r.opts.Args, Version: r.opts.Version,
-		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source),
+		SpecPath: s.Path, SpecName: s.Name, SpecHash: s.Hash, SpecText: string(s.Source), Overrides: s.Overrides,
 		Resolved: s.Resolved, Order: order, Seed: seed, Views: results.Views{Last: s.Views.Last, MinN: s.Views.MinN},
 		CPUs: cpus, Machine: r.machine, StartedAt: time.Now().UTC(), Shard: shard,
 		Toolchains: map[string]string{}, Skipped: map[string]string{}, OwnWork: r.ownWork,

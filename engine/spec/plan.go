@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"strings"
 	"time"
 )
@@ -213,24 +214,33 @@ func LoadPlan(path string, only []string) (*RunPlan, error) {
 	return Expand(s, only)
 }
 
-// Select returns the spec's environments named in only (all when empty),
-// in spec order.
+// Select returns the spec's environments that only names (all when
+// empty), in spec order. Each entry of only is a name or a glob pattern
+// (path.Match: 'wasmtime-*', 'manual?'), and must match at least one
+// environment.
 func Select(s *Spec, only []string) ([]EnvironmentSpec, error) {
 	if len(only) == 0 {
 		return s.Environments, nil
 	}
-	byName := map[string]EnvironmentSpec{}
 	var names []string
 	for _, e := range s.Environments {
-		byName[e.Name] = e
 		names = append(names, e.Name)
 	}
 	want := map[string]bool{}
-	for _, n := range only {
-		if _, ok := byName[n]; !ok {
-			return nil, inputErrorf("--env %s: spec %s has no environment of that name; it has: %s", n, s.Path, strings.Join(names, ", "))
+	for _, pattern := range only {
+		matched := false
+		for _, name := range names {
+			ok, err := path.Match(pattern, name)
+			if err != nil {
+				return nil, inputErrorf("--env %q: not a name or a glob pattern (%v); quote it and use *, ? or [...] as in 'wasmtime-*'", pattern, err)
+			}
+			if ok {
+				want[name], matched = true, true
+			}
 		}
-		want[n] = true
+		if !matched {
+			return nil, inputErrorf("--env %s: spec %s has no environment of that name or matching that pattern; it has: %s", pattern, s.Path, strings.Join(names, ", "))
+		}
 	}
 	var out []EnvironmentSpec
 	for _, e := range s.Environments {

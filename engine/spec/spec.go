@@ -51,6 +51,9 @@ type Spec struct {
 	// Hash is the SHA-256 of Source and of Imports, hex: it changes when
 	// anything the spec is made of changes.
 	Hash string
+	// Overrides are the command line's replacements of the spec's values
+	// (Overrides.String), folded into Hash; "" for none.
+	Overrides string
 	// Resolved is the whole spec with every default filled, as JSON: what
 	// was measured, for the provenance.
 	Resolved     json.RawMessage

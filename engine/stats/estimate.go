@@ -252,7 +252,10 @@ type batches struct {
 
 // Ratio is a / b with its Yuen–Welch interval at Confidence; unbounded
 // (low 0, high +Inf) when either side has too few processes.
-func Ratio(a, b *Estimate) (ratio, low, high float64) {
+func Ratio(a, b *Estimate) (ratio, low, high float64) { return RatioAt(a, b, Confidence) }
+
+// RatioAt is Ratio with its interval at confidence instead.
+func RatioAt(a, b *Estimate, confidence float64) (ratio, low, high float64) {
 	ratio = math.Exp(a.loc.tm - b.loc.tm)
 	if a.Processes < MinIntervalProcesses || b.Processes < MinIntervalProcesses {
 		return ratio, 0, math.Inf(1)
@@ -261,7 +264,7 @@ func Ratio(a, b *Estimate) (ratio, low, high float64) {
 	if se == 0 {
 		return ratio, ratio, ratio
 	}
-	half := tQuantile(df) * se
+	half := tQuantileAt(df, confidence) * se
 	return ratio, math.Exp(diff - half), math.Exp(diff + half)
 }
 
@@ -339,11 +342,13 @@ func welch(a, b spread) (diff, se, df float64) {
 
 // tQuantile is Student's t quantile for a two-sided interval at
 // Confidence.
-func tQuantile(df float64) float64 {
+func tQuantile(df float64) float64 { return tQuantileAt(df, Confidence) }
+
+func tQuantileAt(df, confidence float64) float64 {
 	if df < 1 {
 		df = 1
 	}
-	return mstats.InvCDF(mstats.TDist{V: df})(1 - (1-Confidence)/2)
+	return mstats.InvCDF(mstats.TDist{V: df})(1 - (1-confidence)/2)
 }
 
 // safeLog is the log of a time; a time that is not positive (a clock
