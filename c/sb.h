@@ -133,4 +133,75 @@ static inline void sb_error(const char *what, int code) {
 static inline int64_t sb_atoi(const char *s) { return strtoll(s, 0, 10); }
 #endif
 
+/*
+ * What sequential.c and parallel.c share: the child every spawn runs, the
+ * argument check, the result arrays and the output. Only the order of
+ * creates and joins differs between the two.
+ */
+
+/* Each child writes only its own slot: its first clock reading, as its
+ * very first action, then its CPU. */
+struct sb_slot {
+  int64_t at;
+  int cpu;
+};
+
+static void *sb_child(void *arg) {
+  struct sb_slot *s = arg;
+  s->at = sb_now_ns();
+  s->cpu = sb_cpu();
+  return 0;
+}
+
+/* sb_spawns holds one run's results, one entry per spawn. */
+struct sb_spawns {
+  int64_t n;
+  struct sb_slot *child;
+  int *parent_cpu;
+  int64_t *before, *created, *joined;
+};
+
+/* sb_setup reads "name N" from the command line and allocates the result
+ * arrays, returning 0; else it says why on stderr and returns the exit
+ * code (2 for bad usage, 1 out of memory). extra bytes per spawn are
+ * allocated into *extra (NULL for none). */
+static inline int sb_setup(int argc, char **argv, const char *usage, struct sb_spawns *s,
+                           size_t extra_per_spawn, void **extra) {
+  if (argc != 2 || sb_atoi(argv[1]) <= 0) {
+    sb_error(usage, argc);
+    return 2;
+  }
+  int64_t n = sb_atoi(argv[1]);
+  /* Each result array is up to n * 16 bytes, which overflows a 32-bit size_t
+   * (wasm32) from n = 2^28: refuse rather than wrap. */
+  if ((uint64_t)n > SIZE_MAX / sizeof(struct sb_slot)) {
+    sb_error("N too large: its result arrays exceed the address space; N", (int)n);
+    return 2;
+  }
+  s->n = n;
+  s->child = sb_alloc((size_t)n * sizeof(struct sb_slot));
+  s->parent_cpu = sb_alloc((size_t)n * sizeof(int));
+  s->before = sb_alloc((size_t)n * sizeof(int64_t));
+  s->created = sb_alloc((size_t)n * sizeof(int64_t));
+  s->joined = sb_alloc((size_t)n * sizeof(int64_t));
+  int extra_ok = 1;
+  if (extra) {
+    *extra = sb_alloc((size_t)n * extra_per_spawn);
+    extra_ok = *extra != 0;
+  }
+  if (!s->child || !s->parent_cpu || !s->before || !s->created || !s->joined || !extra_ok) {
+    sb_error("out of memory for result slots; n", (int)n);
+    return 1;
+  }
+  return 0;
+}
+
+/* sb_print_spawns prints the first count spawns, after every join. */
+static inline void sb_print_spawns(const struct sb_spawns *s, int64_t count) {
+  for (int64_t i = 0; i < count; i++)
+    sb_print_spawn(s->child[i].at - s->before[i], s->created[i] - s->before[i], s->joined[i] - s->before[i],
+                   s->parent_cpu[i], s->child[i].cpu);
+  sb_flush();
+}
+
 #endif

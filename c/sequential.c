@@ -4,59 +4,25 @@
  */
 #include "sb.h"
 
-/* Each child writes only its own slot: its first clock reading, as its
- * very first action, then its CPU. */
-struct slot {
-  int64_t at;
-  int cpu;
-};
-
-static void *child(void *arg) {
-  struct slot *s = arg;
-  s->at = sb_now_ns();
-  s->cpu = sb_cpu();
-  return 0;
-}
-
 int main(int argc, char **argv) {
-  if (argc != 2 || sb_atoi(argv[1]) <= 0) {
-    sb_error("usage: sequential N (N > 0); argc", argc);
-    return 2;
-  }
-  int64_t n = sb_atoi(argv[1]);
-  /* Each result array is up to n * 16 bytes, which overflows a 32-bit size_t
-   * (wasm32) from n = 2^28: refuse rather than wrap. */
-  if ((uint64_t)n > SIZE_MAX / sizeof(struct slot)) {
-    sb_error("N too large: its result arrays exceed the address space; N", (int)n);
-    return 2;
-  }
-  struct slot *child_at = sb_alloc((size_t)n * sizeof(struct slot));
-  int *parent_cpu = sb_alloc((size_t)n * sizeof(int));
-  int64_t *before = sb_alloc((size_t)n * sizeof(int64_t));
-  int64_t *created = sb_alloc((size_t)n * sizeof(int64_t));
-  int64_t *joined = sb_alloc((size_t)n * sizeof(int64_t));
-  if (!child_at || !parent_cpu || !before || !created || !joined) {
-    sb_error("out of memory for result slots; n", (int)n);
-    return 1;
-  }
+  struct sb_spawns s;
+  int status = sb_setup(argc, argv, "usage: sequential N (N > 0); argc", &s, 0, 0);
+  if (status != 0) return status;
   int64_t done = 0;
   int rc = 0;
-  for (; done < n; done++) {
+  for (; done < s.n; done++) {
     pthread_t t;
-    before[done] = sb_now_ns();
-    rc = pthread_create(&t, 0, child, &child_at[done]);
-    created[done] = sb_now_ns();
-    parent_cpu[done] = sb_cpu(); /* after the reading: not in create_ns */
+    s.before[done] = sb_now_ns();
+    rc = pthread_create(&t, 0, sb_child, &s.child[done]);
+    s.created[done] = sb_now_ns();
+    s.parent_cpu[done] = sb_cpu(); /* after the reading: not in create_ns */
     if (rc != 0) break;
     rc = pthread_join(t, 0);
-    joined[done] = sb_now_ns();
+    s.joined[done] = sb_now_ns();
     if (rc != 0) break;
   }
-  for (int64_t i = 0; i < done; i++)
-    sb_print_spawn(child_at[i].at - before[i], created[i] - before[i], joined[i] - before[i],
-                   parent_cpu[i], child_at[i].cpu);
-  sb_flush();
-  if (done < n) {
+  sb_print_spawns(&s, done);
+  if (done < s.n) {
     sb_error("pthread_create or pthread_join failed at spawn", (int)done);
     return 1;
   }

@@ -290,7 +290,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
 				in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
 		}
-		if p := precisionTarget(&s.Provenance); r.Precision == 0 || p < r.Precision {
+		if p := precisionTarget(&s.Provenance); p > 0 && (r.Precision == 0 || p < r.Precision) {
 			r.Precision = p // several sets: judge by the strictest
 		}
 		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete(), Processes: len(s.Runs)})
@@ -321,7 +321,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			}
 			return g, nil
 		}
-		if err := checkUnique(in.Dir, s); err != nil {
+		if err := results.CheckUnique(in.Dir, s); err != nil {
 			return nil, err
 		}
 		// Samples count only when their process ended ok: a process that

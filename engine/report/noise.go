@@ -10,10 +10,6 @@ import (
 	"spawnbench/engine/stats"
 )
 
-// DefaultPrecision is the target precision for sets whose spec predates
-// samples.precision (the schema's default).
-const DefaultPrecision = 0.10
-
 // Stability verdicts.
 const (
 	Stable    = "stable"
@@ -127,7 +123,7 @@ func precisionText(e *Estimate, n Noise) string {
 	}
 	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), plural(e.Processes, "process", "processes"))
 	switch {
-	case float64(e.Precision) <= float64(n.Target):
+	case n.Target == 0 || float64(e.Precision) <= float64(n.Target):
 	case n.Needed > 0:
 		s += fmt.Sprintf("; about %d for ±%.0f%%", n.Needed, 100*float64(n.Target))
 	case e.Windowed:

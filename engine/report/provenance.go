@@ -80,7 +80,8 @@ func cpusText(cpus []int) string {
 
 // precisionTarget is the target precision of the set's measuring runs
 // (samples.precision of their resolved spec; the strictest when they
-// differ), or DefaultPrecision for sets whose spec predates it.
+// differ), or 0 for sets whose spec predates it: the schema owns the
+// default, and the report repeats none.
 func precisionTarget(p *results.Provenance) float64 {
 	target := 0.0
 	for _, inv := range p.Invocations {
@@ -95,9 +96,6 @@ func precisionTarget(p *results.Provenance) float64 {
 		if json.Unmarshal(inv.Resolved, &spec) == nil && spec.Samples.Precision > 0 && (target == 0 || spec.Samples.Precision < target) {
 			target = spec.Samples.Precision
 		}
-	}
-	if target == 0 {
-		return DefaultPrecision
 	}
 	return target
 }

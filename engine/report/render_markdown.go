@@ -576,11 +576,15 @@ var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other w
 
 // estimateLegend says how the figures of the typical-time table are made.
 func estimateLegend(target float64) string {
+	targetText := "(the set's spec named no samples.precision, so no count is worked out)"
+	if target > 0 {
+		targetText = fmt.Sprintf("where it is wider than ±%.3g%% (samples.precision), about how many processes that would take", 100*target)
+	}
 	return fmt.Sprintf("The process is the unit of replication: each process is reduced to its typical spawn (the 20%% trimmed mean of its spawns in the view), "+
 		"and a cell's typical time is the 20%% trimmed mean of their logarithms, with Yuen's %.0f%% interval over processes. "+
-		"Precision is the interval's half-width over the figure, with the processes behind it and, where it is wider than ±%.3g%% (samples.precision), about how many processes that would take: a number, not a verdict. "+
+		"Precision is the interval's half-width over the figure, with the processes behind it and, %s: a number, not a verdict. "+
 		"The pooled median and 95th percentile of every spawn, and the spawn counts, are in the CSV and JSON formats.",
-		100*Confidence, 100*target)
+		100*Confidence, targetText)
 }
 
 // grouped is true when the environments span more than one host family,

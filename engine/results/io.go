@@ -295,7 +295,7 @@ func Read(dir string) (*Set, error) {
 	if fillClockSteps(s) {
 		MarkClockTrust(s)
 	}
-	if err := checkUnique(s); err != nil {
+	if err := CheckUnique(dir, s); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -427,24 +427,52 @@ func fillMachines(s *Set) {
 	}
 }
 
-// checkUnique refuses a set that holds one process twice: one cell is one
-// measurement.
-func checkUnique(s *Set) error {
-	type key struct {
+// CheckUnique refuses a set that holds one spawn or one process twice:
+// one (machine, environment, mode, n, process, thread) measured twice
+// would be counted twice, and no statistic could say which run it came
+// from. name is how the message names the set (its directory). It is
+// the one check, made by Read, Merge and the reports alike.
+func CheckUnique(name string, s *Set) error {
+	type sampleKey struct {
 		machine, env, mode string
-		n                  int32
-		process            int32
+		n, process, thread int32
 		warmup             bool
 	}
-	seen := map[key]bool{}
-	for _, r := range s.Runs {
-		k := key{r.Machine, r.Environment, r.Mode, r.N, r.Process, r.Warmup}
+	seen := make(map[sampleKey]bool, len(s.Samples))
+	for _, x := range s.Samples {
+		k := sampleKey{x.Machine, x.Environment, x.Mode, x.N, x.Process, x.Thread, x.Warmup}
 		if seen[k] {
-			return inputerr.New("the result set holds process %d of cell %s (machine %s) twice: a cell must be measured once per machine; re-measure it into a new directory", r.Process, CellKey(r.Environment, r.Mode, int64(r.N)), r.Machine)
+			return duplicateError(name, x.Machine, x.Environment, x.Mode, x.N, fmt.Sprintf("spawn (process %d, thread %d)", x.Process, x.Thread), x.Warmup)
 		}
 		seen[k] = true
 	}
+	type runKey struct {
+		machine, env, mode string
+		n, process         int32
+		warmup             bool
+	}
+	runs := make(map[runKey]bool, len(s.Runs))
+	for _, x := range s.Runs {
+		k := runKey{x.Machine, x.Environment, x.Mode, x.N, x.Process, x.Warmup}
+		if runs[k] {
+			return duplicateError(name, x.Machine, x.Environment, x.Mode, x.N, fmt.Sprintf("process %d", x.Process), x.Warmup)
+		}
+		runs[k] = true
+	}
 	return nil
+}
+
+func duplicateError(name, machine, env, mode string, n int32, what string, warmup bool) error {
+	if warmup {
+		what = "warm-up " + what
+	}
+	on := ""
+	if machine != "" {
+		on = " (machine " + machine + ")"
+	}
+	return inputerr.New("%s holds cell %s twice%s: its %s appears more than once (duplicate (machine, environment, mode, n, process, thread) keys). "+
+		"The cell was measured twice into one directory; no statistic can tell the runs apart. Re-measure it into a fresh directory (spawnbench run SPEC -o NEWDIR)",
+		name, CellKey(env, mode, int64(n)), on, what)
 }
 
 // setFiles are the names of a set's own files (the journal included).

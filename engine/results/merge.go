@@ -92,7 +92,7 @@ func Merge(parts []Part, inv Invocation) (*Set, error) {
 	}
 	out.Provenance.Invocations = append(out.Provenance.Invocations, inv)
 	MarkClockTrust(out)
-	return out, checkUnique(out)
+	return out, CheckUnique("the merged set", out)
 }
 
 // specOf is the spec path of dir's first measuring invocation.

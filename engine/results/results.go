@@ -2,10 +2,15 @@
 // as Parquet.
 //
 // This package is opinionated: a result set is a directory of plain Parquet
-// files with flat, typed columns (strings, int32, int64, bool), one row per
-// spawn or per process, so pandas, polars and DuckDB open it with no
-// conversion. Nothing is ever trimmed or aggregated here; views such as
-// "last 10 spawns" are computed by readers.
+// files with typed columns (strings, integers, booleans, lists of CPU
+// numbers; null where a value is absent), each described in the file, one
+// row per spawn or per process, so pandas, polars and DuckDB open it with
+// no conversion. The rows are what was measured; the one reduction made
+// here is each process's typical spawn (summary.go, stats.Typical), built
+// once with the process's rows and stored beside them, and the marks that
+// qualify rows (clock trust, the busy rule's inputs). Views such as "last
+// 10 spawns", figures and verdicts are the readers' (engine/report), and
+// a report's figures are written back only as the derived cells.parquet.
 //
 // Nothing measured is lost and nothing is half-written: one writer at a
 // time holds the directory's lock; each finished process is appended to a
