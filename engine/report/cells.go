@@ -43,13 +43,17 @@ func (r *Report) cellFigures() []results.CellFigure {
 		f := results.CellFigure{Machine: c.Machine, Environment: c.Environment, Kind: c.Kind, Host: c.Host, Family: c.Family, Mode: c.Mode,
 			N: c.N, ViewLast: int32(c.Last), Processes: int32(c.Processes), Samples: int32(c.Samples),
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
+			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
 			Verdict: c.Noise.Verdict, Reason: c.Noise.Reason, Busy: c.Noise.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
 			BottomLine: inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)]}
 		if s := c.Stats; s != nil {
 			f.OKProcesses = int32(s.Processes)
 			f.TypicalUS, f.LowUS, f.HighUS, f.Precision = float64(s.TypicalUS), float64(s.LowUS), float64(s.HighUS), float64(s.Precision)
 			f.MeanUS, f.MedianUS, f.P95US = float64(s.MeanUS), float64(s.MedianUS), float64(s.P95US)
-			f.Drifted, f.Clusters = s.Drifted, int32(len(s.Clusters))
+			f.Drifted, f.Clusters, f.Occasions = s.Drifted, int32(len(s.Clusters)), int32(s.Occasions)
+			if v := s.Variance; v != nil {
+				f.OccasionSD, f.ProcessSD, f.SpawnSD, f.Dominant = float64(v.OccasionSD), float64(v.ProcessSD), float64(v.SpawnSD), v.Dominant
+			}
 		}
 		if q := r.ratioOn(c.Machine, c.Environment, c.Mode, c.Column); q != nil {
 			f.Baseline, f.Ratio = q.Baseline, float64(q.Ratio)

@@ -29,8 +29,13 @@ type ProcessSummary struct {
 	Spawns int `json:"spawns"`
 	// TypicalUS is the 20% trimmed mean of the spawn times, µs.
 	TypicalUS float64 `json:"typical_us"`
+	// Occasion is the occasion the process ran on (0: unknown).
+	Occasion int32 `json:"occasion,omitempty"`
 	// StartedAt is when the process started; zero where unknown.
 	StartedAt time.Time `json:"-"`
+	// spawnVar is the variance of the process's log spawn times, for the
+	// variance components.
+	spawnVar float64
 }
 
 // Estimate is a cell's figure, computed over its processes
@@ -54,6 +59,9 @@ type Estimate struct {
 	// Drifted is true when, moreover, the windows differ beyond chance:
 	// the cell moved during the run.
 	Drifted bool `json:"drifted"`
+	// Occasions is the number of occasions the figure and interval are
+	// computed over (3 or more), 0 when they are over processes.
+	Occasions int `json:"occasions,omitempty"`
 	// Clusters are the cell's two process clusters, lower first, when its
 	// processes fall into two (stats' cluster test); each has its share of
 	// the processes and its own figure.
@@ -77,23 +85,29 @@ func estimateOf(s *stats.Estimate) *Estimate {
 		return nil
 	}
 	e := &Estimate{TypicalUS: Float(s.Center), LowUS: Float(s.Low), HighUS: Float(s.High), Processes: s.Processes,
-		Precision: Float(s.Precision), Windowed: s.Windowed, Drifted: s.Drifted, est: s}
+		Precision: Float(s.Precision), Windowed: s.Windowed, Drifted: s.Drifted, Occasions: s.Occasions, est: s}
 	for _, c := range s.Clusters {
 		e.Clusters = append(e.Clusters, ClusterShare{Share: Float(c.Share), Estimate: *estimateOf(c.Estimate)})
 	}
 	return e
 }
 
-// processStarts are the start times of a cell's measured processes, by
-// process number; nil where unknown.
-type processStarts map[int32]time.Time
+// processStarts are when and on which occasion a cell's measured
+// processes ran, by process number.
+type processStarts map[int32]processStart
 
-// startsOf collects the start times of a cell's measured runs.
+type processStart struct {
+	at       time.Time
+	occasion int32
+}
+
+// startsOf collects the start times and occasions of a cell's measured
+// runs.
 func startsOf(runs []results.ProcessRun) processStarts {
 	starts := processStarts{}
 	for _, r := range runs {
 		if !r.Warmup {
-			starts[r.Process] = r.StartedAt
+			starts[r.Process] = processStart{r.StartedAt, r.Occasion}
 		}
 	}
 	return starts
@@ -108,7 +122,8 @@ func summarizeProcesses(samples []results.SpawnSample, starts processStarts) []P
 	}
 	out := make([]ProcessSummary, 0, len(byProcess))
 	for p, vs := range byProcess {
-		out = append(out, ProcessSummary{Process: p, Spawns: len(vs), TypicalUS: stats.Typical(vs), StartedAt: starts[p]})
+		out = append(out, ProcessSummary{Process: p, Spawns: len(vs), TypicalUS: stats.Typical(vs), Occasion: starts[p].occasion, StartedAt: starts[p].at,
+			spawnVar: logVariance(vs)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Process < out[j].Process })
 	return out
@@ -116,12 +131,30 @@ func summarizeProcesses(samples []results.SpawnSample, starts processStarts) []P
 
 // estimate computes a cell's figure and interval from its process
 // summaries; nil for none.
-func estimate(procs []ProcessSummary) *Estimate {
+func estimate(procs []ProcessSummary) *Estimate { return estimateOf(stats.Summarize(statsProcesses(procs))) }
+
+// statsProcesses are process summaries as stats takes them.
+func statsProcesses(procs []ProcessSummary) []stats.Process {
 	ps := make([]stats.Process, len(procs))
 	for i, p := range procs {
-		ps[i] = stats.Process{Value: p.TypicalUS, Start: p.StartedAt}
+		ps[i] = stats.Process{Value: p.TypicalUS, Start: p.StartedAt, Occasion: int(p.Occasion), Spawns: p.Spawns, SpawnVar: p.spawnVar}
 	}
-	return estimateOf(stats.Summarize(ps))
+	return ps
+}
+
+// logVariance is the variance of the logs of positive times (NaN for
+// fewer than two).
+func logVariance(us []float64) float64 {
+	if len(us) < 2 {
+		return math.NaN()
+	}
+	var sum, sum2 float64
+	for _, v := range us {
+		l := math.Log(max(v, 1e-3))
+		sum, sum2 = sum+l, sum2+l*l
+	}
+	n := float64(len(us))
+	return max(0, (sum2-sum*sum/n)/(n-1))
 }
 
 // ratioEstimate is a / b with its Yuen–Welch interval at Confidence.

@@ -48,7 +48,7 @@ func mergedOnDisk(t *testing.T, sets ...*results.Set) (string, *results.Set) {
 	for i, s := range sets {
 		parts = append(parts, results.Part{Dir: "m" + string(rune('a'+i)), Set: s})
 	}
-	merged, err := results.Merge(parts, results.Invocation{Machine: results.Machine{Hostname: "merger"}, StartedAt: fixtureStart, EndedAt: &fixtureStart})
+	merged, err := results.Merge(parts, results.Invocation{Machine: results.Machine{Hostname: "merger"}, StartedAt: fixtureStart, EndedAt: &fixtureStart}, results.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 func TestMergeRefusesMixedSpecs(t *testing.T) {
 	a := machineSet(t, "host-a", 10, 30, "hash-one")
 	b := machineSet(t, "host-b", 20, 100, "hash-two")
-	_, err := results.Merge([]results.Part{{Dir: "dir-a", Set: a}, {Dir: "dir-b", Set: b}}, results.Invocation{})
+	_, err := results.Merge([]results.Part{{Dir: "dir-a", Set: a}, {Dir: "dir-b", Set: b}}, results.Invocation{}, results.MergeOptions{})
 	var in *inputerr.Error
 	if !errors.As(err, &in) {
 		t.Fatalf("mixed spec hashes: %v, want an input error", err)

@@ -54,6 +54,9 @@ type Stats struct {
 	Estimate
 	// Summaries are the cell's processes, each reduced to one number.
 	Summaries []ProcessSummary `json:"process_summaries"`
+	// Variance splits the cell's variance by level (occasions.go); nil
+	// for a last-spawns view.
+	Variance *VarianceComponents `json:"variance,omitempty"`
 	// MeanUS is the mean of every spawn (the earlier study's statistic),
 	// MedianUS the median of every spawn and P95US the 95th percentile
 	// (Hyndman and Fan's definition 8): descriptions of the pooled
@@ -486,6 +489,9 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	}
 	starts := startsOf(g.runs)
 	c.Stats = summarize(values, summarizeProcesses(samples, starts))
+	if c.Last == 0 {
+		c.Stats.Variance = varianceOf(c.Stats.Summaries)
+	}
 	c.Regimes = regimesOf(samples, starts)
 	c.Placements = placementsOf(samples, starts)
 	if c.Mode == "parallel" && c.Last == 0 {

@@ -122,6 +122,9 @@ func precisionText(e *Estimate, n Noise) string {
 		return "—"
 	}
 	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), plural(e.Processes, "process", "processes"))
+	if e.Occasions > 0 {
+		s += fmt.Sprintf(" on %d occasions, the interval over occasions", e.Occasions)
+	}
 	switch {
 	case n.Target == 0 || float64(e.Precision) <= float64(n.Target):
 	case n.Needed > 0:

@@ -94,8 +94,9 @@ func parallelOf(n int32, samples []results.SpawnSample, starts processStarts) *P
 	span := make([]ProcessSummary, len(procs))
 	after := make([]float64, len(procs))
 	for i, p := range procs {
-		first[i] = ProcessSummary{Process: p.Process, Spawns: 1, TypicalUS: p.FirstUS, StartedAt: starts[p.Process]}
-		span[i] = ProcessSummary{Process: p.Process, Spawns: int(n), TypicalUS: p.MakespanUS, StartedAt: starts[p.Process]}
+		at := starts[p.Process]
+		first[i] = ProcessSummary{Process: p.Process, Spawns: 1, TypicalUS: p.FirstUS, Occasion: at.occasion, StartedAt: at.at, spawnVar: math.NaN()}
+		span[i] = ProcessSummary{Process: p.Process, Spawns: int(n), TypicalUS: p.MakespanUS, Occasion: at.occasion, StartedAt: at.at, spawnVar: math.NaN()}
 		after[i] = p.AfterLoop
 	}
 	slices.Sort(after)

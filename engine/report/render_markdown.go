@@ -277,6 +277,7 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	r.writeTypical(&b)
 	r.writeRatios(&b)
 	r.writeAgainst(&b)
+	r.writeVariance(&b)
 	r.writeRegimes(&b)
 	r.writeClusters(&b)
 	r.writePlacement(&b)

@@ -44,6 +44,13 @@ type CellFigure struct {
 	Verdict, Reason string
 	Busy, Drifted   bool
 	Clusters        int32
+	// Occasions is the number of occasions the figure is computed over
+	// (0: over processes); OccasionSD, ProcessSD and SpawnSD the cell's
+	// variance components as standard deviations of the log spawn time,
+	// Dominant the level that sets its interval.
+	Occasions                      int32
+	OccasionSD, ProcessSD, SpawnSD float64
+	Dominant                       string
 	// Baseline, Ratio, RatioLow and RatioHigh divide the figure by the
 	// baseline's of the same cell, with the ratio's 95% interval.
 	Baseline                   string
@@ -77,6 +84,11 @@ var cellColumns = []column[CellFigure]{
 	boolCol("busy", func(r *CellFigure) *bool { return &r.Busy }).doc("other work or steal took clearly more than 10% of the processes' wall time"),
 	boolCol("drifted", func(r *CellFigure) *bool { return &r.Drifted }).doc("the processes of the run's later half differ from its earlier half (p < 0.01)"),
 	int32Col("clusters", func(r *CellFigure) *int32 { return &r.Clusters }).doc("2 when the processes fall into two clusters, else 0"),
+	int32Col("occasions", func(r *CellFigure) *int32 { return &r.Occasions }).doc("the occasions the figure and interval are computed over (3 or more); 0 when over processes"),
+	optFloat64Col("occasion_sd", func(r *CellFigure) *float64 { return &r.OccasionSD }).doc("between-occasion standard deviation of the log spawn time (all-spawns view); null with one occasion"),
+	optFloat64Col("process_sd", func(r *CellFigure) *float64 { return &r.ProcessSD }).doc("between-process standard deviation of the log spawn time, within an occasion"),
+	optFloat64Col("spawn_sd", func(r *CellFigure) *float64 { return &r.SpawnSD }).doc("within-process standard deviation of the log spawn time; null for one spawn a process"),
+	optStringCol("dominant", func(r *CellFigure) *string { return &r.Dominant }).doc("the level whose variance weighs most in the figure's: occasions, processes or spawns"),
 	optStringCol("baseline", func(r *CellFigure) *string { return &r.Baseline }).doc("the environment the ratio divides by; null where there is no ratio"),
 	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view"),
 	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc("the ratio's 95% interval (Yuen–Welch over both cells' processes), lower bound; null under 5 processes a side"),

@@ -16,16 +16,34 @@ type Part struct {
 	Set *Set
 }
 
+// MergeOptions say how Merge treats sets that measured the same cells.
+type MergeOptions struct {
+	// Occasions keeps runs of one spec that measured the same (machine,
+	// environment, mode, n) cells as occasions of those cells: each
+	// part's processes of a shared cell are numbered on after the parts
+	// before it, and its occasions numbered apart from theirs. Without
+	// it, a cell held by two parts is refused.
+	Occasions bool
+}
+
 // Merge combines result sets made from one spec (shards of one machine,
-// or the whole spec on several machines) into one set. It refuses sets
-// from different specs and sets that both hold a (machine, environment,
-// mode, n) cell, naming them. Every invocation is kept, renumbered in
-// order of the parts (its Origin says where it came from and its ID
-// there), and every row carries its invocation's new ID. inv, the merge
-// itself, is recorded last.
-func Merge(parts []Part, inv Invocation) (*Set, error) {
+// the whole spec on several machines, or with opts.Occasions runs of the
+// same cells on several occasions) into one set. It refuses sets from
+// different specs, the same set twice, and (without opts.Occasions) sets
+// that both hold a (machine, environment, mode, n) cell, naming them.
+// Every invocation is kept, renumbered in order of the parts (its Origin
+// says where it came from and its ID there), and every row carries its
+// invocation's new ID. inv, the merge itself, is recorded last.
+func Merge(parts []Part, inv Invocation, opts MergeOptions) (*Set, error) {
 	if len(parts) < 2 {
 		return nil, inputerr.New("merge needs at least two result directories, got %d", len(parts))
+	}
+	seen := map[string]string{}
+	for _, p := range parts {
+		if prev, ok := seen[p.Set.ID]; ok && p.Set.ID != "" {
+			return nil, inputerr.New("%s and %s are the same result set (set ID %s): merge each set once", prev, p.Dir, p.Set.ID)
+		}
+		seen[p.Set.ID] = p.Dir
 	}
 	hash, hashDir := "", ""
 	for _, p := range parts {
@@ -46,11 +64,15 @@ func Merge(parts []Part, inv Invocation) (*Set, error) {
 			}
 		}
 	}
-	if err := checkDisjoint(parts); err != nil {
-		return nil, err
+	if !opts.Occasions {
+		if err := checkDisjoint(parts); err != nil {
+			return nil, err
+		}
 	}
 	out := &Set{Provenance: Provenance{Format: FormatVersion}}
+	shift := occasionShifts{}
 	for _, p := range parts {
+		renumber := shift.of(p.Set)
 		ids := map[int32]int32{}
 		for _, in := range p.Set.Provenance.Invocations {
 			id := out.Provenance.NextID()
@@ -66,10 +88,14 @@ func Merge(parts []Part, inv Invocation) (*Set, error) {
 		}
 		for _, s := range p.Set.Samples {
 			s.Invocation = ids[s.Invocation]
+			s.Process += renumber.process[cellOf(s.Machine, s.Environment, s.Mode, s.N, s.Warmup)]
 			out.Samples = append(out.Samples, s)
 		}
 		for _, r := range p.Set.Runs {
 			r.Invocation = ids[r.Invocation]
+			k := cellOf(r.Machine, r.Environment, r.Mode, r.N, r.Warmup)
+			r.Process += renumber.process[k]
+			r.Occasion = max(r.Occasion, 1) + renumber.occasion[k]
 			out.Runs = append(out.Runs, r)
 		}
 		for _, c := range p.Set.Calibration {
@@ -160,4 +186,46 @@ func checkDisjoint(parts []Part) error {
 	}
 	return inputerr.New("%s both hold %s%s: each (machine, environment, mode, n) cell must come from one set; merge each shard once, and measure a cell again into a new directory rather than merging it twice",
 		strings.Join(pairs, "; "), strings.Join(clash, ", "), more)
+}
+
+// mergedCell is one cell of one machine, warm-ups apart.
+type mergedCell struct {
+	machine, key string
+	warmup       bool
+}
+
+func cellOf(machine, env, mode string, n int32, warmup bool) mergedCell {
+	return mergedCell{machine, CellKey(env, mode, int64(n)), warmup}
+}
+
+// occasionShifts are, per cell, the processes and occasions the parts
+// merged so far hold: a later part's processes and occasions of the cell
+// are numbered on after them.
+type occasionShifts struct {
+	process, occasion map[mergedCell]int32
+}
+
+// shift is what one part's rows of each cell are moved by.
+type shift struct {
+	process, occasion map[mergedCell]int32
+}
+
+// of returns the shift for set's rows and counts them in.
+func (o *occasionShifts) of(set *Set) shift {
+	if o.process == nil {
+		o.process, o.occasion = map[mergedCell]int32{}, map[mergedCell]int32{}
+	}
+	s := shift{process: map[mergedCell]int32{}, occasion: map[mergedCell]int32{}}
+	top := map[mergedCell][2]int32{} // this part's highest process + 1 and occasion
+	for _, r := range set.Runs {
+		k := cellOf(r.Machine, r.Environment, r.Mode, r.N, r.Warmup)
+		s.process[k], s.occasion[k] = o.process[k], o.occasion[k]
+		t := top[k]
+		top[k] = [2]int32{max(t[0], r.Process+1), max(t[1], max(r.Occasion, 1))}
+	}
+	for k, t := range top {
+		o.process[k] += t[0]
+		o.occasion[k] += t[1]
+	}
+	return s
 }

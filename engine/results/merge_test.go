@@ -33,7 +33,7 @@ func oneMachineSet(host string, clockPasses bool) *Set {
 func TestMergeKeepsMachinesApart(t *testing.T) {
 	a, b := oneMachineSet("a", false), oneMachineSet("b", true)
 	a.ID, b.ID = "set-a", "set-b"
-	merged, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "B", Set: b}}, Invocation{Machine: Machine{Hostname: "m"}})
+	merged, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "B", Set: b}}, Invocation{Machine: Machine{Hostname: "m"}}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,45 @@ func TestMergeKeepsMachinesApart(t *testing.T) {
 		t.Errorf("incomplete: %v", why)
 	}
 	// The same machine twice is an overlap.
-	if _, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "A2", Set: oneMachineSet("a", true)}}, Invocation{}); err == nil {
+	if _, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "A2", Set: oneMachineSet("a", true)}}, Invocation{}, MergeOptions{}); err == nil {
 		t.Error("one machine's cell merged twice")
+	}
+}
+
+// TestMergeKeepsRunsOfTheSameCellsAsOccasions: two runs of one machine's
+// same cell are refused as a plain merge, and kept as two occasions with
+// --occasions: processes numbered on, occasions apart, every sample
+// following its process; the same set twice is refused either way.
+func TestMergeKeepsRunsOfTheSameCellsAsOccasions(t *testing.T) {
+	a, b := oneMachineSet("m", true), oneMachineSet("m", true)
+	a.ID, b.ID = "set-a", "set-b"
+	parts := []Part{{Dir: "A", Set: a}, {Dir: "B", Set: b}}
+	if _, err := Merge(parts, Invocation{}, MergeOptions{}); err == nil {
+		t.Fatal("a plain merge of two runs of one cell was accepted")
+	}
+	merged, err := Merge(parts, Invocation{}, MergeOptions{Occasions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(merged.Runs) != 2 || merged.Runs[0].Process != 0 || merged.Runs[1].Process != 1 ||
+		merged.Runs[0].Occasion != 1 || merged.Runs[1].Occasion != 2 {
+		t.Fatalf("runs %+v: want processes 0 and 1 on occasions 1 and 2", merged.Runs)
+	}
+	perProcess := map[int32]int{}
+	for _, s := range merged.Samples {
+		perProcess[s.Process]++
+	}
+	if perProcess[0] != 2 || perProcess[1] != 2 {
+		t.Errorf("samples per process %v, want 2 and 2", perProcess)
+	}
+	dir := filepath.Join(t.TempDir(), "merged")
+	if err := merged.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Read(dir); err != nil || back.Runs[1].Occasion != 2 {
+		t.Errorf("read back: %v, occasions %+v", err, back.Runs)
+	}
+	if _, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "A again", Set: a}}, Invocation{}, MergeOptions{Occasions: true}); err == nil {
+		t.Error("the same set twice was merged as two occasions")
 	}
 }

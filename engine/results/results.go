@@ -128,6 +128,10 @@ type ProcessRun struct {
 	AllowedCPUs CPUList `json:",omitempty"`
 	// Seq is the process's position in its invocation's run order.
 	Seq int32
+	// Occasion is the occasion the process ran on: the block of its run
+	// (schedule.occasions), renumbered apart by merge --occasions; 0 in
+	// sets written before occasions, read as one occasion.
+	Occasion int32 `json:",omitempty"`
 	// Invocation is the ID of the invocation that ran it.
 	Invocation int32
 	// Machine is the ID of the machine that ran it (Machine.ID).
@@ -234,6 +238,7 @@ var runColumns = []column[ProcessRun]{
 	cpuListCol("cpus", func(r *ProcessRun) *CPUList { return &r.CPUs }).doc("the CPUs the process was pinned to; null for no pinning"),
 	addedLater(cpuListCol("allowed_cpus", func(r *ProcessRun) *CPUList { return &r.AllowedCPUs })).doc("the CPUs the process could run on: its pinning, or without one the CPUs spawnbench was allowed; null where unknown"),
 	int32Col("seq", func(r *ProcessRun) *int32 { return &r.Seq }).doc("the process's position in its invocation's run order"),
+	addedLater(int32Col("occasion", func(r *ProcessRun) *int32 { return &r.Occasion })).doc("the occasion the process ran on, from 1: a block of its run (schedule.occasions) or, merged with merge --occasions, a run of its own; 0 in sets older than occasions; occasions are a level above processes and below machines"),
 	int32Col("invocation", func(r *ProcessRun) *int32 { return &r.Invocation }).doc("the invocation that ran it (provenance.json's invocations[].id)"),
 	optInt64Col("user_ns", func(r *ProcessRun) **int64 { return &r.UserNS }).doc("user CPU time of the benchmark's whole process tree, ns; null where the platform cannot tell"),
 	optInt64Col("sys_ns", func(r *ProcessRun) **int64 { return &r.SysNS }).doc("system CPU time of the benchmark's whole process tree, ns"),

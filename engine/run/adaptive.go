@@ -18,6 +18,10 @@ import (
 // order, so load that comes and goes still lands on every cell alike),
 // and every decision is taken from the set on disk, so a resumed run
 // takes the same decisions and continues where the killed one stopped.
+// A cell whose interval a level above its processes sets (it drifted, so
+// its batches set it, or it is computed over occasions) gets no more
+// rounds: more processes cannot narrow what moves between batches or
+// occasions.
 
 // cellState is what the set says of one cell, for the stopping rule.
 type cellState struct {
@@ -26,7 +30,9 @@ type cellState struct {
 	next      int           // the next free process index
 	added     time.Duration // wall time of processes past the planned ones
 	precision float64
-	ok        int // ok processes behind precision
+	ok        int  // ok processes behind precision
+	above     bool // a level above processes sets the interval
+	occasion  int  // the occasion of its latest process, for added ones
 }
 
 func (r *Runner) cellStates(cells []cell) map[string]*cellState {
@@ -41,6 +47,7 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 			continue
 		}
 		for _, run := range m.runs {
+			st.occasion = max(st.occasion, int(run.Occasion))
 			st.measured++
 			st.wall += time.Duration(run.WallNS)
 			st.next = max(st.next, int(run.Process)+1)
@@ -50,7 +57,7 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 		}
 		st.precision = math.Inf(1)
 		if e := m.estimate(); e != nil {
-			st.precision, st.ok = e.Precision, e.Processes
+			st.precision, st.ok, st.above = e.Precision, e.Processes, e.Windowed || e.Occasions > 0
 		}
 	}
 	return states
@@ -68,7 +75,7 @@ func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepar
 				continue
 			}
 			st := states[c.key]
-			if st.precision <= c.precision || st.measured >= a.MaxProcesses {
+			if st.precision <= c.precision || st.measured >= a.MaxProcesses || st.above {
 				continue
 			}
 			// No process is started that the cell's processes so far say
@@ -84,7 +91,7 @@ func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepar
 			}
 			open++
 			for i := range k {
-				batch = append(batch, step{Cell: ci, Process: st.next + i})
+				batch = append(batch, step{Cell: ci, Process: st.next + i, Occasion: st.occasion})
 			}
 		}
 		if len(batch) == 0 {
@@ -135,7 +142,11 @@ func (r *Runner) convergence(cells []cell) []string {
 			if !math.IsInf(st.precision, 0) {
 				prec = fmt.Sprintf("±%.3g%%", 100*st.precision)
 			}
-			out = append(out, fmt.Sprintf("%s not converged: %s over %d processes (target ±%.3g%%)", c.key, prec, st.ok, 100*c.precision))
+			why := ""
+			if st.above {
+				why = "; a level above processes sets its interval (drift or occasions), so more processes would not narrow it"
+			}
+			out = append(out, fmt.Sprintf("%s not converged: %s over %d processes (target ±%.3g%%)%s", c.key, prec, st.ok, 100*c.precision, why))
 		}
 	}
 	return out

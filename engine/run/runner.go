@@ -378,7 +378,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	row := results.ProcessRun{
 		Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, ClockStepNS: p.env.Facts().ClockStepNS,
 		Mode: c.mode, N: int32(c.n), Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
-		AllowedCPUs: allowedCPUs(c.cpus), Seq: int32(st.Seq), Invocation: r.inv, Machine: r.machine.ID,
+		AllowedCPUs: allowedCPUs(c.cpus), Seq: int32(st.Seq), Occasion: int32(st.Occasion), Invocation: r.inv, Machine: r.machine.ID,
 	}
 	lines := protocol.NewCollector(c.n)
 	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)

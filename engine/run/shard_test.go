@@ -132,7 +132,7 @@ schedule: seed: 7
 		parts = append(parts, results.Part{Dir: dir, Set: set})
 	}
 	now := time.Now().UTC()
-	merged, err := results.Merge(parts, results.Invocation{Machine: Machine(), StartedAt: now, EndedAt: &now})
+	merged, err := results.Merge(parts, results.Invocation{Machine: Machine(), StartedAt: now, EndedAt: &now}, results.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +180,10 @@ schedule: seed: 7
 			t.Errorf("run %s/%s/%d process %d traces to invocation %d: %+v", r.Environment, r.Mode, r.N, r.Process, r.Invocation, inv)
 		}
 	}
-	// Merging again the same shard is refused, naming the cells.
-	_, err = results.Merge([]results.Part{parts[0], {Dir: "copy", Set: parts[0].Set}}, results.Invocation{})
+	// Merging again the same shard is refused, naming both directories.
+	_, err = results.Merge([]results.Part{parts[0], {Dir: "copy", Set: parts[0].Set}}, results.Invocation{}, results.MergeOptions{})
 	var in *inputerr.Error
-	if !asInput(err, &in) || !strings.Contains(err.Error(), "both hold") || !strings.Contains(err.Error(), "copy") {
-		t.Errorf("overlapping merge: %v", err)
+	if !asInput(err, &in) || !strings.Contains(err.Error(), "the same result set") || !strings.Contains(err.Error(), "copy") {
+		t.Errorf("merging one shard twice: %v", err)
 	}
 }

@@ -22,10 +22,14 @@ type Overrides struct {
 	N []int
 	// Modes, when set, replaces the spec's modes.
 	Modes []string
+	// Occasions, when positive, replaces schedule.occasions.
+	Occasions int
 }
 
 // Empty is true when nothing is overridden.
-func (o Overrides) Empty() bool { return o.Processes <= 0 && len(o.N) == 0 && len(o.Modes) == 0 }
+func (o Overrides) Empty() bool {
+	return o.Processes <= 0 && len(o.N) == 0 && len(o.Modes) == 0 && o.Occasions <= 0
+}
 
 // String is the overrides as flags, e.g. "--processes 2 --n 1,10".
 func (o Overrides) String() string {
@@ -42,6 +46,9 @@ func (o Overrides) String() string {
 	}
 	if len(o.Modes) > 0 {
 		parts = append(parts, "--mode "+strings.Join(o.Modes, ","))
+	}
+	if o.Occasions > 0 {
+		parts = append(parts, "--occasions "+strconv.Itoa(o.Occasions))
 	}
 	return strings.Join(parts, " ")
 }
@@ -62,6 +69,12 @@ func (o Overrides) Apply(s *Spec) error {
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(o.N)))) != len(o.N) {
 		return inputErrorf("%s: give each thread count once", o.String())
+	}
+	if o.Occasions < 0 || o.Occasions > 1000 {
+		return inputErrorf("--occasions %d: give a count from 1 to 1000", o.Occasions)
+	}
+	if o.Occasions > 0 {
+		s.Schedule.Occasions = o.Occasions
 	}
 	for _, m := range o.Modes {
 		if m != "sequential" && m != "parallel" {

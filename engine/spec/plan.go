@@ -73,6 +73,8 @@ type Step struct {
 	// from 0.
 	Process int  `json:"process"`
 	Warmup  bool `json:"warmup,omitempty"`
+	// Occasion is the block of the run the process belongs to, from 1.
+	Occasion int `json:"occasion"`
 }
 
 // Schedule is the order in which a plan's processes run.
@@ -147,31 +149,41 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 
 // Reschedule recomputes the schedule with this order and seed (for
 // --seed and for resuming a run). Same plan, order and seed: same steps.
+// With occasions, the run is that many blocks one after another: block k
+// holds the k-th share of every cell's processes (a cell's processes are
+// numbered on across blocks), interleaved within the block, each block
+// shuffled with its own stream of the seed.
 func (p *RunPlan) Reschedule(order string, seed int64) {
+	occasions := 1
+	if p.Spec != nil {
+		occasions = max(p.Spec.Schedule.Occasions, 1)
+	}
 	p.Schedule = Schedule{Order: order, Seed: seed}
-	var measured []int // one cell index per measured process
-	for _, c := range p.Cells {
-		for range c.Processes {
-			measured = append(measured, c.Index)
-		}
-	}
-	if order != Blocked {
-		Shuffle(measured, seed)
-	}
 	next := make([]int, len(p.Cells))
 	warmed := make([]bool, len(p.Cells))
-	add := func(cell, process int, warm bool) {
-		p.Schedule.Steps = append(p.Schedule.Steps, Step{Seq: len(p.Schedule.Steps), Cell: cell, Process: process, Warmup: warm})
+	add := func(cell, process int, warm bool, occasion int) {
+		p.Schedule.Steps = append(p.Schedule.Steps, Step{Seq: len(p.Schedule.Steps), Cell: cell, Process: process, Warmup: warm, Occasion: occasion})
 	}
-	for _, ci := range measured {
-		if !warmed[ci] {
-			warmed[ci] = true
-			for w := range p.Cells[ci].Warmup {
-				add(ci, w, true)
+	for o := range occasions {
+		var measured []int // one cell index per measured process of the block
+		for _, c := range p.Cells {
+			for range c.Processes*(o+1)/occasions - c.Processes*o/occasions {
+				measured = append(measured, c.Index)
 			}
 		}
-		add(ci, next[ci], false)
-		next[ci]++
+		if order != Blocked {
+			Shuffle(measured, seed+int64(o))
+		}
+		for _, ci := range measured {
+			if !warmed[ci] {
+				warmed[ci] = true
+				for w := range p.Cells[ci].Warmup {
+					add(ci, w, true, o+1)
+				}
+			}
+			add(ci, next[ci], false, o+1)
+			next[ci]++
+		}
 	}
 }
 

@@ -83,6 +83,9 @@ type ScheduleSpec struct {
 	Order string
 	// Seed is the spec's seed; nil when the plan is to pick one.
 	Seed *int64
+	// Occasions is the number of blocks the run measures the matrix in,
+	// one after another, each block an occasion (1: one occasion).
+	Occasions int
 }
 
 // EnvironmentSpec is one environment as declared, validated against its
@@ -201,8 +204,9 @@ type rawSpec struct {
 		BuildTimeout string `json:"build_timeout"`
 	} `json:"limits"`
 	Schedule struct {
-		Order string `json:"order"`
-		Seed  *int64 `json:"seed"`
+		Order     string `json:"order"`
+		Seed      *int64 `json:"seed"`
+		Occasions int    `json:"occasions"`
 	} `json:"schedule"`
 	Calibration *struct {
 		SleepUS   []int `json:"sleep_us"`
@@ -327,7 +331,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			Adaptive: raw.Samples.Adaptive, MaxProcesses: raw.Samples.MaxProcesses, Round: raw.Samples.Round,
 			Warmup: raw.Samples.Warmup,
 		},
-		Schedule: ScheduleSpec{Order: raw.Schedule.Order, Seed: raw.Schedule.Seed},
+		Schedule: ScheduleSpec{Order: raw.Schedule.Order, Seed: raw.Schedule.Seed, Occasions: raw.Schedule.Occasions},
 	}
 	if len(raw.Pinning.CPUs) > 0 {
 		s.CPUs = raw.Pinning.CPUs

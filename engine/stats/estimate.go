@@ -55,8 +55,16 @@ type Process struct {
 	// estimates come out in the same unit.
 	Value float64
 	// Start is when the process started; zero where unknown (then the
-	// cell has no drift windows).
+	// cell has no drift test).
 	Start time.Time
+	// Occasion is the occasion the process ran on (see MinOccasions); 0
+	// where unknown, which is one occasion like any other.
+	Occasion int
+	// Spawns and SpawnVar are the process's spawn count and the variance
+	// of its log spawn times (NaN where unknown or one spawn), for the
+	// variance components only.
+	Spawns   int
+	SpawnVar float64
 }
 
 // Estimate is a cell's figure, computed over its processes.
@@ -84,11 +92,18 @@ type Estimate struct {
 	// into two separate groups (see ClusterAlpha), lower first; nil
 	// otherwise.
 	Clusters []Cluster
+	// Occasions is the number of occasions the figure and interval are
+	// computed over (MinOccasions or more), 0 when they are over
+	// processes.
+	Occasions int
 
 	loc spread
 	// varW is the winsorized variance of the log process values, for
 	// ProcessesFor.
 	varW float64
+	// occasions are the per-occasion log figures behind an estimate over
+	// occasions, for ratios formed within occasions.
+	occasions map[int]float64
 }
 
 // Cluster is one group of a cell's processes.
@@ -124,6 +139,15 @@ func Summarize(procs []Process) *Estimate {
 		return e
 	}
 	logs := logsOf(procs)
+	e.Clusters = clustersOf(procs, logs)
+	if figures := occasionFigures(procs, logs); figures != nil {
+		// Over occasions: what moves between occasions is in the
+		// interval already, so drift within the run is no verdict.
+		e.occasions, e.Occasions = figures, len(figures)
+		e.loc, _ = yuenOf(values(figures))
+		e.setInterval()
+		return e
+	}
 	if b, ok := batchesOf(procs, logs, DriftTestBatches); ok {
 		e.DriftP, _ = KruskalWallis(b.groups)
 		e.Drifted = e.DriftP < DriftAlpha
@@ -135,7 +159,6 @@ func Summarize(procs []Process) *Estimate {
 			e.setInterval()
 		}
 	}
-	e.Clusters = clustersOf(procs, logs)
 	return e
 }
 
@@ -175,9 +198,10 @@ func logsOf(procs []Process) []float64 {
 // variance over processes): the smallest count whose Yuen interval is
 // that narrow. 0 when the cell cannot say (too few processes, or a
 // drifted cell whose batches set its interval: more processes do not
-// narrow a drift); the cell's own count when it is already there.
+// narrow a drift, nor an interval over occasions: plan --precision
+// designs those); the cell's own count when it is already there.
 func (e *Estimate) ProcessesFor(target float64) int {
-	if !e.Judged() || e.Windowed || !(target > 0) {
+	if !e.Judged() || e.Windowed || e.Occasions > 0 || !(target > 0) {
 		return 0
 	}
 	if e.Precision <= target {
@@ -259,6 +283,9 @@ func RatioAt(a, b *Estimate, confidence float64) (ratio, low, high float64) {
 	ratio = math.Exp(a.loc.tm - b.loc.tm)
 	if a.Processes < MinIntervalProcesses || b.Processes < MinIntervalProcesses {
 		return ratio, 0, math.Inf(1)
+	}
+	if r, lo, hi, ok := pairedRatio(a, b, confidence); ok {
+		return r, lo, hi
 	}
 	diff, se, df := welch(a.loc, b.loc)
 	if se == 0 {

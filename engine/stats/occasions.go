@@ -1,0 +1,188 @@
+package stats
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Occasions are the top level of repetition: runs on different days, or
+// blocks of one run far apart in time (run --occasions K). Processes of
+// one occasion share the machine's state of the moment (its frequency, its
+// caches, its other tenants), so they are no more independent of the
+// next occasion than spawns of one process are of each other: two
+// back-to-back runs moved 28 of 32 figures the same way, by a median of
+// 12%, where each run's intervals over processes allowed a few percent.
+// With MinOccasions or more, a cell's figure and interval are therefore
+// computed over occasions (each occasion's figure the trimmed mean of its
+// processes' logs, then Yuen's interval over those figures, Student's t on
+// occasions − 1 degrees of freedom), and a ratio of two cells measured on
+// the same occasions is formed within each occasion, then combined, so
+// that what moves a whole occasion cancels (Kalibera and Jones, "Rigorous
+// Benchmarking in Reasonable Time", ISMM 2013, treat executions and
+// iterations the same way).
+const MinOccasions = 3
+
+// occasionFigures are a cell's figures by occasion: the trimmed mean of
+// each occasion's log process values; nil with fewer than MinOccasions
+// occasions (occasion 0, unknown, counts as one).
+func occasionFigures(procs []Process, logs []float64) map[int]float64 {
+	by := map[int][]float64{}
+	for i, p := range procs {
+		by[p.Occasion] = append(by[p.Occasion], logs[i])
+	}
+	if len(by) < MinOccasions {
+		return nil
+	}
+	out := make(map[int]float64, len(by))
+	for o, v := range by {
+		slices.Sort(v)
+		out[o] = trimmedMeanSorted(v)
+	}
+	return out
+}
+
+// values are a map's values in key order.
+func values(m map[int]float64) []float64 {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
+}
+
+// pairedRatio is a / b formed within each occasion both measured, then
+// combined over those occasions (Yuen's interval of the per-occasion log
+// ratios, occasions − 1 degrees of freedom); not ok when they share fewer
+// than MinOccasions.
+func pairedRatio(a, b *Estimate, confidence float64) (ratio, low, high float64, ok bool) {
+	if a.occasions == nil || b.occasions == nil {
+		return 0, 0, 0, false
+	}
+	var diffs []float64
+	for o, fa := range a.occasions {
+		if fb, shared := b.occasions[o]; shared {
+			diffs = append(diffs, fa-fb)
+		}
+	}
+	if len(diffs) < MinOccasions {
+		return 0, 0, 0, false
+	}
+	y, _ := yuenOf(diffs)
+	half := tQuantileAt(y.df, confidence) * math.Sqrt(y.d)
+	return math.Exp(y.tm), math.Exp(y.tm - half), math.Exp(y.tm + half), true
+}
+
+// Components split a cell's variance by level, as variances of the log
+// spawn time (a standard deviation of 0.1 is about ±10%): between
+// occasions, between processes of one occasion, and between spawns of
+// one process. Each is NaN where the cell cannot tell it (one occasion;
+// one spawn a process).
+type Components struct {
+	Occasion, Process, Spawn float64
+	// Occasions, Processes and Spawns count the cell's occasions, its
+	// processes and the mean spawns of a process.
+	Occasions, Processes int
+	Spawns               float64
+	// Dominant names the level that contributes most to the variance of
+	// the cell's figure as measured ("occasions", "processes" or
+	// "spawns"): more repetitions there narrow the interval most.
+	Dominant string
+}
+
+// VarianceComponents estimates a cell's components by the method of
+// moments of a nested design: the spawns' variance within each process
+// (Process.SpawnVar), the processes' variance around their occasion's
+// mean less what their own spawns put in it, and the occasions' variance
+// around the cell's mean less what their processes put in it.
+func VarianceComponents(procs []Process) Components {
+	c := Components{Occasion: math.NaN(), Process: math.NaN(), Spawn: math.NaN(), Processes: len(procs)}
+	if len(procs) < 2 {
+		return c
+	}
+	logs := logsOf(procs)
+	by := map[int][]float64{}
+	var spawnVar, spawnShare, spawns float64
+	known := 0
+	for i, p := range procs {
+		by[p.Occasion] = append(by[p.Occasion], logs[i])
+		spawns += float64(max(p.Spawns, 1))
+		if p.Spawns >= 2 && !math.IsNaN(p.SpawnVar) {
+			spawnVar += p.SpawnVar
+			spawnShare += p.SpawnVar / float64(p.Spawns)
+			known++
+		}
+	}
+	c.Occasions, c.Spawns = len(by), spawns/float64(len(procs))
+	inProcess := 0.0 // what spawns add to a process's variance
+	if known > 0 {
+		c.Spawn = spawnVar / float64(known)
+		inProcess = spawnShare / float64(known)
+	}
+	// Pooled variance of processes around their occasion's mean.
+	var ss, means []float64
+	var pooled float64
+	df := 0
+	harmonic := 0.0
+	for _, v := range by {
+		m := 0.0
+		for _, x := range v {
+			m += x
+		}
+		m /= float64(len(v))
+		means = append(means, m)
+		for _, x := range v {
+			pooled += (x - m) * (x - m)
+		}
+		df += len(v) - 1
+		harmonic += 1 / float64(len(v))
+		ss = append(ss, float64(len(v)))
+	}
+	if df > 0 {
+		pooled /= float64(df)
+		c.Process = max(0, pooled-inProcess)
+	}
+	if len(means) >= 2 && df > 0 {
+		m := float64(len(means)) / harmonic
+		c.Occasion = max(0, varianceOf(means)-pooled/m)
+	}
+	// Contributions to the variance of the figure as measured.
+	k, perOccasion := float64(max(c.Occasions, 1)), float64(len(procs))/float64(max(c.Occasions, 1))
+	contrib := map[string]float64{
+		"occasions": nanZero(c.Occasion) / k,
+		"processes": nanZero(c.Process) / (k * perOccasion),
+		"spawns":    nanZero(c.Spawn) / (k * perOccasion * c.Spawns),
+	}
+	best := -1.0
+	for _, level := range []string{"occasions", "processes", "spawns"} {
+		if contrib[level] > best {
+			best, c.Dominant = contrib[level], level
+		}
+	}
+	return c
+}
+
+func varianceOf(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	s := 0.0
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return s / float64(len(v)-1)
+}
+
+func nanZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
