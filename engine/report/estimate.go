@@ -131,7 +131,9 @@ func summarizeProcesses(samples []results.SpawnSample, starts processStarts) []P
 
 // estimate computes a cell's figure and interval from its process
 // summaries; nil for none.
-func estimate(procs []ProcessSummary) *Estimate { return estimateOf(stats.Summarize(statsProcesses(procs))) }
+func estimate(procs []ProcessSummary) *Estimate {
+	return estimateOf(stats.Summarize(statsProcesses(procs)))
+}
 
 // statsProcesses are process summaries as stats takes them.
 func statsProcesses(procs []ProcessSummary) []stats.Process {
