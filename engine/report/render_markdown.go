@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
 )
@@ -727,4 +728,47 @@ func formatRate(v float64) string {
 		return "n/a"
 	}
 	return stats.FormatRatio(v) + "/s"
+}
+
+// Sections are the parts of the Markdown report that docs quote by name
+// (between <!-- spawnbench ... --> markers, regenerated from a committed
+// set by the docs test): the bottom line's table and notes, the earlier
+// study's claims, and its table beside the set's.
+var Sections = []string{"bottom-line", "claims", "earlier-table"}
+
+// WriteSection writes one of Sections, without its heading.
+func (r *Report) WriteSection(w io.Writer, name string) error {
+	var b strings.Builder
+	switch name {
+	case "bottom-line", "claims", "earlier-table":
+		if r.BottomLine == nil {
+			return &inputerr.Error{Msg: "the set has no bottom line: it holds no cell of the baseline"}
+		}
+		var all strings.Builder
+		r.writeBottomLine(&all)
+		text := all.String()
+		cut := func(from, to string) string {
+			i := strings.Index(text, from)
+			if i < 0 {
+				return ""
+			}
+			rest := text[i+len(from):]
+			if j := strings.Index(rest, to); to != "" && j >= 0 {
+				rest = rest[:j]
+			}
+			return strings.TrimLeft(rest, "\n")
+		}
+		switch name {
+		case "bottom-line":
+			b.WriteString(cut("## Bottom line\n", "### The earlier study's claims"))
+		case "claims":
+			b.WriteString(cut("### The earlier study's claims, checked\n", "### The earlier study's table"))
+		case "earlier-table":
+			b.WriteString(cut("### The earlier study's table beside this set's\n", ""))
+		}
+	default:
+		return &inputerr.Error{Msg: fmt.Sprintf("unknown report section %q: use one of %s", name, strings.Join(Sections, ", "))}
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
 }
