@@ -186,3 +186,51 @@ func nanZero(v float64) float64 {
 	}
 	return v
 }
+
+// Design is a number of occasions and of processes per occasion for one
+// cell, with the precision it should reach and what it costs.
+type Design struct {
+	Occasions, Processes int
+	// Precision is the relative half-width the design's interval should
+	// have, from the components it was made for.
+	Precision float64
+	// Cost is Occasions × (occasion cost + Processes × process cost), in
+	// the costs' unit.
+	Cost float64
+}
+
+// DesignFor is the cheapest design whose interval over occasions reaches
+// target (a relative half-width), after Kalibera and Jones. With the
+// between-occasion variance σo², the variance one process brings σp²
+// (between processes, plus its spawns' variance over their count) and the
+// costs of an occasion co and of a process cp, k occasions of m processes
+// have a log-scale variance σo²/k + σp²/(k·m) and cost k·(co + m·cp); for
+// each k from MinOccasions to maxOccasions the fewest m that reach the
+// target (Student's t on k − 1 degrees of freedom) is found in closed
+// form, and the cheapest (k, m) is the design. Kalibera and Jones' m* =
+// √(σp²·co / (σo²·cp)) is where the continuous optimum lies. A component
+// that is NaN (unknown) counts as none. ok is false when no design of up
+// to maxOccasions occasions reaches the target.
+func DesignFor(c Components, occasionCost, processCost, target float64, maxOccasions int) (Design, bool) {
+	so := nanZero(c.Occasion)
+	sp := nanZero(c.Process) + nanZero(c.Spawn)/math.Max(c.Spawns, 1)
+	want := math.Asinh(target) // precision = sinh(half) on the log scale
+	var best Design
+	found := false
+	for k := MinOccasions; k <= maxOccasions; k++ {
+		room := math.Pow(want/tQuantile(float64(k-1)), 2) - so/float64(k)
+		if room <= 0 {
+			continue // the occasions alone are too wide at this k
+		}
+		m := 1
+		if sp > 0 {
+			m = max(1, int(math.Ceil(sp/(float64(k)*room)*(1-1e-12))))
+		}
+		d := Design{Occasions: k, Processes: m, Cost: float64(k) * (occasionCost + float64(m)*processCost),
+			Precision: math.Sinh(tQuantile(float64(k-1)) * math.Sqrt(so/float64(k)+sp/float64(k*m)))}
+		if !found || d.Cost < best.Cost {
+			best, found = d, true
+		}
+	}
+	return best, found
+}

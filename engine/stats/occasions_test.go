@@ -109,3 +109,38 @@ func TestFigureOverOccasionsCoversAnotherDay(t *testing.T) {
 		t.Errorf("coverage %.3f, want about 0.95", rate)
 	}
 }
+
+func TestDesignIsTheCheapestThatReachesTheTarget(t *testing.T) {
+	c := Components{Occasion: 0.01, Process: 0.04, Spawn: 0.02, Spawns: 100, Occasions: 5, Processes: 50}
+	const co, cp, target = 30.0, 2.0, 0.05
+	d, ok := DesignFor(c, co, cp, target, 200)
+	if !ok {
+		t.Fatal("no design")
+	}
+	// Brute force over every (k, m): none cheaper reaches the target.
+	sp := c.Process + c.Spawn/c.Spawns
+	reach := func(k, m int) float64 {
+		return math.Sinh(tQuantile(float64(k-1)) * math.Sqrt(c.Occasion/float64(k)+sp/float64(k*m)))
+	}
+	for k := MinOccasions; k <= 200; k++ {
+		for m := 1; m <= 60; m++ {
+			if reach(k, m) <= target && float64(k)*(co+float64(m)*cp) < d.Cost-1e-9 {
+				t.Fatalf("(%d occasions, %d processes) reaches ±%.1f%% for %.0f, cheaper than the design %+v", k, m, 100*target, float64(k)*(co+float64(m)*cp), d)
+			}
+		}
+	}
+	if d.Precision > target || reach(d.Occasions, d.Processes) != d.Precision {
+		t.Errorf("design %+v does not reach ±%.1f%%", d, 100*target)
+	}
+	// Kalibera and Jones' continuous optimum of processes per occasion:
+	// the design's count lies next to it.
+	mStar := math.Sqrt(sp * co / (c.Occasion * cp))
+	t.Logf("design: %d occasions × %d processes (±%.2f%%, cost %.0f); m* = %.2f", d.Occasions, d.Processes, 100*d.Precision, d.Cost, mStar)
+	if math.Abs(float64(d.Processes)-mStar) > math.Max(2, mStar/2) {
+		t.Errorf("%d processes per occasion, far from m* = %.2f", d.Processes, mStar)
+	}
+	// Occasions too wide for any count: no design.
+	if _, ok := DesignFor(Components{Occasion: 1, Process: 0.01}, co, cp, 0.01, 10); ok {
+		t.Error("a target out of reach gave a design")
+	}
+}
