@@ -87,6 +87,12 @@ type RatioChange struct {
 	New Ratio `json:"new"`
 	// ChangePct is (new − old) / old of the ratios, in percent.
 	ChangePct Float `json:"change_pct"`
+	// InsideOld is true when the new ratio lies inside the old ratio's
+	// interval (false when the old one has none).
+	InsideOld bool `json:"inside_old_interval"`
+	// Occasions is the number of occasions the old ratio is computed over
+	// (0: over processes).
+	Occasions int `json:"occasions,omitempty"`
 }
 
 // BusyLevel is how busy the machine was while one set was measured: the
@@ -278,8 +284,13 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	for _, oq := range oldR.Ratios {
 		for _, nq := range newR.Ratios {
 			if counterpart(oq.Machine) == nq.Machine && oq.Environment == nq.Environment && oq.Baseline == nq.Baseline && oq.Mode == nq.Mode && oq.Column == nq.Column {
+				occasions := 0
+				if c := oldR.cellOn(oq.Machine, oq.Environment, oq.Mode, oq.Column); c != nil && c.Stats != nil {
+					occasions = c.Stats.Occasions
+				}
 				cmp.Ratios = append(cmp.Ratios, RatioChange{Machine: oq.Machine, Environment: oq.Environment, Baseline: oq.Baseline,
-					Mode: oq.Mode, Column: oq.Column, Old: oq, New: nq, ChangePct: Float(100 * (divide(float64(nq.Ratio), float64(oq.Ratio)) - 1))})
+					Mode: oq.Mode, Column: oq.Column, Old: oq, New: nq, ChangePct: Float(100 * (divide(float64(nq.Ratio), float64(oq.Ratio)) - 1)),
+					InsideOld: !math.IsInf(float64(oq.High), 0) && oq.Low <= nq.Ratio && nq.Ratio <= oq.High, Occasions: occasions})
 			}
 		}
 	}

@@ -141,17 +141,39 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 	if len(c.Ratios) > 0 {
 		fmt.Fprintf(&b, "## Ratios to %s, old and new\n\n", c.Ratios[0].Baseline)
 		var rows [][]string
-		within := 0
+		within, inside, judged, overOccasions := 0, 0, 0, 0
+		var outside []string
 		for _, q := range c.Ratios {
 			if math.Abs(float64(q.ChangePct)) <= 10 {
 				within++
 			}
+			mark := ""
+			if !math.IsInf(float64(q.Old.High), 0) {
+				judged++
+				if q.InsideOld {
+					inside++
+				} else {
+					mark = " (outside)"
+					outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, viewLabel(q.Last), float64(q.ChangePct)))
+				}
+			}
+			if q.Occasions > 0 {
+				overOccasions++
+			}
 			rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), viewLabel(q.Last),
-				formatRatio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), formatRatio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New),
+				formatRatio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), formatRatio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
 				fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
 		}
 		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old ratio [95% CI]", "New ratio [95% CI]", "Change"}, "llrlrrr", rows)
-		fmt.Fprintf(&b, "%d of %d ratios moved by at most 10%%.\n\n", within, len(c.Ratios))
+		fmt.Fprintf(&b, "%d of %d ratios moved by at most 10%%; %d of %d new ratios lie inside the old ratio's 95%% interval", within, len(c.Ratios), inside, judged)
+		if overOccasions > 0 {
+			fmt.Fprintf(&b, " (%d of the old ratios computed over occasions, within each occasion and then combined)", overOccasions)
+		}
+		b.WriteString(".")
+		if len(outside) > 0 {
+			fmt.Fprintf(&b, " Outside: %s. One interval in twenty misses by chance alone; more, or misses the same way, say the ratio itself moved between the sets (the old set's occasions did not span what changed).", strings.Join(outside, ", "))
+		}
+		b.WriteString("\n\n")
 	}
 	b.WriteString(noiseLegend + "\n\n")
 	if len(c.OnlyOld) > 0 {
