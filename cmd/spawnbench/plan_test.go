@@ -95,47 +95,55 @@ func TestSchemaCommandPrintsOneFile(t *testing.T) {
 	}
 }
 
-// TestREADMEQuotesTheRealSpecs: each spec file the README's Specs section
-// quotes ("`specs/x.cue`:" then a cue block) is quoted whole and as is.
-func TestREADMEQuotesTheRealSpecs(t *testing.T) {
+// TestDocsQuoteTheRealFiles: each file a docs page quotes ("`specs/x.cue`:"
+// or "`engine/.../x.go`:", then a cue or go block) is quoted whole and as
+// is, and the pages quote what they are about: docs/specs.md the main
+// job's spec and the shared environments, docs/extending.md the two files
+// of the Bun host.
+func TestDocsQuoteTheRealFiles(t *testing.T) {
 	root := repoRoot(t)
-	f, err := os.Open(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	intro := regexp.MustCompile("`(specs/[^`]+\\.cue)`:$")
-	quoted := map[string]string{}
-	var pending, block string
-	inBlock := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case inBlock && line == "```":
-			quoted[pending] = block
-			inBlock, pending = false, ""
-		case inBlock:
-			block += line + "\n"
-		case pending != "" && line == "```cue":
-			inBlock, block = true, ""
-		case intro.MatchString(line):
-			pending = intro.FindStringSubmatch(line)[1]
-		}
-	}
-	for _, want := range []string{"specs/sequential.cue", "specs/shared/environments.cue"} {
-		if _, ok := quoted[want]; !ok {
-			t.Errorf("README does not quote %s", want)
-		}
-	}
-	for file, text := range quoted {
-		real, err := os.ReadFile(filepath.Join(root, file))
+	intro := regexp.MustCompile("`((?:specs|engine)/[^`]+\\.(?:cue|go))`:$")
+	for page, wants := range map[string][]string{
+		"docs/specs.md":     {"specs/sequential.cue", "specs/shared/environments.cue"},
+		"docs/extending.md": {"engine/spec/schema/host_bun.cue", "engine/env/host_bun.go"},
+	} {
+		f, err := os.Open(filepath.Join(root, page))
 		if err != nil {
-			t.Errorf("README quotes %s: %v", file, err)
-			continue
+			t.Fatal(err)
 		}
-		if strings.TrimSpace(text) != strings.TrimSpace(string(real)) {
-			t.Errorf("README's quote of %s differs from the file:\n%s\n---- file ----\n%s", file, text, real)
+		quoted := map[string]string{}
+		var pending, block string
+		inBlock := false
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case inBlock && line == "```":
+				quoted[pending] = block
+				inBlock, pending = false, ""
+			case inBlock:
+				block += line + "\n"
+			case pending != "" && (line == "```cue" || line == "```go"):
+				inBlock, block = true, ""
+			case intro.MatchString(line):
+				pending = intro.FindStringSubmatch(line)[1]
+			}
+		}
+		f.Close()
+		for _, want := range wants {
+			if _, ok := quoted[want]; !ok {
+				t.Errorf("%s does not quote %s", page, want)
+			}
+		}
+		for file, text := range quoted {
+			real, err := os.ReadFile(filepath.Join(root, file))
+			if err != nil {
+				t.Errorf("%s quotes %s: %v", page, file, err)
+				continue
+			}
+			if strings.TrimSpace(text) != strings.TrimSpace(string(real)) {
+				t.Errorf("%s's quote of %s differs from the file:\n%s\n---- file ----\n%s", page, file, text, real)
+			}
 		}
 	}
 }

@@ -31,12 +31,12 @@ samples: {min: 2, processes: 1, pause: "1ms", warmup: 0}
 schedule: seed: 5
 `
 
-// TestSlurmArray runs the README's Slurm section, line for line, on a
+// TestSlurmArray runs docs/many-machines.md's Slurm section, line for line, on a
 // one-node Slurm cluster of its own: munged, slurmctld and slurmd on
 // loopback with their configuration, key, state and logs in a temporary
 // directory and ports of their own, so no other Slurm or munge instance
 // is touched. The job array of deploy/slurm/array.sbatch runs a small
-// native spec (put where the README names specs/sequential.cue, in a
+// native spec (put where the page names specs/sequential.cue, in a
 // directory laid out as a checkout), the shards are merged, and the merged
 // set must hold the same processes and spawns as an unsharded run. Every
 // daemon is stopped at the end, by its pid, pass or fail; they also die
@@ -54,10 +54,10 @@ func TestSlurmArray(t *testing.T) {
 		t.Skip("deploy/slurm/array.sbatch asks for 2 CPUs per task; this machine has 1")
 	}
 	root := repoRoot(t)
-	commands := readmeSection(t, root, "### Slurm")
+	commands := docSection(t, root, "docs/many-machines.md", "### Slurm")
 	cluster := startSlurm(t)
 
-	// A directory laid out as a checkout: the README's lines run in it.
+	// A directory laid out as a checkout: the page's lines run in it.
 	work := t.TempDir()
 	for _, d := range []string{"bin", "deploy/slurm", "specs", "results"} {
 		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
@@ -84,7 +84,7 @@ func TestSlurmArray(t *testing.T) {
 	sh.Dir, sh.Env = work, env
 	out, err := sh.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the README's Slurm section: %v\n%s\n%s", err, out, cluster.logs(work))
+		t.Fatalf("docs/many-machines.md's Slurm section: %v\n%s\n%s", err, out, cluster.logs(work))
 	}
 	if strings.Contains(string(out), "WARNING: the shards") || strings.Contains(string(out), "WARNING: no shard") {
 		t.Errorf("merge warns about the shards:\n%s", out)
@@ -144,10 +144,11 @@ func setKeys(s *results.Set) (runs, samples []string) {
 	return runs, samples
 }
 
-// readmeSection is the first sh block under heading in README.md.
-func readmeSection(t *testing.T, root, heading string) string {
+// docSection is the first sh block under heading in page (a path from
+// the repository's root).
+func docSection(t *testing.T, root, page, heading string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(root, "README.md"))
+	f, err := os.Open(filepath.Join(root, page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,12 +166,12 @@ func readmeSection(t *testing.T, root, heading string) string {
 		case in && line == "```sh":
 			inBlock = true
 		case in && strings.HasPrefix(line, "#"):
-			t.Fatalf("README's %s section has no sh block", heading)
+			t.Fatalf("%s's %s section has no sh block", page, heading)
 		case line == heading:
 			in = true
 		}
 	}
-	t.Fatalf("README has no %s section with an sh block", heading)
+	t.Fatalf("%s has no %s section with an sh block", page, heading)
 	return ""
 }
 
@@ -179,7 +180,7 @@ type slurmCluster struct {
 	dir, conf, munge string
 }
 
-// env is the environment the README's lines run in: this cluster's
+// env is the environment the page's lines run in: this cluster's
 // configuration, the test's build cache, no shard or Slurm variable of
 // an outer job.
 func (c *slurmCluster) env(work string) []string {
