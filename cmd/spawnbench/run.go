@@ -126,6 +126,7 @@ from the costs, scaled by how fast this run goes).`,
 	cmd.Flags().IntVar(&overrides.Processes, "processes", 0, "a quick look: exactly this many processes a cell, whatever the spec's sample policy (recorded in the provenance)")
 	cmd.Flags().StringVar(&nList, "n", "", "a quick look: these thread counts instead of the spec's, e.g. 1,10 (recorded in the provenance)")
 	cmd.Flags().StringVar(&modeFlag, "mode", "", "a quick look: this mode (sequential or parallel) instead of the spec's (recorded in the provenance)")
+	cmd.Flags().IntVar(&overrides.Occasions, "occasions", 0, "measure the matrix in this many blocks, one after another, each an occasion (replaces schedule.occasions; recorded in the provenance)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted or killed run into -o DIR: keep its processes, run the missing ones in the same order")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the interleaved order (default: the spec's; the seed used is recorded)")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "run shard K of N (K/N, numbered from 0); default from SPAWNBENCH_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")
