@@ -37,6 +37,9 @@ type Outcome struct {
 	Stdout []byte
 	// StdoutDropped counts the bytes of standard output beyond StdoutKept.
 	StdoutDropped int64
+	// StdoutBytes counts every byte the process tree wrote to its
+	// standard output, kept, streamed or dropped: what tells a flood.
+	StdoutBytes int64
 	// Stderr is the end of the standard error, at most StderrKept bytes.
 	Stderr   []byte
 	ExitCode int

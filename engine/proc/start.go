@@ -152,8 +152,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 		stdoutSink = c.Stdout
 	}
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
-	go drain(stdoutR, stdoutSink, stdoutDone)
-	go drain(stderrR, tail, stderrDone)
+	var stdoutBytes int64 // written by the drain until stdoutDone
+	go drain(stdoutR, stdoutSink, &stdoutBytes, stdoutDone)
+	go drain(stderrR, tail, nil, stderrDone)
 
 	t := newTree(s.Pid, token)
 	t.box = cg
@@ -230,6 +231,7 @@ wait:
 		s.out.Stdout, s.out.StdoutDropped = head.buf, head.dropped
 	}
 	s.out.Stderr = tail.Bytes()
+	s.out.StdoutBytes = stdoutBytes
 	if killErr != nil {
 		s.out.Stderr = append(s.out.Stderr, "\nspawnbench: "+killErr.Error()+"\n"...)
 	}
