@@ -12,10 +12,9 @@
 //
 // A timeout is a hard deadline for the whole tree, not for one process or
 // one process group: see contain.go for what holds the tree (a cgroup of
-// its own, or spawnbench as subreaper) and tree.go for how it is found
-// without a cgroup. Nothing the
-// benchmark starts outlives its Run, and no pipe a leftover holds open can
-// keep Run waiting.
+// its own, or a guardian, guardian.go). Nothing the benchmark starts
+// outlives its Run, and no pipe a leftover holds open can keep Run
+// waiting.
 package proc
 
 import (
