@@ -73,8 +73,8 @@ func init() {
 	if os.Getenv(probeVar) != "" {
 		os.Exit(0)
 	}
-	if config := os.Getenv(guardianVar); config != "" {
-		os.Exit(guard(config))
+	if os.Getenv(guardianVar) != "" {
+		os.Exit(guard())
 	}
 	if owner := os.Getenv(keeperVar); owner != "" {
 		keep(owner, os.Getenv(keeperCgroupVar))

@@ -1,25 +1,24 @@
 package proc
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// A guardian holds one process tree where no cgroup can be made (an
+// A guardian holds process trees where no cgroup can be made (an
 // ordinary user without a delegated cgroup). It is spawnbench's own
-// binary, started between spawnbench and the tree's main process:
+// binary, started between spawnbench and a tree's main process:
 //
 //   - it is the tree's child subreaper (PR_SET_CHILD_SUBREAPER), so an
 //     orphan of the tree, however it left its parent (a double fork,
@@ -31,25 +30,43 @@ import (
 //     interrupt, Stop), it kills every descendant, again and again, until
 //     it has no child left, which for a subreaper means no descendant;
 //   - it outlives spawnbench: when spawnbench dies, SIGKILL included, its
-//     end of the control pipe closes, and the guardian kills the tree
+//     end of the guardian's socket closes, and the guardian kills the tree
 //     before it ends itself.
+//
+// A guardian holds one tree at a time, then waits for the next: starting
+// one costs some 10 ms (the Go runtime and the package initialisation of
+// a large binary), so spawnbench keeps the idle ones (idleGuardians) and
+// starts another only for a tree beside a running one (a browser's, say). A tree's descriptors, environment, directory
+// and CPUs travel over a Unix socket with the request (SCM_RIGHTS): the
+// guardian pins its forking thread as spawnbench would, so the main
+// process is pinned from its first instruction.
 //
 // What is measured stays the tree's: the guardian takes the wall time
 // from just before it forks the main process to the moment it reaps it,
-// and reports every reaped process's rusage and its own CPU time, which
-// spawnbench does not count as other programs' work.
+// and reports every reaped process's rusage and its own CPU time over
+// the tree, which spawnbench does not count as other programs' work.
 //
-// guardianVar, in a process's environment, makes it a guardian; its value
-// is "<k>:<token>": k files to pass on as the main process's descriptors
-// 3..k+2 (the control pipe and the report pipe follow them), and the
-// tree's token, which the guardian gives the main process and does not
-// carry itself (a keeper kills what carries a dead spawnbench's tokens,
-// and must leave the guardian to kill its own tree).
+// guardianVar, in a process's environment, makes it a guardian, with its
+// socket on descriptor 3.
 const guardianVar = "SPAWNBENCH_GUARDIAN"
 
-// guardReport is one line the guardian writes to spawnbench: first
-// Started (the main process's pid) or StartError, then, once the tree is
-// gone, Done with the rest.
+// guardRequest starts a tree: Path run with Argv, Env (the guardian adds
+// treeVar=Token), in Dir, pinned to CPUs (none: the guardian's own
+// CPUs), with the descriptors sent beside it as its 1, 2, 3, ...; Kill,
+// sent later, asks for the tree's end.
+type guardRequest struct {
+	Path  string   `json:"path,omitempty"`
+	Argv  []string `json:"argv,omitempty"`
+	Env   []string `json:"env,omitempty"`
+	Dir   string   `json:"dir,omitempty"`
+	CPUs  []int    `json:"cpus,omitempty"`
+	Token string   `json:"token,omitempty"`
+	Kill  bool     `json:"kill,omitempty"`
+}
+
+// guardReport is what the guardian says of a tree: first Started (the
+// main process's pid) or StartError, then, once the tree is gone, Done
+// with the rest.
 type guardReport struct {
 	Started    int    `json:"started,omitempty"`
 	StartError string `json:"start_error,omitempty"`
@@ -68,74 +85,138 @@ type guardReport struct {
 	OwnCPUNS      int64  `json:"own_cpu_ns,omitempty"`
 }
 
+// guardMessageMax bounds one request (an environment of a few KiB, most
+// of it).
+const guardMessageMax = 1 << 20
+
+// received is one request as the guardian read it, with its descriptors.
+type received struct {
+	req guardRequest
+	fds []int
+}
+
 // guard is a guardian's whole life (see guardianVar); it returns its exit
 // status.
-func guard(config string) int {
-	kText, token, ok := strings.Cut(config, ":")
-	k, err := strconv.Atoi(kText)
-	if !ok || err != nil || k < 0 || len(os.Args) < 3 {
-		fmt.Fprintf(os.Stderr, "spawnbench guardian: bad %s=%q\n", guardianVar, config)
+func guard() int {
+	f := os.NewFile(3, "guardian socket")
+	c, err := net.FileConn(f)
+	f.Close()
+	conn, ok := c.(*net.UnixConn)
+	if err != nil || !ok {
+		fmt.Fprintf(os.Stderr, "spawnbench guardian: no socket on descriptor 3: %v\n", err)
 		return 2
 	}
-	ctlFD, reportFD := 3+k, 4+k
-	syscall.CloseOnExec(ctlFD)
-	syscall.CloseOnExec(reportFD)
-	report := os.NewFile(uintptr(reportFD), "report")
 	send := func(r guardReport) {
 		b, _ := json.Marshal(r)
-		_, _ = report.Write(append(b, '\n')) // no reader: spawnbench is gone
+		_, _ = conn.Write(b) // no reader: spawnbench is gone, and so is the tree
 	}
 	// A Ctrl-C or hang-up is spawnbench's to handle. Caught, not ignored:
 	// an ignored signal would stay ignored in the benchmark.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT)
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		send(guardReport{StartError: "become the child subreaper: " + err.Error()})
-		return 1
+	subreaperErr := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	var ownCPUs unix.CPUSet
+	pinnable := unix.SchedGetaffinity(0, &ownCPUs) == nil
+
+	starts, kills, gone := make(chan received), make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(gone)
+		buf, oob := make([]byte, guardMessageMax), make([]byte, unix.CmsgSpace(64*4))
+		for {
+			n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
+			if err != nil || n == 0 {
+				return // spawnbench is gone
+			}
+			var r received
+			if err := json.Unmarshal(buf[:n], &r.req); err != nil {
+				return
+			}
+			if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+				for _, m := range msgs {
+					if fds, err := unix.ParseUnixRights(&m); err == nil {
+						r.fds = append(r.fds, fds...)
+					}
+				}
+			}
+			if r.req.Kill {
+				select {
+				case kills <- struct{}{}:
+				default:
+				}
+				continue
+			}
+			starts <- r
+		}
+	}()
+	for {
+		var r received
+		select {
+		case r = <-starts:
+		case <-gone:
+			return 0
+		}
+		// A kill meant for the last tree, sent as it ended, is not this one's.
+		select {
+		case <-kills:
+		default:
+		}
+		var before unix.Rusage
+		_ = unix.Getrusage(unix.RUSAGE_SELF, &before)
+		pid, begun, err := startTree(r, subreaperErr, pinnable, &ownCPUs)
+		for _, fd := range r.fds {
+			unix.Close(fd)
+		}
+		if err != nil {
+			var errno syscall.Errno
+			errors.As(err, &errno)
+			send(guardReport{StartError: err.Error(), StartErrno: int(errno)})
+			continue
+		}
+		send(guardReport{Started: pid})
+		done := watch(pid, begun, kills, gone)
+		var after unix.Rusage
+		if unix.Getrusage(unix.RUSAGE_SELF, &after) == nil {
+			done.OwnCPUNS = after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
+		}
+		send(done)
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, guardianVar+"=") {
-			env = append(env, kv)
+}
+
+// startTree forks and execs the main process of request r, its
+// descriptors r.fds as its 1, 2, 3, ... and the guardian's /dev/null as
+// its standard input.
+func startTree(r received, subreaperErr error, pinnable bool, ownCPUs *unix.CPUSet) (int, time.Time, error) {
+	if subreaperErr != nil {
+		return 0, time.Time{}, fmt.Errorf("become the child subreaper: %w", subreaperErr)
+	}
+	if len(r.fds) < 2 || len(r.req.Argv) == 0 {
+		return 0, time.Time{}, fmt.Errorf("a request without its command or its standard output and error")
+	}
+	// The forking thread's affinity is what the main process inherits:
+	// init runs on the main thread, and every tree is forked from it.
+	set := *ownCPUs
+	if len(r.req.CPUs) > 0 {
+		set.Zero()
+		for _, cpu := range r.req.CPUs {
+			set.Set(cpu)
 		}
 	}
-	env = append(env, treeVar+"="+token)
-	files := []uintptr{0, 1, 2}
-	for fd := 3; fd < 3+k; fd++ {
+	if len(r.req.CPUs) > 0 || pinnable {
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			return 0, time.Time{}, fmt.Errorf("pin to CPUs %v: %w", r.req.CPUs, err)
+		}
+	}
+	files := []uintptr{0}
+	for _, fd := range r.fds {
 		files = append(files, uintptr(fd))
 	}
-	// init runs on the main thread, which lives as long as the guardian:
-	// Pdeathsig (tied to the forking thread) fires only if the guardian
-	// dies.
 	begun := time.Now()
-	pid, err := syscall.ForkExec(os.Args[1], os.Args[2:], &syscall.ProcAttr{
-		Env: env, Files: files,
+	// The main thread lives as long as the guardian: Pdeathsig (tied to
+	// the forking thread) fires only if the guardian dies.
+	pid, err := syscall.ForkExec(r.req.Path, r.req.Argv, &syscall.ProcAttr{
+		Dir: r.req.Dir, Env: append(r.req.Env, treeVar+"="+r.req.Token), Files: files,
 		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	})
-	if err != nil {
-		var errno syscall.Errno
-		errors.As(err, &errno)
-		send(guardReport{StartError: err.Error(), StartErrno: int(errno)})
-		return 1
-	}
-	send(guardReport{Started: pid})
-	// The tree's streams are the tree's: once the guardian's copies are
-	// closed, their readers see their end when the tree's last holder
-	// goes, as without a guardian.
-	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
-		_ = unix.Dup2(int(null.Fd()), 1)
-		_ = unix.Dup2(int(null.Fd()), 2)
-		null.Close()
-	}
-	for fd := 3; fd < 3+k; fd++ {
-		unix.Close(fd)
-	}
-	done := watch(pid, begun, os.NewFile(uintptr(ctlFD), "control"))
-	var self unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &self) == nil {
-		done.OwnCPUNS = self.Utime.Nano() + self.Stime.Nano()
-	}
-	send(done)
-	return 0
+	return pid, begun, err
 }
 
 // reapedChild is one child the guardian waited for.
@@ -147,9 +228,9 @@ type reapedChild struct {
 }
 
 // watch reaps the tree of main until it has no process left, killing
-// every one once main ends or ctl has a byte or ends, and says what it
-// saw.
-func watch(main int, begun time.Time, ctl *os.File) guardReport {
+// every one once main ends, a kill is asked, or spawnbench is gone, and
+// says what it saw.
+func watch(main int, begun time.Time, kills <-chan struct{}, gone <-chan struct{}) guardReport {
 	reaped := make(chan reapedChild, 64)
 	childless := make(chan struct{})
 	go func() {
@@ -168,12 +249,6 @@ func watch(main int, begun time.Time, ctl *os.File) guardReport {
 			reaped <- c
 		}
 	}()
-	asked := make(chan struct{})
-	go func() {
-		var b [1]byte
-		_, _ = ctl.Read(b[:]) // a byte, or the end: spawnbench asks, or is gone
-		close(asked)
-	}()
 
 	var r guardReport
 	var u treeUsage
@@ -189,7 +264,11 @@ func watch(main int, begun time.Time, ctl *os.File) guardReport {
 		if !mainReaped {
 			_ = syscall.Kill(-main, syscall.SIGKILL)
 		}
-		killDescendants()
+		var info unix.Siginfo
+		if !mainReaped || unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil) != unix.ECHILD {
+			// Not the common end, a main process that left nothing: walk.
+			killDescendants()
+		}
 		deadline = time.Now().Add(killLimit)
 		tick = time.After(pause)
 	}
@@ -206,8 +285,10 @@ func watch(main int, begun time.Time, ctl *os.File) guardReport {
 			} else if !killing && c.ws.Signaled() && c.ws.Signal() == syscall.SIGKILL {
 				u.sigkills++
 			}
-		case <-asked:
-			asked = nil
+		case <-kills:
+			startKilling()
+		case <-gone:
+			gone = nil
 			startKilling()
 		case <-tick:
 			if time.Now().After(deadline) {
@@ -275,104 +356,136 @@ func killDescendants() {
 	}
 }
 
-// guarded is a tree under a guardian, as spawnbench sees it.
-type guarded struct {
-	cmd    *exec.Cmd
-	ctl    *os.File // spawnbench's end of the control pipe
-	main   int
-	report chan guardReport // the Done report, or closed without one
-	waited error            // the guardian's exit, once report is closed
+// guardian is a guardian process as spawnbench sees it.
+type guardian struct {
+	cmd     *exec.Cmd
+	conn    *net.UnixConn
+	reports chan guardReport // closed when the guardian is gone
+	exited  error            // why, once reports is closed
 }
 
-// startGuarded starts path (found as exec.Command would find argv[0])
-// under a guardian, with the environment env (the token is the
-// guardian's to add), standard output and error stdout and stderr, and
-// extraFiles as descriptors 3, 4, ...
-func startGuarded(c Command, env []string, token string, stdout, stderr *os.File, extraFiles []*os.File) (*guarded, error) {
-	path := c.Argv[0]
-	if !strings.Contains(path, "/") {
-		found, err := exec.LookPath(path)
-		if err != nil {
-			return nil, err
-		}
-		path = found
+// idleGuardians are the guardians holding no tree.
+var idleGuardians struct {
+	sync.Mutex
+	list []*guardian
+}
+
+// takeGuardian returns an idle guardian, or starts one. It must be called
+// from a thread that is not pinned: a guardian keeps the CPUs it was
+// started with as its own.
+func takeGuardian() (*guardian, error) {
+	idleGuardians.Lock()
+	if n := len(idleGuardians.list); n > 0 {
+		g := idleGuardians.list[n-1]
+		idleGuardians.list = idleGuardians.list[:n-1]
+		idleGuardians.Unlock()
+		return g, nil
 	}
-	ctlR, ctlW, err := os.Pipe()
+	idleGuardians.Unlock()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("create the guardian's control pipe: %w", err)
+		return nil, fmt.Errorf("create a guardian's socket: %w", err)
 	}
-	repR, repW, err := os.Pipe()
+	mine, theirs := os.NewFile(uintptr(fds[0]), "guardian socket"), os.NewFile(uintptr(fds[1]), "guardian socket")
+	defer theirs.Close()
+	c, err := net.FileConn(mine)
+	mine.Close()
 	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		return nil, fmt.Errorf("create the guardian's report pipe: %w", err)
+		return nil, fmt.Errorf("open a guardian's socket: %w", err)
 	}
-	cmd := exec.Command("/proc/self/exe", append([]string{path}, c.Argv...)...)
-	cmd.Dir = c.Dir
-	cmd.Env = append(env, guardianVar+"="+strconv.Itoa(len(extraFiles))+":"+token)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.ExtraFiles = append(append([]*os.File(nil), extraFiles...), ctlR, repW)
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Env = append(os.Environ(), guardianVar+"=1")
+	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C or a kill of spawnbench's group is
-	// spawnbench's; the guardian kills the tree when spawnbench is gone.
+	// spawnbench's; the guardian kills its tree once spawnbench is gone.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
-	ctlR.Close()
-	repW.Close()
-	if err != nil {
-		ctlW.Close()
-		repR.Close()
-		return nil, fmt.Errorf("start its guardian: %w", err)
+	if err := cmd.Start(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("start a guardian: %w", err)
 	}
-	lines := bufio.NewReader(repR)
-	first, err := readReport(lines)
-	if err != nil || first.Started == 0 {
-		ctlW.Close()
-		repR.Close()
-		werr := cmd.Wait()
-		switch {
-		case first.StartErrno != 0:
-			return nil, &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(first.StartErrno)}
-		case first.StartError != "":
-			return nil, fmt.Errorf("its guardian: %s", first.StartError)
-		}
-		return nil, fmt.Errorf("its guardian ended before starting it (%v, %v)", err, werr)
-	}
-	g := &guarded{cmd: cmd, ctl: ctlW, main: first.Started, report: make(chan guardReport, 1)}
+	g := &guardian{cmd: cmd, conn: c.(*net.UnixConn), reports: make(chan guardReport, 2)}
 	go func() {
-		defer repR.Close()
-		last, err := readReport(lines)
-		// The guardian ends right after its last line.
-		g.waited = cmd.Wait()
-		if err == nil && last.Done {
-			g.report <- last
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := g.conn.Read(buf)
+			var r guardReport
+			if err != nil || n == 0 || json.Unmarshal(buf[:n], &r) != nil {
+				break
+			}
+			g.reports <- r
 		}
-		close(g.report)
+		g.conn.Close()
+		g.exited = cmd.Wait()
+		close(g.reports)
 	}()
 	return g, nil
 }
 
-func readReport(r *bufio.Reader) (guardReport, error) {
-	var rep guardReport
-	line, err := r.ReadBytes('\n')
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+// putGuardian makes g idle again.
+func putGuardian(g *guardian) {
+	idleGuardians.Lock()
+	idleGuardians.list = append(idleGuardians.list, g)
+	idleGuardians.Unlock()
+}
+
+// guarded is a tree under a guardian, as spawnbench sees it.
+type guarded struct {
+	g    *guardian
+	main int
+}
+
+// startGuarded has a guardian start path (found as exec.Command would
+// find c.Argv[0]) with the environment env (the token is the guardian's
+// to add), standard output and error stdout and stderr, and extraFiles as
+// descriptors 3, 4, ...
+func startGuarded(g *guardian, c Command, env []string, token string, stdout, stderr *os.File, extraFiles []*os.File) (*guarded, error) {
+	path := c.Argv[0]
+	if !strings.Contains(path, "/") {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			putGuardian(g)
+			return nil, err
 		}
-		return rep, err
+		path = found
 	}
-	return rep, json.Unmarshal(line, &rep)
+	req, err := json.Marshal(guardRequest{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, CPUs: c.CPUs, Token: token})
+	if err != nil || len(req) > guardMessageMax {
+		putGuardian(g)
+		return nil, fmt.Errorf("a request of %d bytes for its guardian: %v", len(req), err)
+	}
+	fds := []int{int(stdout.Fd()), int(stderr.Fd())}
+	for _, f := range extraFiles {
+		fds = append(fds, int(f.Fd()))
+	}
+	if _, _, err := g.conn.WriteMsgUnix(req, unix.UnixRights(fds...), nil); err != nil {
+		return nil, fmt.Errorf("send it to its guardian: %w", err)
+	}
+	first, ok := <-g.reports
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("its guardian ended before starting it (%v)", g.exited)
+	case first.StartErrno != 0:
+		putGuardian(g)
+		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(first.StartErrno)}
+	case first.StartError != "":
+		putGuardian(g)
+		return nil, errors.New(first.StartError)
+	}
+	return &guarded{g: g, main: first.Started}, nil
 }
 
 // kill asks the guardian to kill the tree.
-func (g *guarded) kill() {
-	_, _ = g.ctl.Write([]byte{'k'})
+func (t *guarded) kill() {
+	req, _ := json.Marshal(guardRequest{Kill: true})
+	_, _ = t.g.conn.Write(req)
 }
 
-// wait waits for the guardian's last report and its end, and releases
-// the control pipe. ok is false when it ended without one (killed
-// itself).
-func (g *guarded) wait() (r guardReport, ok bool) {
-	r, ok = <-g.report
-	g.ctl.Close()
-	return r, ok
+// wait waits for the guardian's report of the tree's end, and makes the
+// guardian idle again; ok is false when the guardian ended without one.
+func (t *guarded) wait() (r guardReport, ok bool) {
+	r, ok = <-t.g.reports
+	if ok && r.Done {
+		putGuardian(t.g)
+	}
+	return r, ok && r.Done
 }

@@ -86,15 +86,24 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	defer close(s.done)
 	setupContainment()
 	cg := treeBox()
-	if len(c.CPUs) > 0 {
+	var g *guardian
+	if cg == nil {
+		// Before this thread is pinned: a guardian started from it would
+		// keep its CPUs.
+		var err error
+		if g, err = takeGuardian(); err != nil {
+			started <- fmt.Errorf("start %s: %w", c.Argv[0], err)
+			return
+		}
+	}
+	if len(c.CPUs) > 0 && cg != nil {
+		// A guardian pins the thread it forks from itself.
 		var set unix.CPUSet
 		for _, cpu := range c.CPUs {
 			set.Set(cpu)
 		}
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			if cg != nil {
-				_ = cg.remove()
-			}
+			release(cg, g)
 			started <- fmt.Errorf("pin to CPUs %v: %w", c.CPUs, err)
 			return
 		}
@@ -103,6 +112,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	// holder of the pipes, and a detached grandchild can hold them for ever.
 	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
+		release(cg, g)
 		started <- fmt.Errorf("create a pipe for the standard output of %s: %w", c.Argv[0], err)
 		return
 	}
@@ -110,6 +120,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	if err != nil {
 		stdoutR.Close()
 		stdoutW.Close()
+		release(cg, g)
 		started <- fmt.Errorf("create a pipe for the standard error of %s: %w", c.Argv[0], err)
 		return
 	}
@@ -128,9 +139,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	if cg != nil {
 		s.Pid, ended, kill, err = startInCgroup(c, append(env, treeVar+"="+token), stdoutW, stderrTo, extraFiles, cg)
 	} else {
-		var g *guarded
-		if g, err = startGuarded(c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
-			s.Pid, ended, kill = g.main, g.held(c.Argv[0]), g.kill
+		var t *guarded
+		if t, err = startGuarded(g, c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
+			s.Pid, ended, kill = t.main, t.held(), t.kill
 		}
 	}
 	// The child has its own copies of the write ends; the readers see the
@@ -238,6 +249,16 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	}
 }
 
+// release gives back a tree's cgroup or guardian that was not used.
+func release(cg *box, g *guardian) {
+	if cg != nil {
+		_ = cg.remove()
+	}
+	if g != nil {
+		putGuardian(g)
+	}
+}
+
 // startInCgroup starts c straight into the cgroup cg (clone3's
 // CLONE_INTO_CGROUP), so not even its first instruction runs outside; the
 // returned channel gives the tree once it is gone (the main process ended,
@@ -304,27 +325,20 @@ func startInCgroup(c Command, env []string, stdout, stderr *os.File, extraFiles 
 	return t.main, out, func() { once.Do(func() { close(killReq) }) }, nil
 }
 
-// held turns the guardian's last report into the tree's end, on the
-// returned channel once the guardian is gone.
-func (g *guarded) held(name string) <-chan heldTree {
+// held turns the guardian's report of the tree's end into the tree's
+// end, on the returned channel.
+func (t *guarded) held() <-chan heldTree {
 	out := make(chan heldTree, 1)
 	go func() {
-		r, ok := g.wait()
+		r, ok := t.wait()
 		if !ok {
-			out <- heldTree{waitErr: fmt.Errorf("its guardian ended without a report (%v); the tree's orphans may be left", g.waited)}
+			out <- heldTree{waitErr: fmt.Errorf("its guardian ended without a report (%v); the tree's orphans may be left", t.g.exited)}
 			return
 		}
 		h := heldTree{
 			wall: time.Duration(r.WallNS), status: syscall.WaitStatus(r.Status), endedByItself: r.EndedByItself,
 			usage:       treeUsage{known: true, userNS: r.UserNS, sysNS: r.SysNS, maxRSS: r.MaxRSS, nivcsw: r.Nivcsw, sigkills: r.Sigkills},
 			helperCPUNS: r.OwnCPUNS,
-		}
-		if ru, ok := g.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
-			// The guardian's whole life, its exit included, less the tree
-			// it reaped.
-			if all := ru.Utime.Nano() + ru.Stime.Nano() - r.UserNS - r.SysNS; all > 0 {
-				h.helperCPUNS = all
-			}
 		}
 		if r.KillError != "" {
 			h.killErr = errors.New(r.KillError)
