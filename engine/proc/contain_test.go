@@ -163,7 +163,7 @@ func TestStepLimit(t *testing.T) {
 
 // treeTests are the tests of what holds a tree, run again by
 // TestUnderGuardians.
-const treeTests = "^(TestOutcome|TestTreeEnds|TestStrangersSurvive|TestInterruptStopsWithinASecond|TestPinning|TestMissingProgram|TestOutputBounds|TestOutput|TestSIGKILLedSpawnbench|TestTreeCost)$"
+const treeTests = "^(TestGuardiansAreReused|TestOutcome|TestTreeEnds|TestStrangersSurvive|TestInterruptStopsWithinASecond|TestPinning|TestMissingProgram|TestOutputBounds|TestOutput|TestSIGKILLedSpawnbench|TestTreeCost)$"
 
 // TestUnderGuardians: issue 33, item 1. The tests of what holds a tree
 // pass where trees are held by guardians: in a test binary run as an
@@ -232,4 +232,45 @@ func asNobody(t *testing.T, bin string) string {
 		t.Fatal(err)
 	}
 	return copied
+}
+
+// TestGuardiansAreReused: trees one after another share one guardian, and
+// two at once have one each; each tree's cost is its own.
+func TestGuardiansAreReused(t *testing.T) {
+	if kind, _ := Containment(); kind != ContainGuardian {
+		t.Skipf("trees are held by %s here (TestUnderGuardians runs this under guardians)", kind)
+	}
+	idle := func() int {
+		idleGuardians.Lock()
+		defer idleGuardians.Unlock()
+		return len(idleGuardians.list)
+	}
+	before := idle()
+	for range 5 {
+		if out, err := Run(context.Background(), Command{Argv: []string{"true"}}); err != nil || out.ExitCode != 0 || out.UserNS == nil {
+			t.Fatalf("%+v, %v", out, err)
+		}
+	}
+	if n := idle(); n != max(before, 1) {
+		t.Errorf("%d idle guardians after 5 trees one after another, want %d", n, max(before, 1))
+	}
+	long, err := Start(context.Background(), Command{Argv: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	burn, err := Run(context.Background(), Command{Argv: []string{os.Args[0]}, Env: []string{"PROC_TEST_HELPER=burn-threads"}})
+	if err != nil || burn.ExitCode != 0 {
+		t.Fatalf("%+v, %v", burn, err)
+	}
+	stopped, err := long.Stop()
+	if err != nil || stopped.Signal != "killed" {
+		t.Fatalf("Stop: %+v, %v", stopped, err)
+	}
+	// The sleeping tree beside the burning one used next to no CPU.
+	if *stopped.UserNS+*stopped.SysNS > *burn.UserNS/10 {
+		t.Errorf("a sleeping tree was charged %d ns of CPU beside a tree of %d ns", *stopped.UserNS+*stopped.SysNS, *burn.UserNS)
+	}
+	if n := idle(); n < 2 {
+		t.Errorf("%d idle guardians after two trees at once, want 2", n)
+	}
 }

@@ -432,6 +432,10 @@ func putGuardian(g *guardian) {
 type guarded struct {
 	g    *guardian
 	main int
+	// last and lastOK are the guardian's report of the tree's end, set
+	// before the tree's end is passed on (held).
+	last   guardReport
+	lastOK bool
 }
 
 // startGuarded has a guardian start path (found as exec.Command would
@@ -480,12 +484,22 @@ func (t *guarded) kill() {
 	_, _ = t.g.conn.Write(req)
 }
 
-// wait waits for the guardian's report of the tree's end, and makes the
-// guardian idle again; ok is false when the guardian ended without one.
+// wait waits for the guardian's report of the tree's end; ok is false
+// when the guardian ended without one.
 func (t *guarded) wait() (r guardReport, ok bool) {
 	r, ok = <-t.g.reports
-	if ok && r.Done {
-		putGuardian(t.g)
-	}
 	return r, ok && r.Done
+}
+
+// release gives the guardian back once its tree is gone and spawnbench
+// sends it nothing more about that tree (a kill sent as the tree ended
+// comes before the next request, and the guardian drops it). A guardian
+// whose tree could not be killed whole still has children: it is let go,
+// not reused.
+func (t *guarded) release() {
+	if t.lastOK && t.last.KillError == "" {
+		putGuardian(t.g)
+		return
+	}
+	t.g.conn.Close()
 }

@@ -142,6 +142,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 		var t *guarded
 		if t, err = startGuarded(g, c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
 			s.Pid, ended, kill = t.main, t.held(), t.kill
+			defer t.release()
 		}
 	}
 	// The child has its own copies of the write ends; the readers see the
@@ -331,6 +332,7 @@ func (t *guarded) held() <-chan heldTree {
 	out := make(chan heldTree, 1)
 	go func() {
 		r, ok := t.wait()
+		t.last, t.lastOK = r, ok
 		if !ok {
 			out <- heldTree{waitErr: fmt.Errorf("its guardian ended without a report (%v); the tree's orphans may be left", t.g.exited)}
 			return
