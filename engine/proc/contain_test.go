@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,14 +221,8 @@ func asNobody(t *testing.T, bin string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
 	copied := filepath.Join(dir, filepath.Base(bin))
-	if err := os.WriteFile(copied, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, bin, copied)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -272,5 +267,28 @@ func TestGuardiansAreReused(t *testing.T) {
 	}
 	if n := idle(); n < 2 {
 		t.Errorf("%d idle guardians after two trees at once, want 2", n)
+	}
+}
+
+// copyFile copies an executable from to to, streaming: a binary read
+// whole would raise this process's peak memory, which its children
+// inherit in their ru_maxrss (the kernel keeps the high-water mark of the
+// image a child replaced by exec, and Go forks sharing its memory).
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
