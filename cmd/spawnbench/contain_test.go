@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +50,13 @@ func gone(pid int, limit time.Duration) bool {
 
 // containment reads the containment the last invocation in out recorded.
 func containment(t *testing.T, out string) string {
+	kind, _ := containmentDetail(t, out)
+	return kind
+}
+
+// containmentDetail reads the containment, and the sentence that says
+// how it held the trees, of the last invocation in out.
+func containmentDetail(t *testing.T, out string) (kind, detail string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(out, "provenance.json"))
 	if err != nil {
@@ -56,12 +65,14 @@ func containment(t *testing.T, out string) string {
 	var p struct {
 		Invocations []struct {
 			Containment string `json:"containment"`
+			Detail      string `json:"containment_detail"`
 		} `json:"invocations"`
 	}
 	if err := json.Unmarshal(b, &p); err != nil || len(p.Invocations) == 0 {
 		t.Fatalf("provenance: %v: %s", err, b)
 	}
-	return p.Invocations[len(p.Invocations)-1].Containment
+	last := p.Invocations[len(p.Invocations)-1]
+	return last.Containment, last.Detail
 }
 
 // TestEscapeeIsKilled: issue 20, item 1. A descendant that clears its
@@ -83,9 +94,6 @@ samples: min: 1
 	kind := containment(t, out)
 	if kind == "" || !strings.Contains(stderr, "process trees held by: "+kind) {
 		t.Errorf("containment %q not recorded or not said: %s", kind, stderr)
-	}
-	if kind == "subreaper" {
-		t.Skip("no cgroup on this machine: only a cgroup holds such an escapee")
 	}
 	if running(pid) {
 		t.Errorf("the escapee %d still runs after the run ended", pid)
@@ -116,12 +124,128 @@ samples: min: 3
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if strings.Contains(stderr.String(), "process trees held by: subreaper") {
-		t.Skipf("no cgroup: only the cgroup's keeper outlives a SIGKILL: %s", stderr.String())
-	}
 	if !gone(pid, 5*time.Second) {
 		t.Errorf("descendant %d still runs 5 s after spawnbench was SIGKILLed", pid)
 	}
+}
+
+// markedProcesses lists the processes whose command line holds the
+// argument marker, read from outside the run (/proc/*/cmdline).
+func markedProcesses(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && running(pid) && strings.Contains(string(b), "\x00"+marker+"\x00") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// ordinaryUser makes a directory that the user nobody may write, with a
+// copy of the spawnbench binary nobody may run (go test's directories
+// are their user's only), and returns both; it skips the test where this
+// process cannot run another user's.
+func ordinaryUser(t *testing.T) (sb, dir string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skipf("running as uid %d, not root: cannot run spawnbench as another user (every test here runs as this ordinary user already)", os.Getuid())
+	}
+	dir, err := os.MkdirTemp("", "spawnbench-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	copied := filepath.Join(dir, "spawnbench")
+	copyFile(t, bin, copied)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return copied, dir
+}
+
+// TestOrdinaryUserHoldsItsTrees: issue 33, item 1. spawnbench run as an
+// ordinary user (nobody: no cgroup can be made) holds a benchmark's
+// env-clearing, double-forked orphan as tightly as root does: none is
+// left after a completed run, nor after a SIGKILL of spawnbench in the
+// middle of one. The orphans are found from outside by a sleep duration
+// no other process has.
+func TestOrdinaryUserHoldsItsTrees(t *testing.T) {
+	sb, dir := ordinaryUser(t)
+	marker := fmt.Sprintf("%d.%03d", 600+os.Getpid()%300, time.Now().UnixNano()%1000)
+	spec := func(name string, processes int) string {
+		p := filepath.Join(dir, name+".cue")
+		body := fmt.Sprintf(`name: %q
+environments: [{name: "orphaning", kind: "command", run: ["/bin/sh", "-c", "(env -i setsid sleep %s </dev/null >/dev/null 2>&1 &); sleep 0.3; echo 1 2 3", "{arg}"]}]
+n: [1]
+samples: {min: %d, processes: 1}
+`, name, marker, processes)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	command := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(sb, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "HOME="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		return cmd
+	}
+	defer func() {
+		for _, pid := range markedProcesses(marker) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+
+	t.Run("completed", func(t *testing.T) {
+		out := filepath.Join(dir, "done")
+		cmd := command("run", spec("done", 3), "-o", out)
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+		kind, detail := containmentDetail(t, out)
+		if kind != "guardian" || !strings.Contains(detail, "a guardian process for each tree, its child subreaper") || !strings.Contains(detail, "no cgroup v2 to be made") ||
+			!strings.Contains(stderr.String(), "process trees held by: guardian (a guardian process for each tree") {
+			t.Errorf("containment %q (%s); stderr %s", kind, detail, stderr.String())
+		}
+		if left := markedProcesses(marker); len(left) > 0 {
+			t.Errorf("orphans %v of the benchmark still run after the run ended", left)
+		}
+	})
+	t.Run("SIGKILLed", func(t *testing.T) {
+		cmd := command("run", spec("killed", 50), "-o", filepath.Join(dir, "killed"))
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); len(markedProcesses(marker)) == 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("no orphan started in 60 s: %s", stderr.String())
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		var left []int
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if left = markedProcesses(marker); len(left) == 0 {
+				return
+			}
+		}
+		t.Errorf("orphans %v of the benchmark still run 10 s after spawnbench was SIGKILLed", left)
+	})
 }
 
 // TestNothingMeasuredFails: issue 20, items 7 and 8. A run in which every
@@ -185,5 +309,28 @@ func TestUsageErrorsExit2(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// copyFile copies an executable from to to, streaming: a binary read
+// whole would raise this process's peak memory, which its children
+// inherit in their ru_maxrss (the kernel keeps the high-water mark of the
+// image a child replaced by exec, and Go forks sharing its memory).
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

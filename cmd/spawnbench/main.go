@@ -115,7 +115,9 @@ type usageError struct{ error }
 
 // exitCode is 2 for bad input (nothing was written), for a result
 // directory another spawnbench holds and for one whose files are not one
-// whole set, 130 for an interrupt (what was measured is kept), and 1 for
+// whole set, 130 for an interrupt (what was measured is kept): Ctrl-C,
+// SIGTERM, or, for run and calibrate, the reader of standard output or
+// error gone (where a plain program dies of SIGPIPE with 141), and 1 for
 // anything else.
 func exitCode(err error) int {
 	var in *inputerr.Error

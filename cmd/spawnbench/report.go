@@ -186,7 +186,8 @@ func formatFor(flag, out string, changed bool) string {
 // readResultDir reads one result directory, turning every way it can fail
 // to be one into an input error that says what was expected. A set whose
 // data is still only in its journal (a first run killed, or still
-// running) reads as what the journal holds, marked incomplete.
+// running) reads as what the journal holds, marked incomplete; damaged
+// lines of a journal are skipped with a warning.
 func readResultDir(dir string) (report.Input, error) {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -213,6 +214,9 @@ func readResultDir(dir string) (report.Input, error) {
 		return report.Input{}, &inputerr.Error{Msg: bad.Error()}
 	case err != nil:
 		return report.Input{}, fmt.Errorf("read results in %s: %w", dir, err)
+	}
+	if warn := set.DamageWarning(dir); warn != "" {
+		fmt.Fprintln(os.Stderr, "spawnbench: warning:", warn)
 	}
 	return report.Input{Dir: dir, Set: set}, nil
 }

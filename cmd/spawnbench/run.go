@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"spawnbench"
 	"spawnbench/engine/atomicfile"
@@ -46,9 +47,13 @@ func init() {
 environment (cached by content hash), runs every process of the plan as a
 fresh process in the spec's schedule (interleaved by default), and writes
 samples.parquet, runs.parquet, provenance.json and a report into the output
-directory. Each process reaches disk as it finishes. Ctrl-C stops cleanly,
-keeps every process measured so far and exits 130; --resume continues an
-interrupted or killed run with the same schedule.
+directory. Each process reaches disk as it finishes. Ctrl-C (or SIGTERM)
+stops cleanly, keeps every process measured so far, records the run as
+interrupted and exits 130; so does a standard output or error whose reader
+goes away (` + "`| head`" + ` that has its lines, a pager that was quit): that is
+an interrupt, not a death by SIGPIPE. --resume continues an interrupted or
+killed run with the same schedule. A stdout closed before the start is
+not an interrupt: Go gives it /dev/null, and the run goes on.
 
 --shard K/N runs shard K of N (numbered from 0, as spawnbench plan --shards N
 shows them): whole cells, balanced by expected wall time (the built-in
@@ -104,6 +109,11 @@ from the costs, scaled by how fast this run goes).`,
 			if resume && out == "" {
 				return usageError{errors.New("run --resume: give the result directory to continue with -o DIR")}
 			}
+			if resume && !results.Exists(out) {
+				// A set with no measuring run yet resumes as a plain run
+				// (engine/run); no set at all is a wrong -o.
+				return &inputerr.Error{Msg: fmt.Sprintf("run --resume -o %s: %s holds no result set to resume; check -o, or drop --resume to start a run there", out, out)}
+			}
 			if out == "" {
 				name := plan.Spec.SafeName()
 				if shard != nil {
@@ -138,10 +148,11 @@ from the costs, scaled by how fast this run goes).`,
 
 // session is one invocation's hold on a result directory: its lock (via
 // the writer, held until close, report included), a runner, and a context
-// that Ctrl-C or SIGTERM cancels.
+// that Ctrl-C, SIGTERM or the end of the reader of spawnbench's standard
+// output or error (SIGPIPE's cause: `| head`, a pager quit) cancels.
 type session struct {
 	ctx    context.Context
-	stop   context.CancelFunc
+	stop   func()
 	writer *results.Writer
 	runner *run.Runner
 }
@@ -151,9 +162,73 @@ func openSession(parent context.Context, dir string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	if warn := w.Set().DamageWarning(dir); warn != "" {
+		fmt.Fprintln(os.Stderr, "spawnbench: warning:", warn)
+	}
+	sigCtx, stopSignals := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(sigCtx)
+	stopWatch := watchOutputs(cancel)
+	stop := func() {
+		stopWatch()
+		cancel(nil)
+		stopSignals()
+	}
 	r := run.New(w, run.Options{Cache: buildcache.Default(spawnbench.Sources), Log: os.Stderr, Version: version, Args: os.Args})
 	return &session{ctx: ctx, stop: stop, writer: w, runner: r}, nil
+}
+
+// errOutputGone is why a session ends when no one reads its output.
+var errOutputGone = errors.New("the reader of spawnbench's standard output or error is gone")
+
+// watchOutputs cancels with errOutputGone once the reader of standard
+// output or error, where that is a pipe or socket, goes away, written to
+// or not: a closed output is an interrupt, as Ctrl-C is, and not the death
+// by SIGPIPE it would be at the next write. Until stop, it watches both in
+// a poll; from its first call to the end of the process, SIGPIPE is
+// caught (so a write to a reader that is gone fails with EPIPE instead of
+// killing spawnbench before the interrupt is recorded). It is caught, not
+// ignored: an ignored SIGPIPE would be inherited by every benchmark.
+func watchOutputs(cancel context.CancelCauseFunc) (stop func()) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	var fds []unix.PollFd
+	for _, fd := range []int{1, 2} {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && (st.Mode&unix.S_IFMT == unix.S_IFIFO || st.Mode&unix.S_IFMT == unix.S_IFSOCK) {
+			// Events 0: poll reports only POLLERR (a pipe without readers)
+			// and POLLHUP (a socket shut down).
+			fds = append(fds, unix.PollFd{Fd: int32(fd)})
+		}
+	}
+	if len(fds) == 0 {
+		return func() {}
+	}
+	wake, stopW, err := os.Pipe()
+	if err != nil {
+		return func() {}
+	}
+	fds = append(fds, unix.PollFd{Fd: int32(wake.Fd()), Events: unix.POLLIN})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer wake.Close()
+		for {
+			if _, err := unix.Poll(fds, -1); err == unix.EINTR {
+				continue
+			} else if err != nil || fds[len(fds)-1].Revents != 0 {
+				return
+			}
+			for _, p := range fds[:len(fds)-1] {
+				if p.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+					cancel(errOutputGone)
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		stopW.Close()
+		<-done
+	}
 }
 
 // close compacts the journal and releases the directory.
@@ -223,6 +298,13 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 	if rep != nil {
 		// The answer last, where the eye lands when the run ends.
 		fmt.Print("\n" + rep.BottomLineText())
+	}
+	if runErr != nil && errors.Is(context.Cause(s.ctx), errOutputGone) {
+		fmt.Fprintf(os.Stderr, "spawnbench: %v: stopping as for Ctrl-C\n", errOutputGone)
+	}
+	if runErr != nil && len(set.Provenance.Invocations) == 0 {
+		fmt.Fprintf(os.Stderr, "spawnbench: interrupted before anything was recorded; start again with: spawnbench run %s -o %s\n", plan.Spec.Path, dir)
+		return runErr
 	}
 	if runErr != nil {
 		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d processes kept in %s; continue with: spawnbench run %s -o %s --resume\n", len(set.Runs), dir, plan.Spec.Path, dir)

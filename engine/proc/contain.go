@@ -35,13 +35,27 @@ import (
 // the spawnbench that died. The next spawnbench also removes what a dead
 // one left (a keeper killed with it).
 //
-// Where no cgroup can be made, spawnbench is a child subreaper and finds
-// the tree by parent links and an environment token (tree.go), and the
-// keeper, when spawnbench dies, kills every process carrying one of its
-// tokens: a descendant that clears its environment and is orphaned before
-// a walk sees it can escape that, and only that.
+// Where no cgroup can be made (an ordinary user, unless spawnbench runs
+// in a cgroup delegated to that user, as systemd's user manager gives
+// one: see delegationHint; this is detected, not tested, on machines
+// without systemd), each tree is started under a guardian of its own (guardian.go): a
+// child subreaper that every orphan of the tree falls to, whatever it did
+// to its environment or session, that reaps and kills them all, and that
+// outlives spawnbench to kill its tree when spawnbench dies. Both hold the
+// same: no process of a tree outlives it.
+//
+// The keeper also kills, when spawnbench dies, every process carrying one
+// of its tree tokens (tree.go), and the next spawnbench kills those of
+// spawnbenches that are gone: what is left only if a guardian was killed
+// with its spawnbench.
+//
+// ContainSubreaper names what sets before issue 33 recorded without a
+// cgroup: spawnbench itself as the subreaper, finding trees by parent
+// links and tokens, which a descendant that cleared its environment and
+// was orphaned before a walk saw it could escape.
 const (
 	ContainCgroup    = "cgroup"
+	ContainGuardian  = "guardian"
 	ContainSubreaper = "subreaper"
 )
 
@@ -59,6 +73,9 @@ func init() {
 	if os.Getenv(probeVar) != "" {
 		os.Exit(0)
 	}
+	if os.Getenv(guardianVar) != "" {
+		os.Exit(guard())
+	}
 	if owner := os.Getenv(keeperVar); owner != "" {
 		keep(owner, os.Getenv(keeperCgroupVar))
 		os.Exit(0)
@@ -75,11 +92,13 @@ var containment struct {
 	seq    atomic.Int64
 }
 
-// forceSubreaper is set by tests to check the fallback.
-var forceSubreaper bool
+// forceGuardian is set by tests to check the guardians where a cgroup
+// could be made.
+var forceGuardian bool
 
 // Containment says which boundary this spawnbench's benchmark trees are
-// held in (ContainCgroup or ContainSubreaper) and, briefly, where or why.
+// held in (ContainCgroup or ContainGuardian) and, in a sentence, how,
+// where, and why not in a cgroup.
 func Containment() (kind, detail string) {
 	setupContainment()
 	return containment.kind, containment.detail
@@ -89,7 +108,6 @@ func setupContainment() {
 	containment.once.Do(func() {
 		// What spawnbenches that are gone left running.
 		killTokens(ownerGone)
-		containment.kind = ContainSubreaper
 		base, err := makeBase()
 		if err == nil {
 			if err = probeCgroup(base); err != nil {
@@ -97,29 +115,34 @@ func setupContainment() {
 				err = fmt.Errorf("cannot start a process into a cgroup: %w", err)
 			}
 		}
+		why := ""
 		if err != nil {
-			containment.detail, base = "no cgroup v2 to be made: "+err.Error(), ""
-		} else {
-			containment.kind, containment.detail, containment.base = ContainCgroup, base, base
+			why, base = "no cgroup v2 to be made: "+err.Error()+delegationHint(), ""
 		}
 		w, err := startKeeper(base)
-		if err != nil {
-			if base != "" {
-				// Without the keeper, a cgroup would outlive a SIGKILL.
-				os.Remove(base)
-				containment.kind, containment.base = ContainSubreaper, ""
-			}
-			containment.detail += "; no keeper: " + err.Error()
-			return
+		if err != nil && base != "" {
+			// Without the keeper, a cgroup would outlive a SIGKILL.
+			os.Remove(base)
+			why, base = "no keeper for a cgroup: "+err.Error(), ""
 		}
 		containment.keeper = w
+		if base != "" {
+			containment.kind, containment.base = ContainCgroup, base
+			containment.detail = "a cgroup v2 of its own for each tree, in " + base + ", started into it (CLONE_INTO_CGROUP) and killed with cgroup.kill; a keeper removes what a killed spawnbench leaves"
+			return
+		}
+		containment.kind = ContainGuardian
+		containment.detail = "a guardian process for each tree, its child subreaper: every descendant, whatever its environment or session, is reaped and killed by it, also when spawnbench is SIGKILLed; " + why
+		if err != nil {
+			containment.detail += "; no keeper: " + err.Error()
+		}
 	})
 }
 
 // makeBase makes this spawnbench's cgroup below its own, first removing
 // those of spawnbenches that are gone.
 func makeBase() (string, error) {
-	if forceSubreaper {
+	if forceGuardian {
 		return "", errors.New("disabled by a test")
 	}
 	own, err := ownCgroupDir()
@@ -139,24 +162,48 @@ func makeBase() (string, error) {
 	return base, nil
 }
 
-// ownCgroupDir is the directory of spawnbench's cgroup in the cgroup v2
-// hierarchy: the cgroup2 mount plus the "0::" path of /proc/self/cgroup.
-func ownCgroupDir() (string, error) {
+// cgroup2Mount is where the cgroup v2 hierarchy is mounted.
+func cgroup2Mount() (string, error) {
 	info, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return "", err
 	}
-	mount := ""
 	for _, line := range strings.Split(string(info), "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
 		f, g := strings.Fields(pre), strings.Fields(post)
 		if ok && len(f) >= 5 && len(g) >= 1 && g[0] == "cgroup2" {
-			mount = f[4]
-			break
+			return f[4], nil
 		}
 	}
-	if mount == "" {
-		return "", errors.New("no cgroup2 file system is mounted")
+	return "", errors.New("no cgroup2 file system is mounted")
+}
+
+// delegationHint says how to have cgroups where systemd's user manager
+// delegates a cgroup subtree to this user (user@UID.service) but
+// spawnbench runs outside it: a process may only move, or be started,
+// into a cgroup whose common ancestor with its own is writable by it, so
+// only the manager can place spawnbench there. "" when there is none.
+func delegationHint() string {
+	uid := os.Getuid()
+	mount, err := cgroup2Mount()
+	if uid == 0 || err != nil {
+		return ""
+	}
+	dir := filepath.Join(mount, "user.slice", fmt.Sprintf("user-%d.slice", uid), fmt.Sprintf("user@%d.service", uid))
+	if unix.Access(dir, unix.W_OK) != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (systemd's user manager delegates %s to this user, but spawnbench runs outside it: start it with `systemd-run --user --scope spawnbench ...` to hold trees in cgroups)", dir)
+}
+
+// ownCgroupDir is the directory of spawnbench's cgroup in the cgroup v2
+// hierarchy: the cgroup2 mount plus the "0::" path of /proc/self/cgroup.
+// It is writable by an ordinary user only in a delegated subtree (a
+// systemd user service, or a scope that systemd-run --user made).
+func ownCgroupDir() (string, error) {
+	mount, err := cgroup2Mount()
+	if err != nil {
+		return "", err
 	}
 	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -388,7 +435,7 @@ func newBox(base, name string) (*box, error) {
 }
 
 // treeBox makes the cgroup for a new tree, or returns nil when trees are
-// not held in cgroups.
+// held by guardians.
 func treeBox() *box {
 	setupContainment()
 	if containment.kind != ContainCgroup {

@@ -68,15 +68,18 @@ func (b *tailBuffer) Bytes() []byte {
 	return append(out, b.ring[:b.next]...)
 }
 
-// drain copies r to w until r ends, then closes r. A failing w is not
-// allowed to stop the copy: a process whose reader stopped reading would
-// block on a full pipe.
-func drain(r *os.File, w io.Writer, done chan<- struct{}) {
+// drain copies r to w until r ends, counting the bytes into total (when
+// not nil), then closes r. A failing w is not allowed to stop the copy: a
+// process whose reader stopped reading would block on a full pipe.
+func drain(r *os.File, w io.Writer, total *int64, done chan<- struct{}) {
 	defer close(done)
 	defer r.Close()
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
+		if total != nil {
+			*total += int64(n)
+		}
 		if n > 0 && w != nil {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				w = nil

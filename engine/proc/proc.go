@@ -12,10 +12,9 @@
 //
 // A timeout is a hard deadline for the whole tree, not for one process or
 // one process group: see contain.go for what holds the tree (a cgroup of
-// its own, or spawnbench as subreaper) and tree.go for how it is found
-// without a cgroup. Nothing the
-// benchmark starts outlives its Run, and no pipe a leftover holds open can
-// keep Run waiting.
+// its own, or a guardian, guardian.go). Nothing the benchmark starts
+// outlives its Run, and no pipe a leftover holds open can keep Run
+// waiting.
 package proc
 
 import (
@@ -37,6 +36,9 @@ type Outcome struct {
 	Stdout []byte
 	// StdoutDropped counts the bytes of standard output beyond StdoutKept.
 	StdoutDropped int64
+	// StdoutBytes counts every byte the process tree wrote to its
+	// standard output, kept, streamed or dropped: what tells a flood.
+	StdoutBytes int64
 	// Stderr is the end of the standard error, at most StderrKept bytes.
 	Stderr   []byte
 	ExitCode int

@@ -18,8 +18,8 @@ import (
 // Started is a process begun by Start: a benchmark that Run waits for, or
 // a long-lived browser that a benchmark page runs in. Its whole process
 // tree is killed when its main process ends, when its context ends, when
-// Stop is called, or when spawnbench dies (its main process by Pdeathsig,
-// the rest by spawnbench's keeper: see contain.go).
+// Stop is called, or when spawnbench dies (by the keeper of its cgroups,
+// or by its guardian: see contain.go).
 type Started struct {
 	// Pid is the main process's id, which is also its process group id.
 	Pid int
@@ -33,21 +33,12 @@ type Started struct {
 
 const (
 	// pipeGrace bounds the wait for the end of the output once the tree is
-	// dead: only a process outside the tree (one that left it before
-	// spawnbench could see it, and cleared its environment) can still hold
-	// the pipes.
+	// dead: only a process outside the tree (one that outlived a kill that
+	// gave up, stuck in the kernel) can still hold the pipes.
 	pipeGrace = 500 * time.Millisecond
 	// killLimit bounds the killing of a tree; only a process stuck in the
 	// kernel survives SIGKILL for long.
 	killLimit = 5 * time.Second
-	// firstScan and lastScan bound the pause between walks of a running
-	// tree. A walk costs about 3 ms of CPU with 100 processes on the
-	// machine (BenchmarkScan), beside a benchmark that may be measuring:
-	// a process shorter than firstScan is never walked while it runs (its
-	// token and the subreaper still find its orphans), and a long one is
-	// walked ever more seldom.
-	firstScan = 100 * time.Millisecond
-	lastScan  = 2 * time.Second
 )
 
 // Start begins c without waiting for it. extraFiles become the process's
@@ -76,22 +67,43 @@ func Start(ctx context.Context, c Command, extraFiles ...*os.File) (*Started, er
 	return s, nil
 }
 
-// supervise is the one supervisor of a process: it starts it, walks its
-// tree while it runs, kills and reaps the tree, and fills the Outcome.
+// heldTree is what ended a tree: the main process's end, the tree's
+// cost, and what the killing of the rest said.
+type heldTree struct {
+	wall          time.Duration
+	status        syscall.WaitStatus
+	endedByItself bool
+	usage         treeUsage
+	killErr       error
+	waitErr       error // the main process (or its guardian) could not be waited for
+	helperCPUNS   int64 // a guardian's own CPU time: spawnbench's, not others'
+}
+
+// supervise is the one supervisor of a process: it starts it in its
+// containment (a cgroup of its own, or under a guardian: contain.go),
+// waits for it, has the tree killed and reaped, and fills the Outcome.
 func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.File, started chan<- error) {
 	defer close(s.done)
-	// The tree's cgroup, when there is one (contain.go): the process
-	// starts inside it, and the cgroup alone holds the tree. Without one,
-	// spawnbench is the subreaper; without that as well, orphans go to
-	// init, where the walk still finds them by their token.
+	setupContainment()
 	cg := treeBox()
-	subreaper := cg == nil && containment.kind == ContainSubreaper && becomeSubreaper() == nil
-	if len(c.CPUs) > 0 {
+	var g *guardian
+	if cg == nil {
+		// Before this thread is pinned: a guardian started from it would
+		// keep its CPUs.
+		var err error
+		if g, err = takeGuardian(); err != nil {
+			started <- fmt.Errorf("start %s: %w", c.Argv[0], err)
+			return
+		}
+	}
+	if len(c.CPUs) > 0 && cg != nil {
+		// A guardian pins the thread it forks from itself.
 		var set unix.CPUSet
 		for _, cpu := range c.CPUs {
 			set.Set(cpu)
 		}
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			release(cg, g)
 			started <- fmt.Errorf("pin to CPUs %v: %w", c.CPUs, err)
 			return
 		}
@@ -100,6 +112,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	// holder of the pipes, and a detached grandchild can hold them for ever.
 	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
+		release(cg, g)
 		started <- fmt.Errorf("create a pipe for the standard output of %s: %w", c.Argv[0], err)
 		return
 	}
@@ -107,28 +120,31 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	if err != nil {
 		stdoutR.Close()
 		stdoutW.Close()
+		release(cg, g)
 		started <- fmt.Errorf("create a pipe for the standard error of %s: %w", c.Argv[0], err)
 		return
 	}
 	token := newToken()
-	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
-	cmd.Dir = c.Dir
-	cmd.Env = append(append(os.Environ(), c.Env...), treeVar+"="+token)
-	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	env := append(os.Environ(), c.Env...)
+	stderrTo := stderrW
 	if c.combined {
-		cmd.Stderr = stdoutW
-	}
-	cmd.ExtraFiles = extraFiles
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if cg != nil {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+		stderrTo = stdoutW
 	}
 
 	cpuBefore, cpuKnown := readMachineCPU()
 	selfBefore, selfKnown := selfCPU()
 	oomBefore := readOOMKills()
-	begun := time.Now()
-	err = cmd.Start()
+	var ended <-chan heldTree
+	var kill func()
+	if cg != nil {
+		s.Pid, ended, kill, err = startInCgroup(c, append(env, treeVar+"="+token), stdoutW, stderrTo, extraFiles, cg)
+	} else {
+		var t *guarded
+		if t, err = startGuarded(g, c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
+			s.Pid, ended, kill = t.main, t.held(), t.kill
+			defer t.release()
+		}
+	}
 	// The child has its own copies of the write ends; the readers see the
 	// end of the output once every holder is gone.
 	stdoutW.Close()
@@ -136,13 +152,9 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	if err != nil {
 		stdoutR.Close()
 		stderrR.Close()
-		if cg != nil {
-			_ = cg.remove()
-		}
 		started <- fmt.Errorf("start %s: %w", c.Argv[0], err)
 		return
 	}
-	s.Pid = cmd.Process.Pid
 	started <- nil
 
 	head := &headBuffer{max: StdoutKept}
@@ -152,58 +164,25 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 		stdoutSink = c.Stdout
 	}
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
-	go drain(stdoutR, stdoutSink, stdoutDone)
-	go drain(stderrR, tail, stderrDone)
+	var stdoutBytes int64 // written by the drain until stdoutDone
+	go drain(stdoutR, stdoutSink, &stdoutBytes, stdoutDone)
+	go drain(stderrR, tail, nil, stderrDone)
 
-	t := newTree(s.Pid, token)
-	t.box = cg
-	t.adoptedByInit = !subreaper
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-
-	var waitErr error
-	scanEvery := firstScan
-	scanTimer := time.NewTimer(scanEvery)
-	if cg != nil {
-		// The cgroup knows the tree: no walks beside the benchmark.
-		scanTimer.Stop()
-	}
-	var killErr error
-	endedByItself := false
-wait:
-	for {
-		select {
-		case waitErr = <-waited:
-			endedByItself = true
-			break wait
-		case <-ctx.Done():
-			killErr = t.killAll(true, killLimit)
-			waitErr = <-waited
-			s.out.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-			if !s.out.TimedOut {
-				s.err = ctx.Err()
-			}
-			break wait
-		case <-s.stop:
-			killErr = t.killAll(true, killLimit)
-			waitErr = <-waited
-			break wait
-		case <-scanTimer.C:
-			// Learn the tree while its links are there, and reap the
-			// orphans that ended so they do not pile up as zombies.
-			t.scan()
-			t.reap()
-			scanEvery = min(2*scanEvery, lastScan)
-			scanTimer.Reset(scanEvery)
+	var h heldTree
+	select {
+	case h = <-ended:
+	case <-ctx.Done():
+		kill()
+		h = <-ended
+		s.out.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		if !s.out.TimedOut {
+			s.err = ctx.Err()
 		}
+	case <-s.stop:
+		kill()
+		h = <-ended
 	}
-	scanTimer.Stop()
-	s.out.Wall = time.Since(begun)
-	t.mainReaped = true
-	// Whatever ended the main process, the rest of its tree goes with it.
-	killErr = errors.Join(killErr, t.killAll(false, killLimit))
-	cgUsage, cgUsageKnown := t.cgroupCPU()
-	killErr = errors.Join(killErr, t.close())
+	s.out.Wall = h.wall
 
 	// The tree is dead, so the pipes are at their end unless a process
 	// outside the tree holds them: give that one a moment, then stop
@@ -230,24 +209,21 @@ wait:
 		s.out.Stdout, s.out.StdoutDropped = head.buf, head.dropped
 	}
 	s.out.Stderr = tail.Bytes()
-	if killErr != nil {
-		s.out.Stderr = append(s.out.Stderr, "\nspawnbench: "+killErr.Error()+"\n"...)
+	s.out.StdoutBytes = stdoutBytes
+	if h.killErr != nil {
+		s.out.Stderr = append(s.out.Stderr, "\nspawnbench: "+h.killErr.Error()+"\n"...)
 	}
-	s.out.ExitCode = cmd.ProcessState.ExitCode()
+	s.out.ExitCode = -1
 	mainSIGKILL := false
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	switch ws := h.status; {
+	case h.waitErr != nil:
+	case ws.Exited():
+		s.out.ExitCode = ws.ExitStatus()
+	case ws.Signaled():
 		s.out.Signal = ws.Signal().String()
-		mainSIGKILL = ws.Signal() == syscall.SIGKILL && endedByItself
+		mainSIGKILL = ws.Signal() == syscall.SIGKILL && h.endedByItself
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
-		t.usage.add(ru)
-	}
-	if cgUsageKnown {
-		// Every process that was in the cgroup, orphans reaped by others
-		// included.
-		t.usage.known, t.usage.userNS, t.usage.sysNS = true, cgUsage.userNS, cgUsage.sysNS
-	}
-	u := t.usage
+	u := h.usage
 	if u.known {
 		s.out.UserNS, s.out.SysNS = ptr(u.userNS), ptr(u.sysNS)
 		s.out.MaxRSSBytes, s.out.InvoluntaryCtxSwitches = ptr(u.maxRSS), ptr(u.nivcsw)
@@ -256,8 +232,9 @@ wait:
 		s.out.StealNS = ptr(cpuAfter.steal - cpuBefore.steal)
 		if u.known && selfKnown && selfKnownAfter {
 			// Neither the benchmark's tree nor spawnbench itself (its
-			// supervision, parsing and journal) is "everything else".
-			own := u.userNS + u.sysNS + selfAfter - selfBefore
+			// supervision, parsing and journal, and a guardian) is
+			// "everything else".
+			own := u.userNS + u.sysNS + selfAfter - selfBefore + h.helperCPUNS
 			// Not floored at 0: /proc/stat counts whole ticks, so a short
 			// process sees a tick of other work or none, and only the sum
 			// over many processes is right; a floor per process would
@@ -266,13 +243,111 @@ wait:
 		}
 	}
 	clean := s.out.ExitCode == 0 && s.out.Signal == ""
-	sigkilled := mainSIGKILL || u.sigkills > 0 || (endedByItself && s.out.ExitCode == 128+int(syscall.SIGKILL))
+	sigkilled := mainSIGKILL || u.sigkills > 0 || (h.endedByItself && s.out.ExitCode == 128+int(syscall.SIGKILL))
 	s.out.OOMKilled = !clean && sigkilled && oomAfter.since(oomBefore)
-
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && s.err == nil {
-		s.err = fmt.Errorf("wait for %s: %w", c.Argv[0], waitErr)
+	if h.waitErr != nil && s.err == nil {
+		s.err = fmt.Errorf("wait for %s: %w", c.Argv[0], h.waitErr)
 	}
+}
+
+// release gives back a tree's cgroup or guardian that was not used.
+func release(cg *box, g *guardian) {
+	if cg != nil {
+		_ = cg.remove()
+	}
+	if g != nil {
+		putGuardian(g)
+	}
+}
+
+// startInCgroup starts c straight into the cgroup cg (clone3's
+// CLONE_INTO_CGROUP), so not even its first instruction runs outside; the
+// returned channel gives the tree once it is gone (the main process ended,
+// or kill was called, and the cgroup was emptied and removed).
+func startInCgroup(c Command, env []string, stdout, stderr *os.File, extraFiles []*os.File, cg *box) (pid int, ended <-chan heldTree, kill func(), err error) {
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir, cmd.Env = c.Dir, env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.ExtraFiles = extraFiles
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, UseCgroupFD: true, CgroupFD: cg.fd}
+	begun := time.Now()
+	if err := cmd.Start(); err != nil {
+		_ = cg.remove()
+		return 0, nil, nil, err
+	}
+	t := &tree{main: cmd.Process.Pid, box: cg}
+	type waited struct {
+		err error
+		at  time.Time
+	}
+	mainEnded := make(chan waited, 1)
+	go func() {
+		err := cmd.Wait()
+		mainEnded <- waited{err, time.Now()}
+	}()
+	killReq := make(chan struct{})
+	var once sync.Once
+	out := make(chan heldTree, 1)
+	go func() {
+		var h heldTree
+		var w waited
+		select {
+		case w = <-mainEnded:
+			h.endedByItself = true
+		case <-killReq:
+			h.killErr = t.killAll(true, killLimit)
+			w = <-mainEnded
+		}
+		h.wall = w.at.Sub(begun)
+		var exitErr *exec.ExitError
+		if w.err != nil && !errors.As(w.err, &exitErr) {
+			h.waitErr = w.err
+		}
+		if cmd.ProcessState == nil {
+			h.waitErr = errors.Join(h.waitErr, errors.New("no process state"))
+		} else if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			h.status = ws
+		}
+		// Whatever ended the main process, the rest of its tree goes with it.
+		h.killErr = errors.Join(h.killErr, t.killAll(false, killLimit))
+		if cmd.ProcessState != nil {
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+				h.usage.add(ru)
+			}
+		}
+		if cpu, ok := t.cgroupCPU(); ok {
+			// Every process that was in the cgroup, orphans reaped by
+			// others included.
+			h.usage.known, h.usage.userNS, h.usage.sysNS = true, cpu.userNS, cpu.sysNS
+		}
+		h.killErr = errors.Join(h.killErr, t.close())
+		out <- h
+	}()
+	return t.main, out, func() { once.Do(func() { close(killReq) }) }, nil
+}
+
+// held turns the guardian's report of the tree's end into the tree's
+// end, on the returned channel.
+func (t *guarded) held() <-chan heldTree {
+	out := make(chan heldTree, 1)
+	go func() {
+		r, ok := t.wait()
+		t.last, t.lastOK = r, ok
+		if !ok {
+			out <- heldTree{waitErr: fmt.Errorf("its guardian ended without a report (%v); the tree's orphans may be left", t.g.exited)}
+			return
+		}
+		h := heldTree{
+			wall: time.Duration(r.WallNS), status: syscall.WaitStatus(r.Status), endedByItself: r.EndedByItself,
+			usage:       treeUsage{known: true, userNS: r.UserNS, sysNS: r.SysNS, maxRSS: r.MaxRSS, nivcsw: r.Nivcsw, sigkills: r.Sigkills},
+			helperCPUNS: r.OwnCPUNS,
+		}
+		if r.KillError != "" {
+			h.killErr = errors.New(r.KillError)
+		}
+		out <- h
+	}()
+	return out
 }
 
 func ptr(v int64) *int64 { return &v }

@@ -5,95 +5,46 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // A benchmark's process tree is every process descended from the one
 // spawnbench started, whatever it did to leave that process's group or
-// session (setsid, a double fork, closed and reopened streams). In a
-// cgroup (contain.go) the tree is simply the cgroup. Without one, the tree
-// is found three ways, because no one of them is enough on its own:
+// session (setsid, a double fork, closed and reopened streams, a cleared
+// environment). It is held one of two ways (contain.go): in a cgroup of
+// its own, where the tree is simply the cgroup, or under a guardian
+// (guardian.go), a process of spawnbench's own that starts the tree and
+// is its child subreaper, so that every orphan of the tree becomes the
+// guardian's child and the tree is exactly the guardian's descendants.
 //
-//   - the parent links in /proc/*/stat, walked from the main process and
-//     from every member already known, on a schedule while it runs and
-//     repeatedly while it is being killed;
-//   - spawnbench is a child subreaper (PR_SET_CHILD_SUBREAPER), so an
-//     orphan of the tree becomes spawnbench's child rather than init's:
-//     it cannot escape the walk, and spawnbench can reap it and read its
-//     rusage;
-//   - every process of the tree inherits treeVar=<token> in its
-//     environment, which tells an orphan of this tree from spawnbench's
-//     other children (a concurrent build, another benchmark's browser):
-//     those are never touched.
-//
-// Members are held by pidfd once found, so a recycled pid can never make
-// spawnbench signal or reap a stranger.
+// Every process of the tree also inherits treeVar=<token> in its
+// environment: what lets a keeper, or the next spawnbench, find what a
+// spawnbench that is gone left running when its guardian went with it.
 const treeVar = "SPAWNBENCH_TREE"
 
-var (
-	subreaperOnce sync.Once
-	subreaperErr  error
-	treeSeq       atomic.Int64
-)
+var treeSeq atomic.Int64
 
-// becomeSubreaper makes spawnbench the subreaper of its descendants, once
-// per process.
-func becomeSubreaper() error {
-	subreaperOnce.Do(func() {
-		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-			subreaperErr = fmt.Errorf("become the child subreaper: %w", err)
-		}
-	})
-	return subreaperErr
-}
-
-// member is one descendant of the main process.
-type member struct {
-	start  uint64 // start time, field 22 of /proc/PID/stat: pid plus start is a process's identity
-	pidfd  int    // -1 when pidfd_open is not available
-	reaped bool
-}
-
-// procStat is what the walk needs from /proc/PID/stat.
+// procStat is what a walk of /proc needs from /proc/PID/stat.
 type procStat struct {
 	ppid   int
-	start  uint64
+	start  uint64 // start time, field 22: pid plus start is a process's identity
 	zombie bool
 }
 
-// tree tracks the descendants of one started process. It is used from the
-// supervising goroutine only.
+// tree is one process tree held in a cgroup, as its supervisor sees it.
 type tree struct {
-	self    int
-	main    int
-	token   string
-	members map[int]*member
-	// strangers are spawnbench's children that are not of this tree, by
-	// pid and start time, so their environment is read once.
-	strangers map[int]uint64
-	usage     treeUsage
-	// killing is set once spawnbench starts killing: a SIGKILL seen after
-	// it is spawnbench's own, not the kernel's.
-	killing bool
-	// mainReaped is set once the main process is reaped: from then on
-	// its pid may name a stranger.
-	mainReaped bool
-	// adoptedByInit is set when spawnbench could not become the subreaper:
-	// orphans then go to init, and are looked for there.
-	adoptedByInit bool
-	// box is the tree's cgroup, nil without one (see contain.go): every
-	// process in it is of the tree, wherever its parent links lead.
+	main int
+	// box is the tree's cgroup: every process in it is of the tree,
+	// wherever its parent links lead.
 	box *box
 }
 
-// treeUsage adds up the rusage of every process of the tree that
-// spawnbench reaped (the main process and its orphans).
+// treeUsage adds up the rusage of every process of the tree that was
+// reaped by its supervisor (the main process, and a guardian's orphans).
 type treeUsage struct {
 	known    bool
 	userNS   int64
@@ -109,16 +60,6 @@ func (u *treeUsage) add(ru *syscall.Rusage) {
 	u.sysNS += ru.Stime.Nano()
 	u.maxRSS = max(u.maxRSS, ru.Maxrss*1024) // Linux reports KiB
 	u.nivcsw += ru.Nivcsw
-}
-
-func newTree(main int, token string) *tree {
-	return &tree{
-		self:      os.Getpid(),
-		main:      main,
-		token:     token,
-		members:   map[int]*member{},
-		strangers: map[int]uint64{},
-	}
 }
 
 // newToken names a tree uniquely among this spawnbench's trees and any
@@ -155,8 +96,8 @@ func readStats() (map[int]procStat, error) {
 
 func readStat(pid int) (procStat, bool) {
 	// A stat line is a few hundred bytes; reading it into the stack with
-	// raw system calls keeps a walk of /proc cheap (it runs beside the
-	// benchmark).
+	// raw system calls keeps a walk of /proc cheap (a guardian walks it
+	// again and again while it kills).
 	var buf [1024]byte
 	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -201,190 +142,21 @@ func parseUint(b []byte) (uint64, bool) {
 	return v, true
 }
 
-// hasToken says whether pid's environment names this tree.
-func (t *tree) hasToken(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	want := []byte(treeVar + "=" + t.token)
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if bytes.Equal(kv, want) {
-			return true
-		}
-	}
-	return false
-}
-
-// scan updates the members from /proc: members that are gone are dropped,
-// and every process whose parent is the main process or a member, or that
-// is spawnbench's child carrying this tree's token, joins. A tree in a
-// cgroup needs no members: the cgroup holds it.
-func (t *tree) scan() {
-	if t.box != nil {
-		return
-	}
-	stats, err := readStats()
-	if err != nil {
-		return
-	}
-	for pid, m := range t.members {
-		// Without a pidfd a zombie cannot be reaped safely: it is dead,
-		// which is all that matters here.
-		if st, ok := stats[pid]; !ok || st.start != m.start || (m.pidfd < 0 && st.zombie) {
-			t.drop(pid)
-		}
-	}
-	for pid, start := range t.strangers {
-		if st, ok := stats[pid]; !ok || st.start != start {
-			delete(t.strangers, pid)
-		}
-	}
-	for grew := true; grew; {
-		grew = false
-		for pid, st := range stats {
-			if pid == t.main || t.members[pid] != nil {
-				continue
-			}
-			ours := (st.ppid == t.main && !t.mainReaped) || t.members[st.ppid] != nil
-			if !ours && (st.ppid == t.self || (t.adoptedByInit && st.ppid == 1)) {
-				if start, seen := t.strangers[pid]; seen && start == st.start {
-					continue
-				}
-				ours = t.token != "" && t.hasToken(pid)
-				if !ours {
-					t.strangers[pid] = st.start
-				}
-			}
-			if ours && t.join(pid, st.start) {
-				grew = true
-			}
-		}
-	}
-}
-
-// join holds pid by a pidfd, having checked that the pidfd is the process
-// that was seen (and not a successor with a recycled pid).
-func (t *tree) join(pid int, start uint64) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err == unix.ESRCH {
-		return false // gone already
-	}
-	if err != nil {
-		// No pidfds (an old kernel, or no file descriptors left): the
-		// member is still killed, by pid, though not reaped.
-		fd = -1
-	}
-	if st, ok := readStat(pid); !ok || st.start != start {
-		if fd >= 0 {
-			unix.Close(fd)
-		}
-		return false
-	}
-	t.members[pid] = &member{start: start, pidfd: fd}
-	return true
-}
-
-func (t *tree) drop(pid int) {
-	if m := t.members[pid]; m != nil && m.pidfd >= 0 {
-		unix.Close(m.pidfd)
-	}
-	delete(t.members, pid)
-}
-
-// childSiginfo is the part of waitid's siginfo_t for a child (see
-// sigaction(2)); unix.Siginfo hides these fields.
-type childSiginfo struct {
-	Signo  int32
-	Errno  int32
-	Code   int32
-	_      int32
-	Pid    int32
-	UID    uint32
-	Status int32
-	_      [100]byte
-}
-
-// cldKilled is si_code CLD_KILLED: the child was killed by a signal.
-const cldKilled = 2
-
-// The two layouts must have one size for the cast in reap.
-var _ = [1]struct{}{}[unsafe.Sizeof(childSiginfo{})-unsafe.Sizeof(unix.Siginfo{})]
-
-// reap waits, without blocking, for every member that has become
-// spawnbench's child and has ended, adding its rusage to the tree's.
-func (t *tree) reap() {
-	for pid, m := range t.members {
-		if m.pidfd < 0 || m.reaped {
-			continue
-		}
-		var info childSiginfo
-		var ru unix.Rusage
-		err := unix.Waitid(unix.P_PIDFD, m.pidfd, (*unix.Siginfo)(unsafe.Pointer(&info)), unix.WEXITED|unix.WNOHANG, &ru)
-		if err != nil || info.Signo != int32(syscall.SIGCHLD) {
-			continue // not our child (yet), or still running
-		}
-		m.reaped = true
-		t.usage.add((*syscall.Rusage)(unsafe.Pointer(&ru)))
-		if !t.killing && info.Code == cldKilled && info.Status == int32(syscall.SIGKILL) {
-			t.usage.sigkills++
-		}
-		t.drop(pid)
-	}
-}
-
-// kill sends SIGKILL to every member still running.
-func (t *tree) kill() {
-	t.killing = true
-	for pid, m := range t.members {
-		if m.pidfd >= 0 {
-			_ = unix.PidfdSendSignal(m.pidfd, unix.SIGKILL, nil, 0)
-		} else {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// killAll kills the main process's group and every descendant, again and
-// again until none is left (a member may fork while being killed), and
-// reaps the ones that became spawnbench's children. It gives up after
-// limit, which only a process stuck in the kernel can reach.
+// killAll kills the main process's group and everything in the tree's
+// cgroup, however it got away from its parents, and waits until the
+// cgroup is empty. It gives up after limit, which only a process stuck in
+// the kernel can reach.
 func (t *tree) killAll(mainAlive bool, limit time.Duration) error {
-	t.killing = true
 	if mainAlive {
 		_ = syscall.Kill(-t.main, syscall.SIGKILL)
 		_ = syscall.Kill(t.main, syscall.SIGKILL)
-	} else {
-		// The group outlives its leader; a member of it may not have been
-		// scanned yet.
-		_ = syscall.Kill(-t.main, syscall.SIGKILL)
 	}
-	if t.box != nil {
-		// Everything in the cgroup, however it got away from its parents;
-		// its orphans are not spawnbench's to reap.
-		return t.box.kill(limit)
-	}
-	deadline := time.Now().Add(limit)
-	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
-		t.scan()
-		t.kill()
-		t.reap()
-		if len(t.members) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d processes of the tree still there after %s of SIGKILL", len(t.members), limit)
-		}
-		time.Sleep(pause)
-	}
+	return t.box.kill(limit)
 }
 
 // cgroupCPU is the user and system CPU time of every process that was in
-// the tree's cgroup (its cpu.stat), when it has one.
+// the tree's cgroup (its cpu.stat).
 func (t *tree) cgroupCPU() (treeUsage, bool) {
-	if t.box == nil {
-		return treeUsage{}, false
-	}
 	data, err := os.ReadFile(t.box.dir + "/cpu.stat")
 	if err != nil {
 		return treeUsage{}, false
@@ -405,15 +177,8 @@ func (t *tree) cgroupCPU() (treeUsage, bool) {
 	return u, found == 2
 }
 
-// close releases the pidfds of members left (only after killAll gave up)
-// and removes the tree's cgroup.
+// close removes the tree's cgroup.
 func (t *tree) close() error {
-	for pid := range t.members {
-		t.drop(pid)
-	}
-	if t.box == nil {
-		return nil
-	}
 	if left := t.box.pids(); len(left) > 0 {
 		// Left for the keeper, which kills it when spawnbench ends.
 		return fmt.Errorf("processes %v of the tree still run in cgroup %s", left, t.box.dir)

@@ -46,7 +46,16 @@ type Set struct {
 	// Generation counts the compactions of the set's files; every file of
 	// one compaction carries the same generation.
 	Generation int64
+	// Damaged are the journal lines Read skipped (see DamagedLine), and
+	// DamagedKept the file a Writer saved them to ("" before): matter for
+	// a warning (DamageWarning), never written into the set's own files.
+	Damaged     []DamagedLine
+	DamagedKept string
 }
+
+// DamageWarning says which lines of dir's journal Read skipped, what they
+// held and where they are kept; "" when none were.
+func (s *Set) DamageWarning(dir string) string { return damageWarning(s.Damaged, dir, s.DamagedKept) }
 
 // NewID is a new random set ID.
 func NewID() string {
@@ -282,6 +291,7 @@ func Read(dir string) (*Set, error) {
 		if !samples.present {
 			provGen = cal.generation
 		}
+		s.Damaged = j.damaged
 		j.apply(s, applyTo{
 			samples:     samples.generation == j.base,
 			runs:        runs.generation == j.base,
@@ -497,7 +507,7 @@ func Exists(dir string) bool {
 // Reserved reports whether name (a base name) is one a result set keeps
 // for itself, which no other output may take.
 func Reserved(name string) bool {
-	return slices.Contains(setFiles, name) || name == LockFile
+	return slices.Contains(setFiles, name) || name == LockFile || name == DamagedFile
 }
 
 // addedInFormat2 are the columns that sets of format 1 lack.

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
@@ -39,16 +42,64 @@ type record struct {
 }
 
 // journal is a journal file as read: its set, base generation and
-// records.
+// records, and the lines that could not be read.
 type journal struct {
 	set     string
 	base    int64
 	records []record
+	damaged []DamagedLine
+}
+
+// DamagedLine is a line in the middle of a journal that is not a record
+// (a disk or a hand damaged it): it is skipped, so that every other
+// record is kept, and the processes it held are missing from the set
+// (--resume measures them again).
+type DamagedLine struct {
+	// Line is its line number in the journal (the header is line 1), and
+	// Base the generation that journal extended.
+	Line int
+	Base int64
+	// Processes is how many process records it still shows the start of
+	// ("k":"process"); -1 when it shows no record at all, so what it held
+	// cannot be told.
+	Processes int
+	Text      []byte
+}
+
+// damagedLine describes a line that is not a record.
+func damagedLine(no int, base int64, line []byte) DamagedLine {
+	d := DamagedLine{Line: no, Base: base, Text: bytes.Clone(line), Processes: bytes.Count(line, []byte(`"k":"process"`))}
+	if d.Processes == 0 && !bytes.Contains(line, []byte(`"k":"`)) {
+		d.Processes = -1
+	}
+	return d
+}
+
+// valid says whether a record that parsed has what applying it needs.
+func (r record) valid() bool {
+	switch r.Kind {
+	case "":
+		return false
+	case "invocation":
+		return r.Inv != nil
+	case "process":
+		if r.Run == nil {
+			return false
+		}
+		for _, v := range r.Spawns {
+			if v[0] == nil {
+				return false
+			}
+		}
+	}
+	return true // a kind of a later spawnbench is skipped when applied
 }
 
 // readJournal reads path; nil when there is none. A last line without its
 // newline was cut by a kill mid-write and is ignored: its process is the
-// one in flight, which is lost by design.
+// one in flight, which is lost by design. A line in the middle that is not
+// a record is skipped and listed in damaged; only a damaged header (line
+// 1: without it the journal cannot be placed in its set) is a FormatError.
 func readJournal(path string) (*journal, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -58,7 +109,7 @@ func readJournal(path string) (*journal, error) {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	j := &journal{}
-	whole := b
+	whole, header := b, false
 	for no := 1; len(b) > 0; no++ {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -67,23 +118,117 @@ func readJournal(path string) (*journal, error) {
 		line := b[:i]
 		b = b[i+1:]
 		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, &FormatError{Path: path, Err: fmt.Errorf("line %d: %w", no, err)}
-		}
+		err := json.Unmarshal(line, &r)
 		if no == 1 {
-			if r.Kind != "base" {
-				return nil, &FormatError{Path: path, Err: errors.New("line 1 is not the journal header")}
+			if err != nil || r.Kind != "base" {
+				break // refused below
 			}
-			j.base, j.set = r.Base, r.Set
+			j.base, j.set, header = r.Base, r.Set, true
+			continue
+		}
+		if err != nil || !r.valid() {
+			j.damaged = append(j.damaged, damagedLine(no, j.base, line))
 			continue
 		}
 		j.records = append(j.records, r)
 	}
-	if !bytes.HasPrefix(whole, []byte(`{"k":"base"`)) || bytes.IndexByte(whole, '\n') < 0 {
+	if !header {
+		if i := bytes.IndexByte(whole, '\n'); i >= 0 {
+			return nil, &FormatError{Path: path, Err: fmt.Errorf("line 1 is not the journal header (it reads %.60q); without it the journal cannot be placed in its set", whole[:i])}
+		}
 		// Killed before its header reached disk: a journal of nothing.
 		return nil, nil
 	}
 	return j, nil
+}
+
+// damageWarning says which journal lines Read skipped and what they
+// held; "" when none. kept names the file the lines were saved to, ""
+// while they are still only in the journal.
+func damageWarning(lines []DamagedLine, dir, kept string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var nos []string
+	procs, unknown := 0, 0
+	for _, d := range lines {
+		nos = append(nos, strconv.Itoa(d.Line))
+		if d.Processes < 0 {
+			unknown++
+		} else {
+			procs += d.Processes
+		}
+	}
+	held := fmt.Sprintf("they held %d process(es)", procs)
+	switch {
+	case unknown == len(lines):
+		held = "what they held cannot be told (they show no record)"
+	case unknown > 0:
+		held += fmt.Sprintf(", and what %d of them held cannot be told (they show no record)", unknown)
+	}
+	where := fmt.Sprintf("they stay in the journal until a run into %s moves them to %s", dir, filepath.Join(dir, DamagedFile))
+	if kept != "" {
+		where = "they are kept in " + kept
+	}
+	return fmt.Sprintf("%s: skipped damaged line(s) %s, which are not journal records; every other line is kept; %s, and are missing from the set (`spawnbench run SPEC -o %s --resume` measures missing processes again); %s",
+		filepath.Join(dir, JournalFile), strings.Join(nos, ", "), held, dir, where)
+}
+
+// keepDamaged appends lines to dir's DamagedFile (synced), skipping those
+// it already holds (a kill between saving and compacting), and returns
+// its path.
+func keepDamaged(dir string, lines []DamagedLine) (string, error) {
+	path := filepath.Join(dir, DamagedFile)
+	type entry struct {
+		JournalBase int64  `json:"journal_base"`
+		JournalLine int    `json:"journal_line"`
+		Text        string `json:"text,omitempty"`
+		Base64      []byte `json:"base64,omitempty"` // the line, when it is not UTF-8
+	}
+	have := map[[2]int64]bool{}
+	if old, err := os.ReadFile(path); err == nil {
+		for _, l := range bytes.Split(old, []byte{'\n'}) {
+			var e entry
+			if json.Unmarshal(l, &e) == nil {
+				have[[2]int64{e.JournalBase, int64(e.JournalLine)}] = true
+			}
+		}
+	}
+	var out []byte
+	for _, d := range lines {
+		if have[[2]int64{d.Base, int64(d.Line)}] {
+			continue
+		}
+		e := entry{JournalBase: d.Base, JournalLine: d.Line}
+		if utf8.Valid(d.Text) {
+			e.Text = string(d.Text)
+		} else {
+			e.Base64 = d.Text
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return "", fmt.Errorf("encode damaged journal line: %w", err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	if len(out) == 0 {
+		return path, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("keep damaged journal lines: %w", err)
+	}
+	_, err = f.Write(out)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("keep damaged journal lines in %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // applyTo says which parts of a set still lack the journal's records.
@@ -403,6 +548,14 @@ func (w *Writer) End(id int32, interrupted bool) error {
 // the journal, so that a kill at any moment leaves either the journal and
 // files of its base or next generation, or files of one generation.
 func (w *Writer) compact() error {
+	if len(w.set.Damaged) > 0 && w.set.DamagedKept == "" {
+		// Before the journal that holds them goes.
+		kept, err := keepDamaged(w.dir, w.set.Damaged)
+		if err != nil {
+			return err
+		}
+		w.set.DamagedKept = kept
+	}
 	MarkClockTrust(w.set)
 	if err := w.set.Write(w.dir); err != nil {
 		return fmt.Errorf("write results: %w", err)

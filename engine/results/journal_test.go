@@ -267,3 +267,84 @@ func TestNothingRecordedLeavesNoDirectory(t *testing.T) {
 		t.Errorf("%s left behind: %v", dir, err)
 	}
 }
+
+// TestDamagedJournalLine: issue 33, item 3. A line in the middle of the
+// journal that is not a record is skipped: every other record is kept,
+// the warning names the line and what it held, and a writer's compaction
+// keeps the line in DamagedFile (once) rather than dropping it.
+func TestDamagedJournalLine(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
+	for p := range int32(4) {
+		run := ProcessRun{Environment: "native", Kind: "native", Mode: "sequential", N: 1, Process: p, Status: StatusOK, Invocation: id}
+		if err := w.Process(run, []protocol.Line{{SpawnNS: 10 + int64(p)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Killed: the journal stays as written.
+	w.journal.Close()
+	w.lock.Release()
+	path := filepath.Join(dir, JournalFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	// Lines: 1 header, 2 invocation, 3-6 processes 0-3. Process 1's line
+	// loses its end; a line of garbage comes after process 2.
+	damaged := lines[:3]
+	damaged = append(damaged, lines[3][:40]+"\x00\xff\n", lines[4], "@@ not json @@\n", lines[5], `{"k":"process","run":null}`+"\n", `{"k":"ba`)
+	if err := os.WriteFile(path, []byte(strings.Join(damaged, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := Read(dir)
+	if err != nil {
+		t.Fatalf("a damaged middle line made the set unreadable: %v", err)
+	}
+	var kept []int32
+	for _, r := range set.Runs {
+		kept = append(kept, r.Process)
+	}
+	if !slices.Equal(kept, []int32{0, 2, 3}) || len(set.Samples) != 3 || len(set.Provenance.Invocations) != 1 {
+		t.Errorf("kept processes %v, %d samples, %d invocations; want 0, 2, 3 and their 3 samples, 1 invocation", kept, len(set.Samples), len(set.Provenance.Invocations))
+	}
+	warn := set.DamageWarning(dir)
+	for _, want := range []string{"line(s) 4, 6, 8", "they held 2 process(es), and what 1 of them held cannot be told", "--resume", "stay in the journal"} {
+		if !strings.Contains(warn, want) {
+			t.Errorf("warning lacks %q: %s", want, warn)
+		}
+	}
+	// A writer compacts the journal and keeps the damaged lines, once.
+	for range 2 {
+		w, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warn := w.Set().DamageWarning(dir); strings.Contains(warn, "line(s) 4, 6, 8") && !strings.Contains(warn, "kept in "+filepath.Join(dir, DamagedFile)) {
+			t.Errorf("after compaction: %s", warn)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	side, err := os.ReadFile(filepath.Join(dir, DamagedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(side), "\n"); n != 3 || !strings.Contains(string(side), `"journal_line":6,"text":"@@ not json @@"`) || !strings.Contains(string(side), `"base64"`) {
+		t.Errorf("%s holds %d lines, want the 3 damaged ones:\n%s", DamagedFile, n, side)
+	}
+	if set, err := Read(dir); err != nil || len(set.Runs) != 3 || set.DamageWarning(dir) != "" {
+		t.Errorf("after compaction: %v, %d runs", err, len(set.Runs))
+	}
+	// Only a damaged header leaves the journal unplaceable.
+	os.WriteFile(path, []byte("@@\n"+lines[1]), 0o644)
+	var fe *FormatError
+	if _, err := Read(dir); !errors.As(err, &fe) || !strings.Contains(err.Error(), "line 1 is not the journal header") {
+		t.Errorf("damaged header: %v", err)
+	}
+}

@@ -63,9 +63,15 @@ type Invocation struct {
 	// Shard is the part of the plan this invocation ran; nil for the
 	// whole plan.
 	Shard *Shard `json:"shard,omitempty"`
-	// Containment is what held the benchmarks' process trees: "cgroup"
-	// or "subreaper" (see engine/proc).
-	Containment string `json:"containment,omitempty"`
+	// Containment is what held the benchmarks' process trees (see
+	// engine/proc): "cgroup" (a cgroup v2 per tree), "guardian" (a child
+	// subreaper process per tree, where no cgroup could be made), or, in
+	// sets measured before guardians, "subreaper" (spawnbench itself as
+	// the subreaper, which a descendant that cleared its environment and
+	// was orphaned at once could escape). ContainmentDetail says it in a
+	// sentence: the mechanism, where, and why not a cgroup.
+	Containment       string `json:"containment,omitempty"`
+	ContainmentDetail string `json:"containment_detail,omitempty"`
 	// OwnWork is what starting and ending one trivial process cost the
 	// machine beyond the CPU time charged to it and to spawnbench, and
 	// the other programs' load at the time, measured before the first

@@ -40,6 +40,9 @@ const (
 	ProvenanceFile  = "provenance.json"
 	// JournalFile holds the processes finished since the last compaction.
 	JournalFile = "journal.jsonl"
+	// DamagedFile keeps the journal lines that could not be read, so that
+	// a compaction never drops one silently (see Damage).
+	DamagedFile = "journal.damaged.jsonl"
 	// LockFile is held (flock) by the one process writing the set.
 	LockFile = ".spawnbench.lock"
 )

@@ -22,6 +22,9 @@ func classify(o env.Outcome, lines *protocol.Collector, want int) (status, msg s
 		// The limit says why the page stalled; the browser's stderr of a
 		// stalled page is its own housekeeping and would read as the cause.
 		return results.StatusCapped, o.Limit
+	case o.TimedOut && flooded(o, want):
+		return results.StatusTimeout, joinMsg(fmt.Sprintf("killed after passing the timeout (%s) while flooding its standard output: it printed %s, where %d spawns need about %d lines of under 64 bytes (c/sb.h)",
+			o.Wall.Round(1e6), byteSize(o.StdoutBytes), want, want), tail)
 	case o.TimedOut:
 		return results.StatusTimeout, joinMsg(fmt.Sprintf("killed after passing the timeout (%s)", o.Wall.Round(1e6)), tail)
 	case oomKilled(o):
@@ -40,6 +43,33 @@ func classify(o env.Outcome, lines *protocol.Collector, want int) (status, msg s
 		return results.StatusShort, joinMsg(fmt.Sprintf("printed %d spawn lines, want %d", got, want), tail)
 	}
 	return results.StatusOK, tail
+}
+
+// floodSlack is the standard output a process may print beyond two
+// protocol lines a spawn (comments, a runtime's banner) before it counts
+// as flooding.
+const floodSlack = 1 << 20
+
+// flooded says whether a process printed far more than its want spawns'
+// lines: a benchmark stuck in a loop of output, which then reads as a
+// timeout only because the flood never ends.
+func flooded(o env.Outcome, want int) bool {
+	return o.StdoutBytes > floodSlack+int64(max(want, 0))*2*128
+}
+
+// byteSize is n bytes for a message: "812 KiB", "3.4 GiB".
+func byteSize(n int64) string {
+	v, unit := float64(n), "bytes"
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	if unit == "bytes" {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, unit)
 }
 
 // oomKilled: the process died of SIGKILL and the kernel or its cgroup

@@ -161,6 +161,34 @@ pinning: cpus: [`+cpu+`]
 	}
 }
 
+// TestFloodIsNamed: issue 33, item 6. A benchmark that floods its
+// standard output and never ends is recorded as a timeout whose error
+// names the flood and its size; a plain hang is not called a flood.
+func TestFloodIsNamed(t *testing.T) {
+	set, _, err := runSpec(t, context.Background(), `
+environments: [
+	{name: "floods", kind: "command", run: ["sh", "-c", "yes '# flood' | head -c 4000000; exec sleep 30"]},
+	{name: "hangs", kind: "command", run: ["sleep", "30"]},
+]
+n: [2]
+samples: {min: 1, processes: 1}
+limits: timeout: "3s"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]results.ProcessRun{}
+	for _, r := range set.Runs {
+		got[r.Environment] = r
+	}
+	if r := got["floods"]; r.Status != results.StatusTimeout || !strings.Contains(r.Error, "while flooding its standard output: it printed 3.8 MiB") {
+		t.Errorf("floods: status %q, error %q; want a timeout that names a 3.8 MiB flood", r.Status, r.Error)
+	}
+	if r := got["hangs"]; r.Status != results.StatusTimeout || strings.Contains(r.Error, "flood") {
+		t.Errorf("hangs: status %q, error %q; want a timeout, no flood", r.Status, r.Error)
+	}
+}
+
 func TestFailuresAreRecordedAndTheRunGoesOn(t *testing.T) {
 	set, _, err := runSpec(t, context.Background(), `
 environments: [

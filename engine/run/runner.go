@@ -345,7 +345,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 	}
 	r.buildTimeout = s.BuildTimeout
 	kind, detail := proc.Containment()
-	inv.Containment = kind
+	inv.Containment, inv.ContainmentDetail = kind, detail
 	r.logf("process trees held by: %s (%s)\n", kind, detail)
 	// What a SIGKILLed spawnbench left in the temporary directory.
 	proc.RemoveStaleProfiles()
