@@ -72,7 +72,7 @@ func TestShardsMergeAndReport(t *testing.T) {
 		{"resume as another shard", nil, []string{"run", specPath, "--shard", "1/2", "-o", "s0", "--resume"}, "same --shard"},
 		{"one directory", nil, []string{"merge", "-o", "x", "s0"}, "at least two"},
 		{"no -o", nil, []string{"merge", "s0", "s1"}, "-o OUT"},
-		{"a shard twice", nil, []string{"merge", "-o", "x", "s0", "s0"}, "both hold"},
+		{"a shard twice", nil, []string{"merge", "-o", "x", "s0", "s0"}, "are the same result set"},
 		{"mixed specs", nil, []string{"merge", "-o", "x", "s0", "other"}, "one spec only"},
 		{"into an existing set", nil, []string{"merge", "-o", "merged", "s0", "s1"}, "already holds"},
 		{"not a result set", nil, []string{"merge", "-o", "x", "s0", "nowhere"}, "does not exist"},
