@@ -149,6 +149,11 @@ type ProcessRun struct {
 	// these columns.
 	FirstSpawnNS   *int64
 	TypicalSpawnNS *int64
+	// RendererPID is the OS process id of the renderer that ran a page
+	// (a browser host's repetition), so that each repetition can be seen
+	// to have had one of its own; nil for a process, and in sets written
+	// before the column.
+	RendererPID *int64 `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -240,6 +245,7 @@ var runColumns = []column[ProcessRun]{
 	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }),
 	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })),
 	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })),
+	addedLater(optInt64Col("renderer_pid", func(r *ProcessRun) **int64 { return &r.RendererPID })),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{
