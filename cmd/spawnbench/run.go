@@ -88,7 +88,11 @@ from the costs, scaled by how fast this run goes).`,
 				}
 				out = defaultOutDir(name)
 			}
-			opts := run.RunOptions{Resume: resume, Shard: shard, Costs: model, ProgressEvery: progressEvery}
+			// Shards are cut by the model as measured, the same on every
+			// machine; what this one expects is the model rescaled to it.
+			estimate := machineCosts(cmd.Context(), model, costs, plan, os.Stderr)
+			fmt.Fprintf(os.Stderr, "spawnbench: %d processes, %s (costs from %s)\n", plan.TotalProcesses(), expectedText(plan, estimate), estimate.Source)
+			opts := run.RunOptions{Resume: resume, Shard: shard, Costs: estimate, ProgressEvery: progressEvery}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return usageError{fmt.Errorf("run --seed %d: the seed must be >= 0", seed)}
