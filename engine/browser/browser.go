@@ -98,8 +98,8 @@ type instance interface {
 	// gone is closed when the browser exited or spawnbench lost its
 	// connection to it.
 	gone() <-chan struct{}
-	// exited says whether the browser's process has ended.
-	exited() bool
+	// exited is closed once the browser's process tree has ended.
+	exited() <-chan struct{}
 	// pid is the browser's process group.
 	pid() int
 	// stop ends the browser and whatever it left behind, and returns the

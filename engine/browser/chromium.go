@@ -178,7 +178,7 @@ func (c Chromium) start(ctx, life context.Context, cpus []int, profile string, e
 
 // startErr is err, or errBrowserExited if the browser has exited.
 func (c *chromium) startErr(err error) error {
-	if c.exited() {
+	if isClosed(c.exited()) {
 		return errBrowserExited
 	}
 	return err
@@ -295,14 +295,7 @@ func newest(pids []int, before, now procTable) int {
 
 func (c *chromium) gone() <-chan struct{} { return c.lost }
 
-func (c *chromium) exited() bool {
-	select {
-	case <-c.proc.Done():
-		return true
-	default:
-		return false
-	}
-}
+func (c *chromium) exited() <-chan struct{} { return c.proc.Done() }
 
 func (c *chromium) pid() int { return c.proc.Pid }
 

@@ -180,7 +180,7 @@ func (f Firefox) launch(ctx, life context.Context, cpus []int, profile string, e
 	}
 	ff.bidi, err = dialBiDi(ctx, url)
 	if err != nil {
-		if ff.exited() {
+		if isClosed(ff.exited()) {
 			return ff, false, errBrowserExited
 		}
 		return ff, false, err
@@ -274,14 +274,7 @@ func (f *firefox) renderer(_ context.Context, before, now procTable) int {
 
 func (f *firefox) gone() <-chan struct{} { return f.lost }
 
-func (f *firefox) exited() bool {
-	select {
-	case <-f.proc.Done():
-		return true
-	default:
-		return false
-	}
-}
+func (f *firefox) exited() <-chan struct{} { return f.proc.Done() }
 
 func (f *firefox) pid() int { return f.proc.Pid }
 

@@ -170,8 +170,8 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	}
 	pageURL := srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
 	var cleanupErr error
-	if w.inst != nil && (w.inst.exited() || !slices.Equal(w.cpus, p.CPUs)) {
-		_, cleanupErr = w.stopBrowser() // what a dead browser said was no page's
+	if w.inst != nil && (isClosed(w.inst.gone()) || !slices.Equal(w.cpus, p.CPUs)) {
+		_, cleanupErr = w.stopBrowser() // what a lost browser said was no page's
 	}
 	opened := false
 	if w.inst == nil {
@@ -208,9 +208,13 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 			case <-rec.done:
 			case <-time.After(100 * time.Millisecond):
 			}
+			// A browser that died drops its connection a moment before
+			// its tree is reaped.
 			runErr = errLost
-			if inst.exited() {
+			select {
+			case <-inst.exited():
 				runErr = errBrowserExited
+			case <-time.After(2 * time.Second):
 			}
 		}
 	}
@@ -344,6 +348,16 @@ func (w *Warm) failedStart(begun time.Time, why string) (proc.Outcome, error) {
 	out.Stderr = appendLine(out.Stderr, "--- "+w.b.Name()+"'s log ---")
 	out.Stderr = append(out.Stderr, inst.log(browserOut)...)
 	return out, err
+}
+
+// isClosed says whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // span is the machine's and spawnbench's CPU time at the start of a page

@@ -3,10 +3,12 @@ package browser
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -220,3 +222,60 @@ w.onmessage = () => spawnbench.exit(0);
 		})
 	}
 }
+
+// TestWarmBrowserIsReplacedWhenItDies: a warm browser killed between
+// pages (a crash, the OOM killer) is noticed, and the next page runs in a
+// new one; one killed during a page makes that page a failed Outcome
+// that says so.
+func TestWarmBrowserIsReplacedWhenItDies(t *testing.T) {
+	dir := sitePages(t, map[string]string{
+		"ok.html":   `<!doctype html><script>spawnbench.exit(0);</script>`,
+		"wait.html": `<!doctype html><script>spawnbench.out("started");</script>`,
+	})
+	for _, c := range browsers {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			stopped := stops(t)
+			w := NewWarm(c.browser)
+			defer w.Close()
+			run := func() {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				defer cancel()
+				out, err := w.Run(ctx, Page{Dir: dir, Path: "ok.html"})
+				if err != nil || out.ExitCode != 0 {
+					t.Fatalf("err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
+				}
+			}
+			run()
+			first := w.inst.pid()
+			if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-w.inst.gone()
+			run()
+			if w.inst.pid() == first || len(*stopped) != 1 || (*stopped)[0] != first {
+				t.Errorf("after the browser %d died: the page ran in %d, browsers stopped %v; want a new browser and the dead one cleaned up", first, w.inst.pid(), *stopped)
+			}
+			second := w.inst.pid()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			out, err := w.Run(ctx, Page{Dir: dir, Path: "wait.html", Stdout: killOnLine(second)})
+			if err != nil || out.ExitCode == 0 || out.TimedOut || !strings.Contains(string(out.Stderr), "exited before the page did") {
+				t.Errorf("a page whose browser died: err %v, exit %d, timed out %v, stderr:\n%s", err, out.ExitCode, out.TimedOut, out.Stderr)
+			}
+		})
+	}
+}
+
+// killOnLine is a page's stdout that kills process pid at the first line.
+func killOnLine(pid int) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		return len(p), nil
+	})
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
