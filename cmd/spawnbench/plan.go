@@ -39,7 +39,7 @@ times per process of the committed reference set (results/reference, built
 in), rescaled to this machine: by the result sets in results/ that this
 machine measured, or else by a short probe (a few processes of the raw
 workers in Node.js and, for a plan with warm browsers, in each browser: a
-few seconds, saved for a day), which plan names; the expected total comes
+few seconds, kept for an hour), which plan names; the expected total comes
 with the range the machine's measurements spread over. With --costs DIR
 they are that earlier result set's, as measured. Builds are not included.
 --shards N shows how the plan splits into N shards of whole cells, balanced
@@ -62,7 +62,6 @@ everything its processes need, and every step of the schedule in run order.`,
 			if err != nil {
 				return err
 			}
-			estimate := machineCosts(cmd.Context(), model, costs, plan, os.Stderr)
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return inputerr.New("--seed %d: a seed is an integer >= 0", seed)
@@ -82,7 +81,7 @@ everything its processes need, and every step of the schedule in run order.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(plan)
 			}
-			fmt.Print(planText(plan, estimate))
+			fmt.Print(planText(plan, machineCosts(cmd.Context(), model, costs, plan, os.Stderr)))
 			fmt.Print(planSkips(cmd.Context(), plan))
 			return nil
 		},
@@ -108,10 +107,11 @@ func costModel(dir string) (*cost.Model, error) {
 	return cost.Load(dir)
 }
 
-// probeFile keeps a probe of this machine for a day, so that run, after
-// plan, expects what plan did.
-const probeAge = 24 * time.Hour
+// probeAge is how long a probe of this machine is kept, so that run,
+// after plan, expects what plan did.
+const probeAge = time.Hour
 
+// probeFile is where the probe is kept.
 func probeFile() string {
 	base, err := os.UserCacheDir()
 	if err != nil {

@@ -51,7 +51,9 @@ SPAWNBENCH_SHARDS=N), or from a Slurm array's SLURM_ARRAY_TASK_ID and
 SLURM_ARRAY_TASK_COUNT (counted from SLURM_ARRAY_TASK_MIN). Each shard is a
 complete result set; spawnbench merge combines them.
 
-Progress: a terminal gets a bar with the ETA; elsewhere (CI, nohup, a file)
+At its start run prints the plan's expected time on this machine, as
+plan does (the same probe, kept for an hour). Progress: a terminal gets a
+bar with the ETA; elsewhere (CI, nohup, a file)
 a line every --progress-every and at each 10% of the processes says the
 processes and cells done, the time elapsed and the ETA (expected times
 from the costs, scaled by how fast this run goes).`,
