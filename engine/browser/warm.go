@@ -66,10 +66,11 @@ func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 
 // Run opens the page in the warm browser, starting it first if none runs,
 // and waits as the package's Run does. Wall runs from the opening of the
-// page's context to its closing, and the page's cost is what the browser
-// tree used meanwhile (UserNS, SysNS; OthersCPUNS and StealNS the
-// machine's, over the same span), its peak memory the renderer's; a page
-// that starts a browser is not charged the browser's start.
+// page's context to its closing (spawnbench's reading of /proc between
+// the two left out), and the page's cost is what the browser tree used
+// meanwhile (UserNS, SysNS; OthersCPUNS and StealNS the machine's, over
+// the same span), its peak memory the renderer's; a page that starts a
+// browser is not charged the browser's start.
 func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	return w.page(ctx, p, false)
 }
@@ -187,12 +188,12 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 		}
 	}
 	inst := w.inst
-	if !cold {
-		begun = time.Now()
-	}
 
 	before := groupProcs(inst.pid())
 	span := beginSpan()
+	// A warm page's wall time is its context's, from its opening to its
+	// closing: spawnbench's reading of /proc is left out.
+	opening := time.Now()
 	var t tab
 	var runErr error
 	if !opened {
@@ -221,6 +222,7 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	if why := rec.lostWhy(); why != "" && runErr == nil {
 		runErr = errors.New(why)
 	}
+	pageWall := time.Since(opening)
 	now := groupProcs(inst.pid())
 	cost := span.end(before, now)
 	renderer := 0
@@ -238,11 +240,13 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	// only if its context closes.
 	keep := !cold && runErr == nil && ctx.Err() == nil && rec.clean()
 	if keep {
+		closing := time.Now()
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := t.close(cctx); err != nil {
 			keep = false
 		}
 		cancel()
+		pageWall += time.Since(closing)
 	}
 	var browserOut proc.Outcome
 	if !keep {
@@ -254,7 +258,10 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	cleanupErr = errors.Join(cleanupErr, srv.close())
 
 	out := rec.outcome()
-	out.Wall = time.Since(begun)
+	out.Wall = pageWall
+	if cold {
+		out.Wall = time.Since(begun)
+	}
 	out.RendererPID = renderer
 	if cold {
 		// The page's cost is its browser's: the whole tree of browser
