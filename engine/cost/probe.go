@@ -125,6 +125,11 @@ func Probe(ctx context.Context, base *Model, p *spec.RunPlan, cache *buildcache.
 			}
 		}
 	}
+	skipped := func(host string, err error) {
+		if log != nil {
+			fmt.Fprintf(log, "probe: %v; %s's warm pages keep the model's cold estimate\n", err, host)
+		}
+	}
 	walls, err := probe("manual-node", probeProcesses)
 	name := "manual-node"
 	if err != nil {
@@ -143,16 +148,20 @@ func Probe(ctx context.Context, base *Model, p *spec.RunPlan, cache *buildcache.
 			continue // a host the probe does not know: its cells keep the cold estimate
 		}
 		warmName, coldName := pages[0], pages[1]
+		// A browser the probe cannot run (missing, say: run skips it
+		// too) leaves its cells the model's cold estimate.
 		if coldName != "" {
 			walls, err := probe(coldName, 1)
 			if err != nil {
-				return nil, err
+				skipped(host, err)
+				continue
 			}
 			ratio(coldName, walls)
 		}
 		walls, err := probe(warmName, probeProcesses)
 		if err != nil {
-			return nil, err
+			skipped(host, err)
+			continue
 		}
 		w := make([]float64, len(walls))
 		for i, d := range walls {
