@@ -72,7 +72,7 @@ samples: {min: 10, processes: 1}
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	total := regexp.MustCompile(`4 cells, 22 processes, expected ([0-9.]+)(ms|s) \(builds not included\)`).FindStringSubmatch(stdout)
+	total := regexp.MustCompile(`4 cells, 22 processes, expected ([0-9.]+)(ms|s) (\(.*\) )?\(builds not included\)`).FindStringSubmatch(stdout)
 	if total == nil || !strings.Contains(stdout, "EXPECTED") || !strings.Contains(stdout, "results/reference (built in)") {
 		t.Fatalf("no expected times:\n%s", stdout)
 	}
@@ -86,12 +86,49 @@ samples: {min: 10, processes: 1}
 	}
 	ref := filepath.Join(repoRoot(t), "results", "reference")
 	stdout, stderr, code = runCLI(t, dir, "plan", p, "--costs", ref)
+	if strings.Contains(stdout, "rescaled") {
+		t.Errorf("--costs %s: rescaled, want the set's costs as measured:\n%s", ref, stdout)
+	}
 	if code != 0 || !strings.Contains(stdout, "expected times from "+ref) {
 		t.Errorf("--costs %s: exit %d, %s\n%s", ref, code, stderr, stdout)
 	}
 	_, stderr, code = runCLI(t, dir, "plan", p, "--costs", filepath.Join(dir, "nowhere"))
 	if code != 2 || !strings.Contains(stderr, "no result set there") {
 		t.Errorf("--costs nowhere: exit %d, %s", code, stderr)
+	}
+}
+
+// TestPlanKnowsItsMachine: plan rescales the built-in costs by a probe of
+// the machine and says so, with the range of its total; run says the same
+// at its start, and afterwards plan rescales by the set that run measured
+// here.
+func TestPlanKnowsItsMachine(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: {min: 3, processes: 1}
+`)
+	total := regexp.MustCompile(`expected (\S+) \((\S+) to (\S+) as this machine's measurements spread\)`)
+	stdout, stderr, code := runCLI(t, dir, "plan", p)
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "expected times from results/reference (built in), rescaled ×") || !strings.Contains(stdout, "by a probe of this machine (") ||
+		total.FindString(stdout) == "" || !strings.Contains(stderr, "probe: manual-node sequential n=1:") {
+		t.Fatalf("plan does not say it rescaled by a probe, or gives no range:\n%s\n%s", stdout, stderr)
+	}
+	planned := total.FindStringSubmatch(stdout)[0]
+	_, stderr, code = runCLI(t, dir, "run", p, "-o", filepath.Join("results", "here"))
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	// The probe is kept: run expects what plan did.
+	if !strings.Contains(stderr, "3 processes, "+planned) || strings.Contains(stderr, "probe:") {
+		t.Errorf("run does not say plan's %q at its start:\n%s", planned, stderr)
+	}
+	stdout, stderr, code = runCLI(t, dir, "plan", p)
+	if code != 0 || !strings.Contains(stdout, "by 1 result set(s) measured here (results/here: 3 processes)") {
+		t.Errorf("plan after a run here: exit %d, want it rescaled by that set:\n%s%s", code, stdout, stderr)
 	}
 }
 

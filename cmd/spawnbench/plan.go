@@ -4,15 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"spawnbench"
+	"spawnbench/engine/buildcache"
 	"spawnbench/engine/cost"
 	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
 )
 
@@ -33,7 +38,12 @@ total, and the schedule's order and seed; then it asks each environment's
 tools whether they are there and can run it, as run will, and names the
 environments run would skip, with the reason. Expected times come from the wall
 times per process of the committed reference set (results/reference, built
-in), or of an earlier result set with --costs DIR; builds are not included.
+in), rescaled to this machine: by the result sets in results/ that this
+machine measured, or else by a short probe (a few processes of the raw
+workers in Node.js and, for a plan with warm browsers, in each browser: a
+few seconds, kept for an hour), which plan names; the expected total comes
+with the range the machine's measurements spread over. With --costs DIR
+they are that earlier result set's, as measured. Builds are not included.
 --shards N shows how the plan splits into N shards of whole cells, balanced
 by expected time, as run --shard K/N cuts them. --format json prints the
 whole resolved plan: the spec with its defaults filled, each cell with
@@ -73,7 +83,7 @@ everything its processes need, and every step of the schedule in run order.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(plan)
 			}
-			fmt.Print(planText(plan, model))
+			fmt.Print(planText(plan, machineCosts(cmd.Context(), model, costs, plan, os.Stderr)))
 			fmt.Print(planSkips(cmd.Context(), plan))
 			return nil
 		},
@@ -97,6 +107,65 @@ func costModel(dir string) (*cost.Model, error) {
 		return cost.Reference(), nil
 	}
 	return cost.Load(dir)
+}
+
+// probeAge is how long a probe of this machine is kept, so that run,
+// after plan, expects what plan did.
+const probeAge = time.Hour
+
+// probeFile is where the probe is kept.
+func probeFile() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "spawnbench", "machine-probe.json")
+}
+
+// machineCosts is the model rescaled to this machine (cost.Model.On):
+// by the result sets this machine measured in results/, or else by a
+// probe (the one saved within probeAge, or a new one); with --costs, the
+// model as measured. What it could not measure it says on log, and keeps
+// the model.
+func machineCosts(ctx context.Context, model *cost.Model, costsDir string, p *spec.RunPlan, log io.Writer) *cost.Model {
+	if costsDir != "" {
+		return model
+	}
+	id := run.Machine().ID
+	here, err := cost.Here("results", id, model)
+	if err != nil {
+		fmt.Fprintf(log, "spawnbench: %v\n", err)
+	}
+	if here != nil && len(here.Ratios) > 0 {
+		return model.On(here)
+	}
+	file := probeFile()
+	mc := cost.LoadMachine(file, id, model, probeAge, cost.WarmHosts(p))
+	if mc == nil {
+		if mc, err = cost.Probe(ctx, model, p, buildcache.Default(spawnbench.Sources), id, log); err != nil {
+			fmt.Fprintf(log, "spawnbench: could not probe this machine (%v); expected times are the model's, not rescaled\n", err)
+			return model
+		}
+		if err := mc.Save(file); err != nil {
+			fmt.Fprintf(log, "spawnbench: %v\n", err)
+		}
+	}
+	if here != nil {
+		// Curves measured here, but no cell the model has: rescale by
+		// the probe, and keep them.
+		mc.Points, mc.Warm = here.Points, append(mc.Warm, here.Warm...)
+	}
+	return model.On(mc)
+}
+
+// expectedText is the plan's expected time with its range.
+func expectedText(p *spec.RunPlan, model *cost.Model) string {
+	total := cost.Round(model.Plan(p))
+	lo, hi := model.Range(p)
+	if lo == hi {
+		return "expected " + total.String()
+	}
+	return fmt.Sprintf("expected %s (%s to %s as this machine's measurements spread)", total, cost.Round(lo), cost.Round(hi))
 }
 
 // planText renders the plan as a table, with each cell's expected wall
@@ -134,9 +203,9 @@ func planText(p *spec.RunPlan, model *cost.Model) string {
 		}
 		fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7d %10d %8d %8d %10s\n", c.Env.Name, c.Env.Kind, c.Env.Payload, c.Env.Host, c.Mode, c.N, c.Processes, c.Warmup, c.Samples(), cost.Round(model.Cell(c)).String()+mark)
 	}
-	fmt.Fprintf(&b, "\n%d cells, %d processes, expected %s (builds not included)\n", len(p.Cells), p.TotalProcesses(), cost.Round(model.Plan(p)))
+	fmt.Fprintf(&b, "\n%d cells, %d processes, %s (builds not included)\n", len(p.Cells), p.TotalProcesses(), expectedText(p, model))
 	if len(guessed) > 0 {
-		fmt.Fprintf(&b, "* %d cell(s) whose environment the costs never measured: estimated from their kind, or from other kinds\n", len(guessed))
+		fmt.Fprintf(&b, "* %d cell(s) whose environment the costs never measured as planned: estimated from their kind, from their cold-started twin less a warm browser's saving, or from other kinds\n", len(guessed))
 	}
 	return b.String()
 }

@@ -64,7 +64,9 @@ SPAWNBENCH_SHARDS=N), or from a Slurm array's SLURM_ARRAY_TASK_ID and
 SLURM_ARRAY_TASK_COUNT (counted from SLURM_ARRAY_TASK_MIN). Each shard is a
 complete result set; spawnbench merge combines them.
 
-Progress: a terminal gets a bar with the ETA; elsewhere (CI, nohup, a file)
+At its start run prints the plan's expected time on this machine, as
+plan does (the same probe, kept for an hour). Progress: a terminal gets a
+bar with the ETA; elsewhere (CI, nohup, a file)
 a line every --progress-every and at each 10% of the processes says the
 processes and cells done, the time elapsed and the ETA (expected times
 from the costs, scaled by how fast this run goes).`,
@@ -121,7 +123,11 @@ from the costs, scaled by how fast this run goes).`,
 				}
 				out = defaultOutDir(name)
 			}
-			opts := run.RunOptions{Resume: resume, Shard: shard, Costs: model, ProgressEvery: progressEvery}
+			// Shards are cut by the model as measured, the same on every
+			// machine; what this one expects is the model rescaled to it.
+			estimate := machineCosts(cmd.Context(), model, costs, plan, os.Stderr)
+			fmt.Fprintf(os.Stderr, "spawnbench: %d processes, %s (costs from %s)\n", plan.TotalProcesses(), expectedText(plan, estimate), estimate.Source)
+			opts := run.RunOptions{Resume: resume, Shard: shard, Costs: estimate, ProgressEvery: progressEvery}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return usageError{fmt.Errorf("run --seed %d: the seed must be >= 0", seed)}

@@ -1,19 +1,31 @@
-// Package browser runs one benchmark page in a fresh headless browser,
-// Chromium or Firefox, and reports it the way engine/proc reports a
-// process: its standard output lines, standard error, exit status and wall
-// time.
+// Package browser runs benchmark pages in headless browsers, Chromium or
+// Firefox, and reports each page the way engine/proc reports a process:
+// its standard output lines, standard error, exit status, wall time and
+// cost.
 //
-// This package is opinionated: every page gets a browser of its own (a
-// fresh process tree and a fresh profile), started pinned and in its own
-// process group by engine/proc, and that whole group is killed when the
-// page ends, fails, passes its timeout or is interrupted. The page is
-// served from one directory only, on loopback, cross-origin isolated. The
-// page talks to spawnbench through a small object,
-// spawnbench.{argv,out,err,exit}, so a page needs no knowledge of the
-// browser it runs in, and each line reaches spawnbench as it is printed,
-// so a crash keeps every line printed before it. Chromium carries the
-// lines over the DevTools protocol (reporter.js); Firefox, which has no
-// DevTools bindings, posts them to the page server (reporter_http.js).
+// This package is opinionated: every page gets a renderer process and a
+// site of its own, and nothing of an earlier page. A page runs in a fresh
+// isolated context (a Chromium browser context, a Firefox user context:
+// no cache, storage, process or worker shared with any other page), on an
+// origin no earlier page had (a loopback address and port of its own), so
+// site isolation gives it a renderer process of its own; the Outcome names
+// that process (RendererPID). The browser around it is either kept warm
+// for the pages after (Warm: one browser for many pages, as a person's
+// open browser is) or started cold for the page alone (Run: a fresh
+// browser on a fresh profile, as a fresh `node` process is). A browser is
+// started pinned, in its own process group and under engine/proc's
+// containment, with a profile and a temporary directory of its own, and
+// its whole tree is killed, and both directories removed, when it ends,
+// misbehaves (crashes, hangs, loses its connection), passes a page's
+// timeout or is interrupted. Pages are served from one directory only, on
+// loopback, cross-origin isolated.
+//
+// A page talks to spawnbench through a small object,
+// spawnbench.{argv,out,err,exit} (reporter.js), so a page needs no
+// knowledge of the browser it runs in: each line is posted to the page
+// server as it is printed, so a crash keeps every line printed before it.
+// spawnbench drives Chromium over the DevTools protocol and Firefox over
+// WebDriver BiDi, only to open and close contexts.
 //
 // A browser is a value of the Browser interface: Chromium and Firefox
 // here. Another set of flags for either is a field; another browser is
@@ -24,24 +36,12 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
-
-	"github.com/chromedp/cdproto/inspector"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
 
 	"spawnbench/engine/proc"
 )
@@ -57,8 +57,8 @@ type Page struct {
 	// CPUs pins the browser and every process it starts; empty means no
 	// pinning.
 	CPUs []int
-	// Browser runs the page; nil means Chromium{}, Debian's Chromium
-	// with spawnbench's flags.
+	// Browser runs the page in Run; nil means Chromium{}, Debian's
+	// Chromium with spawnbench's flags. A Warm has its own browser.
 	Browser Browser
 	// Stdout, when set, receives each line the page prints to standard
 	// output as it comes, and the Outcome's Stdout is nil (as with
@@ -67,7 +67,7 @@ type Page struct {
 }
 
 // Browser is one browser that spawnbench can start, headless, on a fresh
-// profile, and open a page in.
+// profile, and open pages in.
 type Browser interface {
 	// Name names the browser in messages, e.g. "chromium".
 	Name() string
@@ -75,20 +75,31 @@ type Browser interface {
 	Executable() string
 	// Version returns the browser's version line.
 	Version(ctx context.Context) (string, error)
-	// postsReports says whether the page reports by POST to the page
-	// server (a browser without DevTools bindings).
-	postsReports() bool
-	// open starts the browser on profile for p, served at base.
-	open(ctx context.Context, p Page, base, profile string, rec *recorder) (session, error)
+	// launch starts the browser on profile (with env, which keeps its
+	// files there), pinned to cpus, for as long as life lasts, and waits,
+	// within ctx, until it takes pages. A browser that exits meanwhile is
+	// errBrowserExited, with the instance to stop. With first, the
+	// browser is started for that page alone (a cold start): a browser
+	// that can open it at its start does, and says so (opened), so that
+	// it runs as it would without spawnbench driving it.
+	launch(ctx, life context.Context, cpus []int, profile string, env []string, first *firstPage) (inst instance, opened bool, err error)
 }
 
-// session is one started browser: the part of a run that differs between
-// browsers. runSession is the rest.
-type session interface {
-	// wait returns when the page has ended (ended is closed when its
-	// reports say so), the browser exited by itself (errBrowserExited),
-	// the page was lost, or ctx ended.
-	wait(ctx context.Context, ended <-chan struct{}) error
+// instance is one started browser: the part of a page's run that differs
+// between browsers. Warm is the rest.
+type instance interface {
+	// open opens pageURL in a fresh isolated context, its reports going
+	// to rec, and returns the tab to close when the page has ended.
+	open(ctx context.Context, pageURL string, rec *recorder) (tab, error)
+	// renderer is the renderer process that ran the page: of the
+	// processes that render pages in now, the newest that did not in
+	// before; 0 when none is found.
+	renderer(ctx context.Context, before, now procTable) int
+	// gone is closed when the browser exited or spawnbench lost its
+	// connection to it.
+	gone() <-chan struct{}
+	// exited is closed once the browser's process tree has ended.
+	exited() <-chan struct{}
 	// pid is the browser's process group.
 	pid() int
 	// stop ends the browser and whatever it left behind, and returns the
@@ -98,242 +109,36 @@ type session interface {
 	log(out proc.Outcome) []byte
 }
 
-// bindingName is the DevTools binding reporter.js hands to the page.
-const bindingName = "__spawnbenchReport"
+// firstPage is the page a cold browser is started for.
+type firstPage struct {
+	url string
+	rec *recorder
+}
+
+// tab is one page's isolated context.
+type tab interface {
+	// close closes the context, and with it the page and its renderer.
+	close(ctx context.Context) error
+}
 
 //go:embed reporter.js
 var reporterTemplate string
 
-// reporterScript is reporter.js with its sink: a JavaScript expression
-// for a function that takes one message.
-func reporterScript(sinkName, sink string, argv []byte) string {
-	return fmt.Sprintf(reporterTemplate, sinkName, sink, argv)
+// reporterScript is reporter.js for a page with argv (JSON), posting to
+// path.
+func reporterScript(path string, argv []byte) string {
+	return fmt.Sprintf(reporterTemplate, path, argv)
 }
 
-// bindingSink takes the DevTools binding name off the global scope.
-func bindingSink(name string) string {
-	return fmt.Sprintf("(() => { const b = globalThis[%[1]q]; delete globalThis[%[1]q]; return b; })()", name)
-}
+// errBrowserExited is an instance's error when the browser ended by
+// itself; errLost when spawnbench lost its connection to it.
+var (
+	errBrowserExited = errors.New("the browser exited")
+	errLost          = errors.New("lost the connection to the browser")
+)
 
-// postSink posts each message synchronously to path.
-func postSink(path string) string {
-	return fmt.Sprintf(`(msg) => {
-    const req = new XMLHttpRequest();
-    req.open("POST", %q, false);
-    req.setRequestHeader("Content-Type", "text/plain;charset=utf-8");
-    req.send(msg);
-  }`, path)
-}
-
-// Run opens the page in a new browser, waits until the page calls
-// spawnbench.exit, crashes, or ctx ends, and then ends the browser.
-//
-// As with proc.Run, a page that ran but failed is an Outcome and not an
-// error: a page that passes ctx's deadline has TimedOut set, with the tail
-// of the browser's own log on Stderr; a crashed page has a nonzero
-// ExitCode and says why on Stderr ("out of memory" when Chromium reports
-// it). A browser that exits before the page did is a nonzero ExitCode
-// with its log. An error means the page could not be run at all, or ctx
-// was cancelled (the Outcome then holds what came so far). Wall runs from
-// the browser's start to its end, as a process's would.
-func Run(ctx context.Context, p Page) (proc.Outcome, error) {
-	b := p.Browser
-	if b == nil {
-		b = Chromium{}
-	}
-	// A missing page would only show as a timeout.
-	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
-		return proc.Outcome{}, fmt.Errorf("the page to open: %w", err)
-	}
-	return runSession(ctx, b, p)
-}
-
-// runSession is one page in one fresh browser, the same for every
-// browser: serve the build directory, make a profile, start the browser,
-// collect the page's reports until it ends, stop the browser and whatever
-// it left, clean up, and build the Outcome.
-func runSession(ctx context.Context, b Browser, p Page) (proc.Outcome, error) {
-	begun := time.Now()
-	argv, err := json.Marshal(p.Argv)
-	if err != nil {
-		return proc.Outcome{}, fmt.Errorf("encode the page's arguments: %w", err)
-	}
-	rec := recorder{stdoutTo: p.Stdout}
-	ended := make(chan struct{})
-	var endOnce sync.Once
-	var rep *reporter
-	if b.postsReports() {
-		rep = &reporter{
-			script: []byte(reporterScript("a POST to "+reportPath+"report", postSink(reportPath+"report"), argv)),
-			take: func(msg string) {
-				if rec.take(msg) {
-					endOnce.Do(func() { close(ended) })
-				}
-			},
-		}
-	}
-	srv, err := serve(p.Dir, rep)
-	if err != nil {
-		return proc.Outcome{}, err
-	}
-	profile, err := os.MkdirTemp("", proc.ProfilePrefix(b.Name())+"*")
-	if err != nil {
-		srv.close()
-		return proc.Outcome{}, fmt.Errorf("create the browser profile directory: %w", err)
-	}
-	s, err := b.open(ctx, p, srv.url, profile, &rec)
-	if err != nil {
-		srv.close()
-		os.RemoveAll(profile)
-		return proc.Outcome{}, err
-	}
-	runErr := s.wait(ctx, ended)
-	if testHookBeforeStop != nil {
-		testHookBeforeStop(s.pid(), profile)
-	}
-
-	// The browser goes first: it holds the server's connections and the
-	// profile directory's files.
-	browserOut, stopErr := s.stop()
-	if errors.Is(stopErr, context.Canceled) || errors.Is(stopErr, context.DeadlineExceeded) {
-		stopErr = nil // ctx's end is reported below
-	}
-	cleanupErr := errors.Join(stopErr, srv.close())
-	if err := os.RemoveAll(profile); err != nil {
-		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("remove the browser profile directory: %w", err))
-	}
-
-	out := rec.outcome()
-	out.Wall = time.Since(begun)
-	// The page's cost is its browser's: the whole tree of browser processes.
-	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
-	switch {
-	case rec.ended():
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		out.TimedOut = true
-	case ctx.Err() != nil:
-		return out, errors.Join(ctx.Err(), cleanupErr)
-	case errors.Is(runErr, errBrowserExited):
-		out.ExitCode, out.Signal = browserOut.ExitCode, browserOut.Signal
-		if out.ExitCode == 0 {
-			out.ExitCode = 1
-		}
-		out.Stderr = appendLine(out.Stderr, "spawnbench: "+b.Name()+" exited before the page did")
-	case runErr != nil && !rec.started():
-		// The page never ran: the repetition could not start.
-		return out, errors.Join(fmt.Errorf("run %s in %s: %w", p.Path, b.Name(), runErr), cleanupErr)
-	case runErr != nil:
-		out.ExitCode = 1
-		out.Stderr = appendLine(out.Stderr, "spawnbench: lost the page: "+runErr.Error())
-	}
-	if status, code, crashed := rec.crash(); crashed {
-		out.ExitCode = 1
-		if code > 0 {
-			out.ExitCode = int(code)
-		}
-		if status == "crashed" && code > 0 && code < 65 {
-			// Chromium's code for a crashed renderer is the signal.
-			out.Signal = syscall.Signal(code).String()
-		}
-		why := fmt.Sprintf("the page crashed: its renderer process ended (%s: status %q, code %d)", b.Name(), status, code)
-		if oom := oomLine(browserOut.Stderr); oom != "" || status == "oom" {
-			why = "the page ran out of memory: its renderer process ended (" + b.Name() + ": " + strings.TrimSpace(oom+" status "+status) + ")"
-		}
-		out.Stderr = appendLine(out.Stderr, "spawnbench: "+why)
-	}
-	if out.TimedOut || out.ExitCode != 0 || out.Signal != "" {
-		// Workers write to the browser's log, not to the page: what a
-		// dying worker said is only there.
-		out.Stderr = appendLine(out.Stderr, "--- "+b.Name()+"'s log ---")
-		out.Stderr = append(out.Stderr, s.log(browserOut)...)
-	}
-	return out, cleanupErr
-}
-
-// testHookBeforeStop lets tests look at a browser's processes (its
-// process group id and profile directory) just before it is stopped.
-var testHookBeforeStop func(pgid int, profile string)
-
-// errBrowserExited is a session's error when the browser ended by itself.
-var errBrowserExited = errors.New("the browser exited")
-
-// drive runs the page in the started browser and returns when it has
-// exited, crashed, or ctx has ended.
-func drive(ctx context.Context, chrome *chromium, base string, p Page, rec *recorder) error {
-	allocCtx, cancelAlloc := chromedp.NewAllocatorContext(ctx, chrome)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-
-	argv, err := json.Marshal(p.Argv)
-	if err != nil {
-		return fmt.Errorf("encode the page's arguments: %w", err)
-	}
-	ended := make(chan struct{})
-	var endOnce sync.Once
-	end := func() { endOnce.Do(func() { close(ended) }) }
-	if err := chromedp.Listen(tab, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventBindingCalled:
-			if ev.Name == bindingName && rec.take(ev.Payload) {
-				end()
-			}
-		case *inspector.EventTargetCrashed:
-			// The browser's Target.targetCrashed below says more; this
-			// one ends the wait if that one does not come.
-			rec.crashed("", 0)
-			end()
-		}
-	}); err != nil {
-		return fmt.Errorf("open a tab: %w", err)
-	}
-	if err := chromedp.ListenBrowser(tab, func(ev any) {
-		if ev, ok := ev.(*target.EventTargetCrashed); ok {
-			rec.crashed(ev.Status, ev.ErrorCode)
-			end()
-		}
-	}); err != nil {
-		return fmt.Errorf("listen to the browser: %w", err)
-	}
-	// Target.targetCrashed, which says how a renderer ended, only comes
-	// to a browser session that discovers targets.
-	if _, err := chromedp.CallBrowser(tab, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
-		return fmt.Errorf("discover targets: %w", err)
-	}
-	// chromedp attaches to every worker the page starts; a DevTools
-	// session per worker would add to the very cost being measured.
-	if _, err := chromedp.Call(tab, target.SetAutoAttach, target.SetAutoAttachParams{AutoAttach: false}); err != nil {
-		return fmt.Errorf("stop attaching to workers: %w", err)
-	}
-	if _, err := chromedp.Call(tab, runtime.AddBinding, runtime.AddBindingParams{Name: bindingName}); err != nil {
-		return fmt.Errorf("add the report binding: %w", err)
-	}
-	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: reporterScript("a DevTools binding", bindingSink(bindingName), argv),
-	}); err != nil {
-		return fmt.Errorf("install reporter.js: %w", err)
-	}
-	pageURL := base + (&url.URL{Path: p.Path}).EscapedPath()
-	rec.markStarted()
-	res, err := chromedp.Call(tab, page.Navigate, page.NavigateParams{URL: pageURL})
-	if err != nil {
-		return fmt.Errorf("open %s: %w", pageURL, err)
-	}
-	if res.ErrorText != "" {
-		return fmt.Errorf("open %s: %s", pageURL, res.ErrorText)
-	}
-	select {
-	case <-ended:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-chrome.proc.Done():
-		return errBrowserExited
-	}
-}
-
-// recorder collects what the page reports, from the DevTools reading
-// goroutine, for the Outcome.
+// recorder collects what the page reports, from the page server's and
+// the protocol's goroutines, for the Outcome.
 type recorder struct {
 	mu sync.Mutex
 	// stdoutTo, when set, takes the stdout lines in place of stdout.
@@ -347,15 +152,25 @@ type recorder struct {
 	died        bool
 	deathStatus string
 	deathCode   int64
+	// lost says why the page was lost, if it was.
+	lost string
+	// done is closed once the page has exited, crashed or been lost.
+	done     chan struct{}
+	doneOnce sync.Once
 }
 
-// take records one message of reporter.js and says whether it ended the
-// run.
-func (r *recorder) take(msg string) bool {
+func newRecorder(stdoutTo io.Writer) *recorder {
+	return &recorder{stdoutTo: stdoutTo, done: make(chan struct{})}
+}
+
+func (r *recorder) end() { r.doneOnce.Do(func() { close(r.done) }) }
+
+// take records one message of reporter.js.
+func (r *recorder) take(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.exited || msg == "" {
-		return r.exited
+		return
 	}
 	switch kind, text := msg[0], msg[1:]; kind {
 	case 'o':
@@ -373,8 +188,8 @@ func (r *recorder) take(msg string) bool {
 			code = 1
 		}
 		r.exitCode, r.exited = code, true
+		r.end()
 	}
-	return r.exited
 }
 
 // crashed records that the page's renderer died. status is Chromium's
@@ -389,6 +204,19 @@ func (r *recorder) crashed(status string, code int64) {
 	if status != "" {
 		r.deathStatus, r.deathCode = status, code
 	}
+	r.end()
+}
+
+// lose records that the page went away without exiting (its tab was
+// closed by someone else, say).
+func (r *recorder) lose(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exited {
+		return
+	}
+	r.lost = why
+	r.end()
 }
 
 // crash says whether and how the renderer died.
@@ -410,10 +238,25 @@ func (r *recorder) started() bool {
 	return r.begun
 }
 
+// ended says whether the page exited or its renderer died.
 func (r *recorder) ended() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.exited
+}
+
+// lostWhy is why the page was lost; "" if it was not.
+func (r *recorder) lostWhy() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lost
+}
+
+// clean says whether the page exited by itself with status 0.
+func (r *recorder) clean() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.exited && !r.died && r.exitCode == 0
 }
 
 func (r *recorder) outcome() proc.Outcome {
@@ -462,4 +305,50 @@ func consoleLines(log []byte) []byte {
 		}
 	}
 	return out
+}
+
+// logTail returns the last lines of a browser's output, at most 64 KiB:
+// the end says why it died.
+func logTail(stdout, stderr []byte) []byte {
+	const keep = 64 << 10
+	var out []byte
+	for _, b := range [][]byte{stdout, stderr} {
+		if len(b) > keep/2 {
+			b = b[len(b)-keep/2:]
+		}
+		out = append(out, b...)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// tail keeps the last bytes written to it: a warm browser's console, which
+// runs for a whole run.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// Bytes returns the last max bytes written.
+func (t *tail) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.b
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	return append([]byte(nil), b...)
 }

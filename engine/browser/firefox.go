@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,10 +19,10 @@ import (
 // firefox-esr package.
 const DefaultFirefox = "firefox-esr"
 
-// Firefox is Debian's Firefox ESR (or another Firefox build), headless.
-// Firefox has no DevTools bindings (it speaks WebDriver BiDi, not
-// Chrome's protocol), so the page reports to the page server itself
-// (reporter.js with its POST sink), one synchronous POST a line.
+// Firefox is Debian's Firefox ESR (or another Firefox build), headless,
+// driven over WebDriver BiDi: each page in a user context (a container)
+// of its own (browser.createUserContext), removed when the page has
+// ended.
 type Firefox struct {
 	// Command is the browser command; empty means DefaultFirefox.
 	Command string
@@ -133,49 +134,155 @@ var FirefoxPrefs = map[string]any{
 	"browser.newtabpage.activity-stream.feeds.telemetry": false,
 }
 
-func (f Firefox) postsReports() bool { return true }
-
 // firefox is one started Firefox.
 type firefox struct {
 	proc    *proc.Started
 	profile string
+	stdout  *tail
+	bidi    *bidi
+	lost    chan struct{}
 }
 
-// open writes the profile's preferences and starts Firefox on the page.
-func (f Firefox) open(ctx context.Context, p Page, base, profile string, rec *recorder) (session, error) {
+// launch writes the profile's preferences and starts Firefox. A cold
+// start opens its page from the command line, with no remote agent, as
+// Firefox runs when a person starts it on a page; a warm one starts the
+// remote agent on a port the kernel picks and opens a WebDriver BiDi
+// session, to open each page in a user context of its own.
+func (f Firefox) launch(ctx, life context.Context, cpus []int, profile string, env []string, first *firstPage) (instance, bool, error) {
 	if err := f.writePrefs(profile); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	pageURL := base + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
-	cmd := append([]string{f.Executable(), "--headless", "--no-remote", "--profile", profile}, f.Flags...)
-	cmd = append(cmd, pageURL)
-	rec.markStarted()
-	started, err := proc.Start(ctx, proc.Command{Argv: cmd, Env: firefoxEnv(profile), CPUs: p.CPUs})
+	argv := []string{f.Executable(), "--headless", "--no-remote", "--profile", profile}
+	if first == nil {
+		argv = append(argv, "--remote-debugging-port", "0", "--remote-allow-origins", bidiOrigin)
+	}
+	argv = append(argv, f.Flags...)
+	if first != nil {
+		argv = append(argv, first.url)
+		first.rec.markStarted()
+	}
+	stdout := &tail{max: 64 << 10}
+	started, err := proc.Start(life, proc.Command{Argv: argv, Env: append(env, firefoxEnv(profile)...), CPUs: cpus, Stdout: stdout})
 	if err != nil {
-		return nil, fmt.Errorf("start firefox: %w", err)
+		return nil, false, fmt.Errorf("start firefox: %w", err)
 	}
-	return &firefox{proc: started, profile: profile}, nil
+	ff := &firefox{proc: started, profile: profile, stdout: stdout, lost: make(chan struct{})}
+	if first != nil {
+		go func() {
+			<-started.Done()
+			close(ff.lost)
+		}()
+		return ff, true, nil
+	}
+	url, err := ff.listening(ctx)
+	if err != nil {
+		return ff, false, err
+	}
+	ff.bidi, err = dialBiDi(ctx, url)
+	if err != nil {
+		if isClosed(ff.exited()) {
+			return ff, false, errBrowserExited
+		}
+		return ff, false, err
+	}
+	go func() {
+		select {
+		case <-ff.bidi.gone:
+		case <-started.Done():
+		}
+		close(ff.lost)
+	}()
+	return ff, false, nil
 }
 
-func (f *firefox) wait(ctx context.Context, ended <-chan struct{}) error {
-	select {
-	case <-ended:
-	case <-ctx.Done():
-	case <-f.proc.Done():
-		// Posts already under way still count.
+// listening waits until Firefox's remote agent listens: it then writes
+// its address to WebDriverBiDiServer.json in the profile.
+func (f *firefox) listening(ctx context.Context) (string, error) {
+	file := filepath.Join(f.profile, "WebDriverBiDiServer.json")
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var at struct {
+			Host string `json:"ws_host"`
+			Port int    `json:"ws_port"`
+		}
+		if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &at) == nil && at.Port > 0 {
+			return "ws://" + at.Host + ":" + strconv.Itoa(at.Port), nil
+		}
 		select {
-		case <-ended:
-		case <-time.After(100 * time.Millisecond):
-			return errBrowserExited
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-f.proc.Done():
+			return "", errBrowserExited
+		case <-tick.C:
 		}
 	}
-	return nil
 }
+
+// firefoxTab is one page's user context.
+type firefoxTab struct {
+	f           *firefox
+	userContext string
+}
+
+// open makes a user context and a tab in it, and opens the page there.
+func (f *firefox) open(ctx context.Context, pageURL string, rec *recorder) (tab, error) {
+	var uc struct {
+		UserContext string `json:"userContext"`
+	}
+	if err := f.bidi.call(ctx, "browser.createUserContext", map[string]any{}, &uc); err != nil {
+		return nil, err
+	}
+	t := &firefoxTab{f: f, userContext: uc.UserContext}
+	var bc struct {
+		Context string `json:"context"`
+	}
+	if err := f.bidi.call(ctx, "browsingContext.create", map[string]any{"type": "tab", "userContext": uc.UserContext}, &bc); err != nil {
+		return nil, err
+	}
+	// The page's own reports say when it has ended; the load is no news.
+	if err := f.bidi.call(ctx, "browsingContext.navigate", map[string]any{"context": bc.Context, "url": pageURL, "wait": "none"}, nil); err != nil {
+		return nil, err
+	}
+	rec.markStarted()
+	return t, nil
+}
+
+// close removes the user context, and with it its tab and the process
+// that ran it.
+func (t *firefoxTab) close(ctx context.Context) error {
+	return t.f.bidi.call(ctx, "browser.removeUserContext", map[string]any{"userContext": t.userContext}, nil)
+}
+
+// firefoxRenderer is the name Firefox gives a content process once it
+// runs a site of its own (a cross-origin-isolated one too): until then a
+// preallocated process is "Web Content".
+const firefoxRenderer = "Isolated Web Co"
+
+// renderer is the newest content process that runs a site now and did not
+// at before: Firefox names it when it takes the page, and a new user
+// context's page cannot go to an older one.
+func (f *firefox) renderer(_ context.Context, before, now procTable) int {
+	var pids []int
+	for pid, p := range now {
+		if p.comm == firefoxRenderer {
+			pids = append(pids, pid)
+		}
+	}
+	return newest(pids, before, now)
+}
+
+func (f *firefox) gone() <-chan struct{} { return f.lost }
+
+func (f *firefox) exited() <-chan struct{} { return f.proc.Done() }
 
 func (f *firefox) pid() int { return f.proc.Pid }
 
 func (f *firefox) stop() (proc.Outcome, error) {
 	out, err := f.proc.Stop()
+	if f.bidi != nil {
+		_ = f.bidi.close() // the browser is gone: so is the connection
+	}
 	if kerr := killLeftovers(f.proc.Pid, f.profile); err == nil {
 		err = kerr
 	}
@@ -184,15 +291,13 @@ func (f *firefox) stop() (proc.Outcome, error) {
 
 // log is the tail of Firefox's output: console messages (workers' too)
 // and its own complaints are there, not in the page's.
-func (f *firefox) log(out proc.Outcome) []byte { return logTail(out.Stdout, out.Stderr) }
+func (f *firefox) log(out proc.Outcome) []byte { return logTail(f.stdout.Bytes(), out.Stderr) }
 
-// firefoxEnv keeps everything Firefox writes inside the profile, and its
-// crash reporter off (it would leave the process group).
+// firefoxEnv keeps the rest of what Firefox writes inside the profile,
+// and its crash reporter off (it would leave the process group).
 func firefoxEnv(profile string) []string {
 	return []string{
 		"HOME=" + profile,
-		"XDG_CONFIG_HOME=" + filepath.Join(profile, "config"),
-		"XDG_CACHE_HOME=" + filepath.Join(profile, "cache"),
 		"MOZ_CRASHREPORTER_DISABLE=1",
 		"MOZ_DISABLE_AUTO_SAFE_MODE=1",
 	}
@@ -220,21 +325,4 @@ func (f Firefox) writePrefs(profile string) error {
 		return fmt.Errorf("write the profile's user.js: %w", err)
 	}
 	return nil
-}
-
-// logTail returns the last lines of a browser's output, at most 64 KiB:
-// the end says why it died.
-func logTail(stdout, stderr []byte) []byte {
-	const keep = 64 << 10
-	var out []byte
-	for _, b := range [][]byte{stdout, stderr} {
-		if len(b) > keep/2 {
-			b = b[len(b)-keep/2:]
-		}
-		out = append(out, b...)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-	}
-	return out
 }

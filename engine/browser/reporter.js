@@ -7,17 +7,21 @@
 //   spawnbench.err(line)   one line of standard error
 //   spawnbench.exit(code)  the end of the run; later calls are ignored
 //
-// Every call goes at once to spawnbench through the browser's sink (%[1]s),
-// so lines printed before a crash are kept: in Chromium a DevTools binding,
-// dropped from the global scope so that only this object can use it; in
-// Firefox, which has no bindings, a synchronous POST to the page server,
-// so each line has reached spawnbench when the call returns. Only pages
-// use it: their workers post their lines to the page.
+// Every call goes at once to spawnbench, as a synchronous POST to %[1]s
+// of the page server, so each line has reached spawnbench when the call
+// returns and lines printed before a crash are kept. It is the same in
+// every browser. Only pages use it: their workers post their lines to the
+// page, and the benchmarks print after their spawns, not between them.
 (() => {
-  const send = %[2]s;
+  const send = (msg) => {
+    const req = new XMLHttpRequest();
+    req.open("POST", %[1]q, false);
+    req.setRequestHeader("Content-Type", "text/plain;charset=utf-8");
+    req.send(msg);
+  };
   let exited = false;
   globalThis.spawnbench = Object.freeze({
-    argv: Object.freeze(%[3]s),
+    argv: Object.freeze(%[2]s),
     out: (line) => send("o" + line),
     err: (line) => send("e" + line),
     exit: (code) => {

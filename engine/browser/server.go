@@ -15,12 +15,12 @@ import (
 	"time"
 )
 
-// server serves one build directory to one browser: on loopback only, on a
-// port the kernel picks, read-only, with the headers that make its pages
-// cross-origin isolated (SharedArrayBuffer, and so Emscripten's pthreads,
-// need that). With a reporter, it also takes the page's lines (see
-// reporter.js with its POST sink) under reportPath, and puts the reporter into every
-// HTML page it serves, before the page's own scripts.
+// server serves one build directory to one page: on a loopback address of
+// its own (an origin no earlier page had), on a port the kernel picks,
+// read-only, with the headers that make its pages cross-origin isolated
+// (SharedArrayBuffer, and so Emscripten's pthreads, need that). It also
+// takes the page's lines (reporter.js) under reportPath, and puts the
+// reporter into every HTML page it serves, before the page's own scripts.
 type server struct {
 	url  string
 	root *os.Root
@@ -28,10 +28,9 @@ type server struct {
 	done chan error
 }
 
-// reporter is the page-to-spawnbench channel of a browser with no
-// DevTools bindings.
+// reporter is the page-to-spawnbench channel: the same in every browser.
 type reporter struct {
-	// script is reporter_http.js, filled in for the page.
+	// script is reporter.js, filled in for the page.
 	script []byte
 	// take gets each message the page posts, in order.
 	take func(msg string)
@@ -41,14 +40,20 @@ type reporter struct {
 // directory has a directory of that name.
 const reportPath = "/__spawnbench/"
 
-// serve starts serving dir. os.Root keeps every request inside dir, even
-// through a symbolic link. rep may be nil.
-func serve(dir string, rep *reporter) (*server, error) {
+// serve starts serving dir on host (a loopback address), or on 127.0.0.1
+// where the system has no such address. os.Root keeps every request
+// inside dir, even through a symbolic link. rep may be nil (tests).
+func serve(dir, host string, rep *reporter) (*server, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open the directory to serve: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil && host != "127.0.0.1" {
+		// Not every system routes all of 127.0.0.0/8 to loopback; a new
+		// port is a new origin too.
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("listen on loopback: %w", err)
@@ -80,8 +85,8 @@ func isolated(files http.Handler, reports bool) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
-		// Every repetition is a fresh browser, so a cache could only
-		// hold stale files from a rebuilt directory.
+		// Every page is a fresh origin in a fresh context, so a cache
+		// could only hold stale files from a rebuilt directory.
 		h.Set("Cache-Control", "no-store")
 		files.ServeHTTP(w, r)
 	})

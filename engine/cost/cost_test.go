@@ -28,7 +28,7 @@ func TestReferenceIsTheCommittedSet(t *testing.T) {
 	}
 	// One point a line: short, and a re-measured set shows as a diff.
 	var lines []string
-	for _, p := range FromRuns(dir, set.Runs).Points {
+	for _, p := range FromSet(dir, set).Points {
 		b, err := json.Marshal(p)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +52,7 @@ func TestReferenceIsTheCommittedSet(t *testing.T) {
 	if len(loaded.Points) != len(Reference().Points) || loaded.Source != dir || loaded.ID() != Reference().ID() || len(loaded.ID()) != 12 {
 		t.Errorf("Load(%s): %d points from %q, ID %s; built in: %d, ID %s", dir, len(loaded.Points), loaded.Source, loaded.ID(), len(Reference().Points), Reference().ID())
 	}
-	if other := FromRuns("other", set.Runs[:len(set.Runs)/2]); other.ID() == loaded.ID() {
+	if other := FromRuns("other", set.Runs[:len(set.Runs)/2], StartOf(set)); other.ID() == loaded.ID() {
 		t.Errorf("half the runs give the same ID %s", other.ID())
 	}
 }
@@ -78,15 +78,25 @@ func cellOf(t *testing.T, p *spec.RunPlan, key string) spec.Cell {
 }
 
 // TestEstimatesFollowTheReference: the reference set measured every
-// environment of the study, so every cell's estimate comes from its own
-// environment and is positive; browsers cost more than native, the pause
-// is added and the timeout caps.
+// environment of the study, with every browser started cold, so every
+// cell's estimate comes from its own environment (a warm browser's from
+// its cold self, with no saving known: the cold cost) and is positive,
+// but for the cold variants named after the reference, which come from
+// their kind; browsers cost more than native, the pause is added and the
+// timeout caps.
 func TestEstimatesFollowTheReference(t *testing.T) {
 	m := Reference()
 	p := studyPlan(t)
 	for _, c := range p.Cells {
-		if got, want := m.Basis(c), "environment"; got != want {
-			t.Errorf("%s: estimated from %q, the reference set measured it", c.Key(), got)
+		want := "environment"
+		switch start := startOfCell(c); {
+		case start == Warm:
+			want = "cold"
+		case start == Cold && strings.HasSuffix(c.Env.Name, "-cold"):
+			want = "kind"
+		}
+		if got := m.Basis(c); got != want {
+			t.Errorf("%s: estimated from %q, want %q", c.Key(), got, want)
 		}
 		if m.Process(c) <= c.Pause {
 			t.Errorf("%s: %s per process, no more than its pause", c.Key(), m.Process(c))
@@ -158,5 +168,119 @@ func TestLoadBadInput(t *testing.T) {
 	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "no result set there") {
 		t.Errorf("Load(empty dir): %v", err)
+	}
+}
+
+// synthetic is a model of closed-form costs for the cells of a small
+// plan: native (no browser), manual (a warm Chromium page), its cold twin
+// and emscripten-chromium (warm), all measured cold, at n = 1 and 100.
+func synthetic(t *testing.T) (*Model, *spec.RunPlan) {
+	t.Helper()
+	s, err := spec.Parse("synthetic.cue", []byte(`environments: [
+	{name: "native", kind: "native"},
+	{name: "manual", kind: "manual"},
+	{name: "manual-cold", kind: "manual", browser_start: "cold"},
+	{name: "emscripten-chromium", kind: "emscripten-chromium"},
+]
+n: [1, 100]
+samples: {min: 1, processes: 1}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(v int64) int64 { return v * 1e6 }
+	var pts []Point
+	add := func(kind, env, start string, n int, wall int64) {
+		pts = append(pts, Point{Kind: kind, Environment: env, Mode: "sequential", Start: start, N: n, Processes: 10, WallNS: ms(wall)})
+	}
+	add("native", "native", "", 1, 10)
+	add("native", "native", "", 100, 30)
+	for _, env := range []string{"manual", ""} {
+		add("manual", env, Cold, 1, 1000)
+		add("manual", env, Cold, 100, 2000)
+	}
+	for _, env := range []string{"emscripten-chromium", ""} {
+		add("emscripten-chromium", env, Cold, 1, 1500)
+		add("emscripten-chromium", env, Cold, 100, 2500)
+	}
+	add("", "", "", 1, 500)
+	add("", "", "", 100, 1000)
+	return newModel("synthetic", pts), p
+}
+
+// TestRescalingIsItsClosedForm: On multiplies every cost by the median
+// of the machine's ratios, and a warm browser's page costs its cold twin
+// less the host's saving (its cold manual page at n = 1, rescaled, less
+// the warm one the machine measured), never less than that warm page;
+// Plan adds one browser start (the saving) per warm environment, Range
+// is Plan at the smallest and largest ratio, and a curve the machine
+// measured itself is used as it is.
+func TestRescalingIsItsClosedForm(t *testing.T) {
+	m, p := synthetic(t)
+	const ms = time.Millisecond
+	mc := &Machine{Source: "a test", Ratios: []float64{2.5, 1.5, 2}, Warm: []WarmPage{{Kind: "manual", Host: "chromium", Mode: "sequential", WallNS: int64(300 * ms)}}}
+	// Without the machine: the warm cells cost their cold twins.
+	if got := m.Process(cellOf(t, p, "manual/sequential/1")); got != 1000*ms || m.Basis(cellOf(t, p, "manual/sequential/1")) != "cold" {
+		t.Errorf("warm manual n=1 without a machine: %s from %q, want its cold 1s", got, m.Basis(cellOf(t, p, "manual/sequential/1")))
+	}
+	want := func(f float64) (cells map[string]time.Duration, plan time.Duration) {
+		d := func(v float64) time.Duration { return time.Duration(v * f * float64(ms)) }
+		saving := d(1000) - 300*ms
+		cells = map[string]time.Duration{
+			"native/sequential/1":                d(10),
+			"native/sequential/100":              d(30),
+			"manual-cold/sequential/1":           d(1000),
+			"manual-cold/sequential/100":         d(2000),
+			"manual/sequential/1":                max(d(1000)-saving, 300*ms),
+			"manual/sequential/100":              max(d(2000)-saving, 300*ms),
+			"emscripten-chromium/sequential/1":   max(d(1500)-saving, 300*ms),
+			"emscripten-chromium/sequential/100": max(d(2500)-saving, 300*ms),
+		}
+		for _, c := range cells {
+			plan += c
+		}
+		return cells, plan + 2*saving // two warm environments start a browser each
+	}
+	on := m.On(mc)
+	cells, plan := want(2)
+	for key, w := range cells {
+		c := cellOf(t, p, key)
+		if got := on.Process(c); got != w {
+			t.Errorf("%s: %s, want %s (%s)", key, got, w, on.Basis(c))
+		}
+	}
+	if got := on.Basis(cellOf(t, p, "manual/sequential/100")); got != "cold start" {
+		t.Errorf("warm manual n=100 rests on %q, want its cold start less the saving", got)
+	}
+	if got := on.Plan(p); got != plan {
+		t.Errorf("plan %s, want %s", got, plan)
+	}
+	_, lo := want(1.5)
+	_, hi := want(2.5)
+	if gotLo, gotHi := on.Range(p); gotLo != lo || gotHi != hi {
+		t.Errorf("range %s to %s, want %s to %s", gotLo, gotHi, lo, hi)
+	}
+	if f, flo, fhi := mc.Factor(); f != 2 || flo != 1.5 || fhi != 2.5 {
+		t.Errorf("factor %v (%v to %v), want 2 (1.5 to 2.5)", f, flo, fhi)
+	}
+	if !strings.Contains(on.Source, "synthetic, rescaled ×2.00 to this machine by a test") {
+		t.Errorf("source %q does not say what rescaled it", on.Source)
+	}
+	// A curve of the machine's own is taken as measured, not rescaled.
+	mc.Points = []Point{
+		{Kind: "manual", Environment: "manual", Mode: "sequential", Start: Warm, N: 1, WallNS: int64(250 * ms)},
+		{Kind: "manual", Environment: "manual", Mode: "sequential", Start: Warm, N: 100, WallNS: int64(900 * ms)},
+	}
+	own := m.On(mc)
+	if got := own.Process(cellOf(t, p, "manual/sequential/100")); got != 900*ms || own.Basis(cellOf(t, p, "manual/sequential/100")) != "environment" {
+		t.Errorf("warm manual n=100 measured here: %s from %q, want 900ms as measured", got, own.Basis(cellOf(t, p, "manual/sequential/100")))
+	}
+	// No machine, no change.
+	if m.On(nil) != m {
+		t.Error("On(nil) changed the model")
 	}
 }

@@ -7,7 +7,8 @@
 // This package is opinionated: a payload knows how to check its tools and
 // build the C benchmarks (or its own JS) once, whatever host runs it; a
 // host knows its tools, its facts (family, clock step, install hint) and
-// how to launch a payload in a fresh process or page. A host runs a
+// how to launch a payload in a fresh process or page (a browser host may
+// keep its browser warm between pages: Close ends it). A host runs a
 // payload through one of four forms (an executable, a .wasm module, a
 // script, a page) that the payload offers; what a payload needs beside
 // its artefact on some hosts (the JavaScript wasi-threads host under
@@ -269,6 +270,9 @@ func Facts(host string) (HostFacts, bool) {
 	return h.facts, ok
 }
 
+// HostForm is the form host takes payloads in; "" for an unknown host.
+func HostForm(host string) Form { return hosts[host].form }
+
 // Family is the report family of payload on host: the payload's own if it
 // declares one, else the host's; "" when neither is known.
 func Family(payload, host string) string {
@@ -396,4 +400,13 @@ func (e *Environment) Stage(ctx context.Context, buildDir string) (string, error
 // Run performs one repetition from r.BuildDir (what Stage returned).
 func (e *Environment) Run(ctx context.Context, r Repetition) (Outcome, error) {
 	return e.host.Run(ctx, e.payload.Entry(e.form, r.Benchmark, r.Arg), r)
+}
+
+// Close ends what the host keeps between repetitions (a warm browser);
+// the environment can run again after it, starting afresh.
+func (e *Environment) Close() error {
+	if c, ok := e.host.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }

@@ -35,7 +35,8 @@ func checkFirefoxSpawns(t *testing.T, out env.Outcome, n int) {
 }
 
 // The Firefox kinds at small n, in headless Firefox ESR: the same builds
-// and pages as their Chromium twins. Each run is a fresh browser, so the
+// and pages as their Chromium twins. Each run is a fresh page (a fresh
+// context, origin and renderer in the environment's warm browser), so the
 // spawn cases hold Firefox's clock to one origin for the page and all its
 // workers (to within one of its steps), and the calibration to its sleep.
 func TestFirefoxKindsSpawnCoherently(t *testing.T) {

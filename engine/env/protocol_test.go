@@ -30,6 +30,12 @@ n: [1]
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A browser host keeps its browser warm until Close.
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return e
 }
 

@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"spawnbench/engine/atomicfile"
+	"spawnbench/engine/browser"
 	"spawnbench/engine/proc"
 )
 
@@ -163,4 +165,79 @@ func sourceRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// pageHost is what the browser hosts (chromium, firefox) share: a page
+// of the run directory, served from a loopback server and cross-origin
+// isolated, opened in a warm browser (one per environment and run, a fresh
+// context per repetition) or in a cold one (a fresh browser per
+// repetition), as the host's browser_start says.
+type pageHost struct {
+	b       browser.Browser
+	install string
+	// warm is the environment's browser; nil for a cold start.
+	warm *browser.Warm
+	// workerCap is the workers one origin may run at once (0: no cap
+	// spawnbench knows of).
+	workerCap int
+}
+
+// newPageHost makes the host of b; start is the schema's browser_start,
+// "warm" or "cold".
+func newPageHost(b browser.Browser, start, install string, workerCap int) *pageHost {
+	h := &pageHost{b: b, install: install, workerCap: workerCap}
+	if start != "cold" {
+		h.warm = browser.NewWarm(b)
+	}
+	return h
+}
+
+// CappedStall is how long a repetition that needs more live workers than
+// its browser allows may run before it is stopped: long enough to finish
+// should the cap not bite after all (its numbers are then kept as any),
+// short against the timeout it would otherwise sit out.
+var CappedStall = 20 * time.Second
+
+func (h *pageHost) Toolchain(ctx context.Context) Toolchain {
+	install := h.install
+	if why := proc.Missing(h.b.Executable()); why != "" {
+		return Toolchain{Install: install, Problem: "browser " + why}
+	}
+	v, err := h.b.Version(ctx)
+	if err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: v, Install: install}
+}
+
+func (h *pageHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {
+	page := browser.Page{Dir: r.BuildDir, Path: e.File, Argv: e.Args, CPUs: r.CPUs, Browser: h.b, Stdout: r.Stdout}
+	run := browser.Run
+	if h.warm != nil {
+		run = h.warm.Run
+	}
+	if h.workerCap == 0 || e.LiveWorkers <= h.workerCap {
+		return run(ctx, page)
+	}
+	// The page needs more workers alive at once than the browser lets an
+	// origin run: past the cap a new worker waits for one to end, and
+	// none ends before the page does. Give it a short while (it is kept
+	// if it finishes), then say why it stalled.
+	sctx, cancel := context.WithTimeout(ctx, CappedStall)
+	defer cancel()
+	out, err := run(sctx, page)
+	if err == nil && out.TimedOut && ctx.Err() == nil {
+		out.Limit = fmt.Sprintf("needs %d workers alive at once, but %s lets an origin run %d (dom.workers.maxPerDomain), so the page stalled; stopped after %s. "+
+			"Measure it with a variant that raises the cap, e.g. firefox_prefs: {\"dom.workers.maxPerDomain\": %d}",
+			e.LiveWorkers, h.b.Name(), h.workerCap, CappedStall, 2*e.LiveWorkers)
+	}
+	return out, err
+}
+
+// Close ends the warm browser, if one runs.
+func (h *pageHost) Close() error {
+	if h.warm == nil {
+		return nil
+	}
+	return h.warm.Close()
 }

@@ -50,6 +50,10 @@ type Outcome struct {
 	// run under (a browser's cap on workers, say) and that it was stopped
 	// for it: the run records it as capped, not as a bare timeout.
 	Limit string
+	// RendererPID is the OS process that ran a page (a browser's renderer,
+	// engine/browser), so that no two repetitions can be seen to share
+	// one; 0 for a process, or where the browser did not say.
+	RendererPID int
 	// Wall is the wall time, measured outside the process.
 	Wall time.Duration
 

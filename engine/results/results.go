@@ -161,6 +161,11 @@ type ProcessRun struct {
 	// these columns.
 	FirstSpawnNS   *int64
 	TypicalSpawnNS *int64
+	// RendererPID is the OS process id of the renderer that ran a page
+	// (a browser host's repetition), so that each repetition can be seen
+	// to have had one of its own; nil for a process, and in sets written
+	// before the column.
+	RendererPID *int64 `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -253,6 +258,7 @@ var runColumns = []column[ProcessRun]{
 	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }).doc("the ID of the machine that ran it (provenance.json's invocations[].machine); part of every key"),
 	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })).doc("the process's first spawn_ns; null for a process that printed none"),
 	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })).doc("the process as one number: the 20% trimmed mean of its spawn times, ns, rounded; what reports compute figures and intervals over; null for a process that printed no spawn"),
+	addedLater(optInt64Col("renderer_pid", func(r *ProcessRun) **int64 { return &r.RendererPID })).doc("the OS process id of the renderer that ran a page (a browser host's repetition), so that each repetition can be seen to have had one of its own; null for a process, and in sets older than the column"),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{

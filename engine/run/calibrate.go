@@ -46,6 +46,7 @@ func (r *Runner) calibrateAll(ctx context.Context, cal *spec.Calibration, cells 
 		envs = append(envs, c.env)
 	}
 	prep, err := r.prepareAll(ctx, envs)
+	defer r.closeAll(prep)
 	if err != nil {
 		return err
 	}

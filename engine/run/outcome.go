@@ -78,12 +78,17 @@ func oomKilled(o env.Outcome) bool {
 	return o.Signal == "killed" && o.OOMKilled
 }
 
-// recordNoise copies the process's resource use and the machine's noise
-// over its span into its row; unknown stays null.
+// recordNoise copies the process's resource use, the machine's noise over
+// its span and the renderer that ran a page into its row; unknown stays
+// null.
 func recordNoise(row *results.ProcessRun, o env.Outcome) {
 	row.UserNS, row.SysNS, row.MaxRSSBytes = o.UserNS, o.SysNS, o.MaxRSSBytes
 	row.CtxSwitchesInvoluntary = o.InvoluntaryCtxSwitches
 	row.OthersCPUNS, row.StealNS = o.OthersCPUNS, o.StealNS
+	if o.RendererPID > 0 {
+		pid := int64(o.RendererPID)
+		row.RendererPID = &pid
+	}
 }
 
 func mentionsOOM(s string) bool {

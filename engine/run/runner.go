@@ -151,6 +151,19 @@ func (r *Runner) prepareAll(ctx context.Context, envs []spec.EnvironmentSpec) (m
 	return out, nil
 }
 
+// closeAll ends what the environments keep between processes (warm
+// browsers), at the end of a run, interrupted or not.
+func (r *Runner) closeAll(prep map[string]prepared) {
+	for name, p := range prep {
+		if p.env == nil {
+			continue
+		}
+		if err := p.env.Close(); err != nil {
+			r.logf("warning: %s: %v\n", name, err)
+		}
+	}
+}
+
 // RunOptions say how Run treats the set already in the directory and
 // the order.
 type RunOptions struct {
@@ -220,6 +233,7 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed i
 		envs = append(envs, c.env)
 	}
 	prep, err := r.prepareAll(ctx, envs)
+	defer r.closeAll(prep)
 	if err != nil {
 		return err
 	}

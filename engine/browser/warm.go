@@ -1,0 +1,421 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"spawnbench/engine/proc"
+)
+
+// Warm is one browser kept open for many pages, one at a time: started on
+// the first page, and started anew when it has misbehaved (exited, lost
+// its connection, hung past a page's timeout, or run a page that did not
+// exit cleanly: the log that explains a failed page is only complete once
+// the browser has ended) or when a page asks for other CPUs. Each page
+// gets a fresh isolated context on a new origin, so a renderer process of
+// its own, and nothing of the pages before it. Close ends the browser;
+// should spawnbench die first, engine/proc's containment ends it.
+type Warm struct {
+	b Browser
+
+	mu      sync.Mutex
+	inst    instance // nil while no browser runs
+	endLife context.CancelFunc
+	profile string
+	cpus    []int
+	origins int // loopback addresses handed out
+}
+
+// NewWarm returns a warm browser of b (nil: Chromium{}); none is started
+// until the first page.
+func NewWarm(b Browser) *Warm {
+	if b == nil {
+		b = Chromium{}
+	}
+	return &Warm{b: b}
+}
+
+// Run opens the page in a new browser (a cold start: a fresh browser on a
+// fresh profile), waits until the page calls spawnbench.exit, crashes, or
+// ctx ends, and then ends the browser. Wall runs from the browser's start
+// to its end, and the page's cost is the whole browser tree's, as a
+// process's would be.
+//
+// As with proc.Run, a page that ran but failed is an Outcome and not an
+// error: a page that passes ctx's deadline has TimedOut set, with the tail
+// of the browser's own log on Stderr; a crashed page has a nonzero
+// ExitCode and says why on Stderr ("out of memory" when Chromium reports
+// it). A browser that exits before the page did is a nonzero ExitCode
+// with its log. An error means the page could not be run at all, or ctx
+// was cancelled (the Outcome then holds what came so far).
+func Run(ctx context.Context, p Page) (proc.Outcome, error) {
+	w := NewWarm(p.Browser)
+	out, err := w.page(ctx, p, true)
+	return out, errors.Join(err, w.Close())
+}
+
+// Run opens the page in the warm browser, starting it first if none runs,
+// and waits as the package's Run does. Wall runs from the opening of the
+// page's context to its closing (spawnbench's reading of /proc between
+// the two left out), and the page's cost is what the browser tree used
+// meanwhile (UserNS, SysNS; OthersCPUNS and StealNS the machine's, over
+// the same span), its peak memory the renderer's; a page that starts a
+// browser is not charged the browser's start.
+func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
+	return w.page(ctx, p, false)
+}
+
+// Close ends the browser, if one runs.
+func (w *Warm) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.inst == nil {
+		return nil
+	}
+	_, err := w.stopBrowser()
+	return err
+}
+
+// testHookBeforeStop lets tests look at a browser's processes (its
+// process group id and profile directory) just before it is stopped.
+var testHookBeforeStop func(pgid int, profile string)
+
+// start starts the browser, pinned to cpus, on a fresh profile with a
+// temporary directory inside it.
+func (w *Warm) start(ctx context.Context, cpus []int, first *firstPage) (opened bool, err error) {
+	profile, err := os.MkdirTemp("", proc.ProfilePrefix(w.b.Name())+"*")
+	if err != nil {
+		return false, fmt.Errorf("create the browser profile directory: %w", err)
+	}
+	// Everything the browser writes goes inside the profile: its
+	// configuration, its cache and its temporary files (Chromium's
+	// org.chromium.Chromium.* directories), so that removing the profile
+	// removes all of it, and the crash handlers name the profile, so that
+	// killLeftovers finds them.
+	tmp := filepath.Join(profile, tmpName)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		os.RemoveAll(profile)
+		return false, fmt.Errorf("create the browser's temporary directory: %w", err)
+	}
+	env := []string{
+		"TMPDIR=" + tmp,
+		"XDG_CONFIG_HOME=" + filepath.Join(profile, "config"),
+		"XDG_CACHE_HOME=" + filepath.Join(profile, "cache"),
+	}
+	life, endLife := context.WithCancel(context.Background())
+	inst, opened, err := w.b.launch(ctx, life, cpus, profile, env, first)
+	if inst == nil {
+		endLife()
+		os.RemoveAll(profile)
+		return false, err
+	}
+	w.inst, w.endLife, w.profile, w.cpus = inst, endLife, profile, slices.Clone(cpus)
+	return opened, err
+}
+
+// tmpName is the browser's temporary directory in its profile.
+const tmpName = "tmp"
+
+// stopBrowser ends the browser and removes its profile.
+func (w *Warm) stopBrowser() (proc.Outcome, error) {
+	if testHookBeforeStop != nil {
+		testHookBeforeStop(w.inst.pid(), w.profile)
+	}
+	out, err := w.inst.stop()
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		err = nil // the page's context's end is reported by the page
+	}
+	w.endLife()
+	if rerr := os.RemoveAll(w.profile); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("remove the browser profile directory: %w", rerr))
+	}
+	w.inst, w.endLife, w.profile = nil, nil, ""
+	return out, err
+}
+
+// nextHost is a loopback address no recent page had: 127.0.0.2 to
+// 127.0.0.254 in turn (the port, picked by the kernel, differs too).
+func (w *Warm) nextHost() string {
+	w.origins++
+	return fmt.Sprintf("127.0.0.%d", 2+(w.origins-1)%253)
+}
+
+// page runs p in the warm browser, or, if cold, in a browser started for
+// it and stopped after it.
+func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// A missing page would only show as a timeout.
+	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
+		return proc.Outcome{}, fmt.Errorf("the page to open: %w", err)
+	}
+	argv, err := json.Marshal(p.Argv)
+	if err != nil {
+		return proc.Outcome{}, fmt.Errorf("encode the page's arguments: %w", err)
+	}
+	begun := time.Now()
+	rec := newRecorder(p.Stdout)
+	srv, err := serve(p.Dir, w.nextHost(), &reporter{script: []byte(reporterScript(reportPath+"report", argv)), take: rec.take})
+	if err != nil {
+		return proc.Outcome{}, err
+	}
+	pageURL := srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
+	var cleanupErr error
+	if w.inst != nil && (isClosed(w.inst.gone()) || !slices.Equal(w.cpus, p.CPUs)) {
+		_, cleanupErr = w.stopBrowser() // what a lost browser said was no page's
+	}
+	opened := false
+	if w.inst == nil {
+		var first *firstPage
+		if cold {
+			first = &firstPage{url: pageURL, rec: rec}
+		}
+		var err error
+		opened, err = w.start(ctx, p.CPUs, first)
+		if err != nil {
+			out, ferr := w.failedLaunch(ctx, begun, err)
+			return out, errors.Join(ferr, srv.close())
+		}
+	}
+	inst := w.inst
+
+	before := groupProcs(inst.pid())
+	span := beginSpan()
+	// A warm page's wall time is its context's, from its opening to its
+	// closing: spawnbench's reading of /proc is left out.
+	opening := time.Now()
+	var t tab
+	var runErr error
+	if !opened {
+		t, runErr = inst.open(ctx, pageURL, rec)
+	}
+	if runErr == nil {
+		select {
+		case <-rec.done:
+		case <-ctx.Done():
+		case <-inst.gone():
+			// Reports already under way still count.
+			select {
+			case <-rec.done:
+			case <-time.After(100 * time.Millisecond):
+			}
+			// A browser that died drops its connection a moment before
+			// its tree is reaped.
+			runErr = errLost
+			select {
+			case <-inst.exited():
+				runErr = errBrowserExited
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	if why := rec.lostWhy(); why != "" && runErr == nil {
+		runErr = errors.New(why)
+	}
+	pageWall := time.Since(opening)
+	now := groupProcs(inst.pid())
+	cost := span.end(before, now)
+	renderer := 0
+	if rec.ended() {
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		renderer = inst.renderer(rctx, before, now)
+		cancel()
+	}
+	rss := int64(0)
+	if renderer > 0 {
+		rss = peakRSS(renderer)
+	}
+
+	// The browser is kept only after a page that exited cleanly, and
+	// only if its context closes.
+	keep := !cold && runErr == nil && ctx.Err() == nil && rec.clean()
+	if keep {
+		closing := time.Now()
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := t.close(cctx); err != nil {
+			keep = false
+		}
+		cancel()
+		pageWall += time.Since(closing)
+	}
+	var browserOut proc.Outcome
+	if !keep {
+		// The browser goes first: it holds the server's connections.
+		var stopErr error
+		browserOut, stopErr = w.stopBrowser()
+		cleanupErr = errors.Join(cleanupErr, stopErr)
+	}
+	cleanupErr = errors.Join(cleanupErr, srv.close())
+
+	out := rec.outcome()
+	out.Wall = pageWall
+	if cold {
+		out.Wall = time.Since(begun)
+	}
+	out.RendererPID = renderer
+	if cold {
+		// The page's cost is its browser's: the whole tree of browser
+		// processes, over the browser's life.
+		out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
+	} else {
+		out.UserNS, out.SysNS, out.OthersCPUNS, out.StealNS = cost.userNS, cost.sysNS, cost.othersNS, cost.stealNS
+		if rss > 0 {
+			out.MaxRSSBytes = &rss
+		}
+	}
+	name := w.b.Name()
+	switch {
+	case rec.ended():
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		out.TimedOut = true
+	case ctx.Err() != nil:
+		return out, errors.Join(ctx.Err(), cleanupErr)
+	case errors.Is(runErr, errBrowserExited):
+		out.ExitCode, out.Signal = browserOut.ExitCode, browserOut.Signal
+		if out.ExitCode == 0 {
+			out.ExitCode = 1
+		}
+		out.Stderr = appendLine(out.Stderr, "spawnbench: "+name+" exited before the page did")
+	case runErr != nil && !rec.started():
+		// The page never ran: the repetition could not start.
+		return out, errors.Join(fmt.Errorf("run %s in %s: %w", p.Path, name, runErr), cleanupErr)
+	case runErr != nil:
+		out.ExitCode = 1
+		out.Stderr = appendLine(out.Stderr, "spawnbench: lost the page: "+runErr.Error())
+	}
+	if status, code, crashed := rec.crash(); crashed {
+		out.ExitCode = 1
+		if code > 0 {
+			out.ExitCode = int(code)
+		}
+		if status == "crashed" && code > 0 && code < 65 {
+			// Chromium's code for a crashed renderer is the signal.
+			out.Signal = syscall.Signal(code).String()
+		}
+		why := fmt.Sprintf("the page crashed: its renderer process ended (%s: status %q, code %d)", name, status, code)
+		if oom := oomLine(browserOut.Stderr); oom != "" || status == "oom" {
+			why = "the page ran out of memory: its renderer process ended (" + name + ": " + strings.TrimSpace(oom+" status "+status) + ")"
+		}
+		out.Stderr = appendLine(out.Stderr, "spawnbench: "+why)
+	}
+	if out.TimedOut || out.ExitCode != 0 || out.Signal != "" {
+		// Workers write to the browser's log, not to the page: what a
+		// dying worker said is only there.
+		out.Stderr = appendLine(out.Stderr, "--- "+name+"'s log ---")
+		out.Stderr = append(out.Stderr, inst.log(browserOut)...)
+	}
+	return out, cleanupErr
+}
+
+// failedLaunch is the page's end when its browser did not start: an
+// Outcome of the browser's end where it exited or passed ctx's deadline,
+// an error otherwise.
+func (w *Warm) failedLaunch(ctx context.Context, begun time.Time, err error) (proc.Outcome, error) {
+	switch {
+	case w.inst == nil:
+		return proc.Outcome{}, err
+	case errors.Is(err, errBrowserExited):
+		return w.failedStart(begun, "spawnbench: "+w.b.Name()+" exited before the page did")
+	case ctx.Err() != nil:
+		out, serr := w.failedStart(begun, "")
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out.TimedOut = true
+			return out, serr
+		}
+		return out, errors.Join(ctx.Err(), serr)
+	}
+	_, serr := w.stopBrowser()
+	return proc.Outcome{}, errors.Join(fmt.Errorf("start %s: %w", w.b.Name(), err), serr)
+}
+
+// failedStart stops a browser that did not get as far as taking a page,
+// and makes the page's Outcome of its end: its exit status and log, and,
+// when given, a line that says what happened.
+func (w *Warm) failedStart(begun time.Time, why string) (proc.Outcome, error) {
+	inst := w.inst
+	browserOut, err := w.stopBrowser()
+	out := proc.Outcome{Wall: time.Since(begun), ExitCode: browserOut.ExitCode, Signal: browserOut.Signal}
+	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
+	if why != "" {
+		if out.ExitCode == 0 {
+			out.ExitCode = 1
+		}
+		out.Stderr = appendLine(out.Stderr, why)
+	}
+	out.Stderr = appendLine(out.Stderr, "--- "+w.b.Name()+"'s log ---")
+	out.Stderr = append(out.Stderr, inst.log(browserOut)...)
+	return out, err
+}
+
+// isClosed says whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// span is the machine's and spawnbench's CPU time at the start of a page
+// in a warm browser, whose tree proc does not account for page by page.
+type span struct {
+	busy, steal, self int64
+	ok                bool
+}
+
+func beginSpan() span {
+	var s span
+	var ok1, ok2 bool
+	s.busy, s.steal, ok1 = proc.MachineCPU()
+	s.self, ok2 = proc.SelfCPU()
+	s.ok = ok1 && ok2
+	return s
+}
+
+// pageCost is a page's share of a warm browser: nil where unknown.
+type pageCost struct {
+	userNS, sysNS, othersNS, stealNS *int64
+}
+
+// end charges the page what the browser's processes used between before
+// and now (a process new since before, the page's renderer among them,
+// all it used), and the machine's other work over the span: everything
+// but the browser's tree and spawnbench itself, as proc does for a
+// process. /proc counts in ticks of 10 ms on common kernels, so a page's
+// figures are coarse; their sums over many pages are not.
+func (s span) end(before, now procTable) pageCost {
+	tick := proc.ClockTickNS()
+	busy, steal, ok1 := proc.MachineCPU()
+	self, ok2 := proc.SelfCPU()
+	if tick == 0 {
+		return pageCost{}
+	}
+	var user, sys uint64
+	for pid, p := range now {
+		u, st := p.utime, p.stime
+		if q, ok := before[pid]; ok && q.start == p.start {
+			u, st = u-min(u, q.utime), st-min(st, q.stime)
+		}
+		user, sys = user+u, sys+st
+	}
+	c := pageCost{userNS: ptr(int64(user) * tick), sysNS: ptr(int64(sys) * tick)}
+	if s.ok && ok1 && ok2 {
+		c.stealNS = ptr(steal - s.steal)
+		// Not floored at 0, for the reason proc gives.
+		c.othersNS = ptr(busy - s.busy - *c.userNS - *c.sysNS - (self - s.self))
+	}
+	return c
+}
+
+func ptr[T any](v T) *T { return &v }

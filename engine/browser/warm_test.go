@@ -1,0 +1,281 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests keep one real browser open for several pages, as a run's
+// warm environments do.
+
+// browsers are the browsers the tests run, each skipped where missing.
+var browsers = []struct {
+	name    string
+	need    func(*testing.T)
+	browser Browser
+}{
+	{"chromium", needChromium, Chromium{}},
+	{"firefox", needFirefox, Firefox{}},
+}
+
+// stops counts the browsers stopped during the test, with the process
+// group of each, and checks at the end that none of them left a process.
+func stops(t *testing.T) *[]int {
+	t.Helper()
+	var groups []int
+	profiles := map[int]string{}
+	testHookBeforeStop = func(pgid int, profile string) {
+		groups = append(groups, pgid)
+		profiles[pgid] = profile
+	}
+	t.Cleanup(func() {
+		testHookBeforeStop = nil
+		for pgid, profile := range profiles {
+			if left := living(pgid, profile); len(left) > 0 {
+				t.Errorf("%d processes of browser %d left running: %v", len(left), pgid, left)
+			}
+			if _, err := os.Stat(profile); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the profile directory %s is left behind", profile)
+			}
+		}
+	})
+	return &groups
+}
+
+// TestWarmPagesHaveRenderersOfTheirOwn: five pages in one warm browser
+// each run on an origin of their own, each in a renderer process of its
+// own that ends with the page, and the browser is started once and
+// stopped once, at Close.
+func TestWarmPagesHaveRenderersOfTheirOwn(t *testing.T) {
+	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
+spawnbench.out(location.host + " " + crossOriginIsolated);
+const w = new Worker("w.js");
+w.onmessage = () => spawnbench.exit(0);
+</script>`, "w.js": `postMessage(0);`})
+	for _, c := range browsers {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			stopped := stops(t)
+			w := NewWarm(c.browser)
+			origins := map[string]bool{}
+			renderers := map[int]int{}
+			for i := range 5 {
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				out, err := w.Run(ctx, Page{Dir: dir, Path: "index.html"})
+				cancel()
+				if err != nil {
+					t.Fatalf("page %d: %v", i, err)
+				}
+				if out.ExitCode != 0 || out.TimedOut {
+					t.Fatalf("page %d: exit %d, timed out %v, stderr:\n%s", i, out.ExitCode, out.TimedOut, out.Stderr)
+				}
+				host, isolated, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), " ")
+				if isolated != "true" || !strings.HasPrefix(host, "127.0.0.") || origins[host] {
+					t.Errorf("page %d ran at %q, isolated %q: want a cross-origin-isolated loopback origin no page had before (%v)", i, host, isolated, origins)
+				}
+				origins[host] = true
+				pid := out.RendererPID
+				if pid <= 0 {
+					t.Fatalf("page %d: no renderer process recorded", i)
+				}
+				if j, seen := renderers[pid]; seen {
+					t.Errorf("pages %d and %d both ran in renderer process %d", j, i, pid)
+				}
+				renderers[pid] = i
+				if out.Wall <= 0 || out.UserNS == nil || out.SysNS == nil || *out.UserNS+*out.SysNS <= 0 {
+					t.Errorf("page %d: wall %v, user %v, sys %v: want the page's share of the browser's CPU time", i, out.Wall, out.UserNS, out.SysNS)
+				}
+				if out.MaxRSSBytes == nil || *out.MaxRSSBytes <= 0 {
+					t.Errorf("page %d: the renderer's peak memory is missing", i)
+				}
+				if len(*stopped) != 0 {
+					t.Fatalf("after page %d the browser was stopped %d times; want it kept for the next page", i, len(*stopped))
+				}
+				// The renderer ends with the page's context.
+				if !ends(pid, 60*time.Second) {
+					t.Errorf("page %d's renderer %d still runs a minute after its page", i, pid)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(*stopped) != 1 {
+				t.Fatalf("the browser was stopped %d times, want once, at Close", len(*stopped))
+			}
+		})
+	}
+}
+
+// ends waits until process pid has ended, for at most limit.
+func ends(pid int, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return true
+		}
+		if p, ok := parseStat(stat); !ok || p.state == 'Z' || p.state == 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWarmBrowserIsReplacedAfterAHang: a page that hangs past its
+// timeout is a TimedOut Outcome, its browser is stopped, and the next
+// page runs in a new one.
+func TestWarmBrowserIsReplacedAfterAHang(t *testing.T) {
+	dir := sitePages(t, map[string]string{
+		"spin.html": `<!doctype html><script>spawnbench.out("started"); new Worker("spin.js");</script>`,
+		"spin.js":   `for (;;) {}`,
+		"ok.html":   `<!doctype html><script>spawnbench.exit(0);</script>`,
+	})
+	for _, c := range browsers {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			stopped := stops(t)
+			w := NewWarm(c.browser)
+			defer w.Close()
+			run := func(path string, timeout time.Duration) (int, bool) {
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				defer cancel()
+				out, err := w.Run(ctx, Page{Dir: dir, Path: path})
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				return out.ExitCode, out.TimedOut
+			}
+			// Long enough to start the browser on a busy machine.
+			if code, timedOut := run("spin.html", 30*time.Second); !timedOut {
+				t.Fatalf("spin.html: exit %d, not timed out", code)
+			}
+			if len(*stopped) != 1 {
+				t.Fatalf("after the hang the browser was stopped %d times, want once", len(*stopped))
+			}
+			if code, timedOut := run("ok.html", 90*time.Second); code != 0 || timedOut {
+				t.Fatalf("ok.html after the hang: exit %d, timed out %v", code, timedOut)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(*stopped) != 2 || (*stopped)[0] == (*stopped)[1] {
+				t.Errorf("browsers stopped: %v; want the hung one, then the one started after it", *stopped)
+			}
+		})
+	}
+}
+
+// TestBrowsersLeaveNothingInTheTemporaryDirectory: every file a browser
+// writes, Chromium's org.chromium.Chromium.* directories among them, is
+// inside the profile spawnbench removes, warm or cold.
+func TestBrowsersLeaveNothingInTheTemporaryDirectory(t *testing.T) {
+	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
+const w = new Worker("w.js");
+w.onmessage = () => spawnbench.exit(0);
+</script>`, "w.js": `postMessage(0);`})
+	for _, c := range browsers {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			w := NewWarm(c.browser)
+			for range 2 {
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				out, err := w.Run(ctx, Page{Dir: dir, Path: "index.html"})
+				cancel()
+				if err != nil || out.ExitCode != 0 {
+					t.Fatalf("warm: err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
+				}
+			}
+			var seen []string
+			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+				for _, e := range entries {
+					seen = append(seen, e.Name())
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			if out, err := Run(ctx, Page{Dir: dir, Path: "index.html", Browser: c.browser}); err != nil || out.ExitCode != 0 {
+				t.Fatalf("cold: err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
+			}
+			entries, err := os.ReadDir(tmp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				t.Errorf("%s left %s in $TMPDIR", c.name, e.Name())
+			}
+			// While it ran, the browser's profile was all it had there.
+			if len(seen) != 1 || !strings.HasPrefix(seen[0], "spawnbench-"+c.name+"-") {
+				t.Errorf("$TMPDIR held %v while the browser ran; want its profile only", seen)
+			}
+		})
+	}
+}
+
+// TestWarmBrowserIsReplacedWhenItDies: a warm browser killed between
+// pages (a crash, the OOM killer) is noticed, and the next page runs in a
+// new one; one killed during a page makes that page a failed Outcome
+// that says so.
+func TestWarmBrowserIsReplacedWhenItDies(t *testing.T) {
+	dir := sitePages(t, map[string]string{
+		"ok.html":   `<!doctype html><script>spawnbench.exit(0);</script>`,
+		"wait.html": `<!doctype html><script>spawnbench.out("started");</script>`,
+	})
+	for _, c := range browsers {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			stopped := stops(t)
+			w := NewWarm(c.browser)
+			defer w.Close()
+			run := func() {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				defer cancel()
+				out, err := w.Run(ctx, Page{Dir: dir, Path: "ok.html"})
+				if err != nil || out.ExitCode != 0 {
+					t.Fatalf("err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
+				}
+			}
+			run()
+			first := w.inst.pid()
+			if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-w.inst.gone()
+			run()
+			if w.inst.pid() == first || len(*stopped) != 1 || (*stopped)[0] != first {
+				t.Errorf("after the browser %d died: the page ran in %d, browsers stopped %v; want a new browser and the dead one cleaned up", first, w.inst.pid(), *stopped)
+			}
+			second := w.inst.pid()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			out, err := w.Run(ctx, Page{Dir: dir, Path: "wait.html", Stdout: killOnLine(second)})
+			if err != nil || out.ExitCode == 0 || out.TimedOut || !strings.Contains(string(out.Stderr), "exited before the page did") {
+				t.Errorf("a page whose browser died: err %v, exit %d, timed out %v, stderr:\n%s", err, out.ExitCode, out.TimedOut, out.Stderr)
+			}
+		})
+	}
+}
+
+// killOnLine is a page's stdout that kills process pid at the first line.
+func killOnLine(pid int) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		return len(p), nil
+	})
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
