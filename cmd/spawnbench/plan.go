@@ -26,12 +26,14 @@ func init() {
 	var format string
 	var seed int64
 	var shards int
-	var costs string
+	var costs, from string
+	var precision float64
 	cmd := &cobra.Command{
-		Use:   "plan SPEC.cue",
+		Use:   "plan SPEC.cue | plan --precision P --from SET",
 		Short: "Print the resolved plan (cells, processes, expected time, schedule) without running anything",
 		Example: `  spawnbench plan specs/sequential.cue                 # cells, processes, expected time
-  spawnbench plan specs/study.cue --shards 4          # how the plan splits over four machines`,
+  spawnbench plan specs/study.cue --shards 4          # how the plan splits over four machines
+  spawnbench plan --precision 0.05 --from results/reference   # occasions × processes for ±5%`,
 		Long: `Plan loads SPEC.cue, checks it against the schema (spawnbench schema) and
 prints the plan: every cell with its processes and expected wall time, the
 total, and the schedule's order and seed; then it asks each environment's
@@ -47,9 +49,26 @@ they are that earlier result set's, as measured. Builds are not included.
 --shards N shows how the plan splits into N shards of whole cells, balanced
 by expected time, as run --shard K/N cuts them. --format json prints the
 whole resolved plan: the spec with its defaults filled, each cell with
-everything its processes need, and every step of the schedule in run order.`,
-		Args: exactArgs(1, "give one spec file, e.g. spawnbench plan specs/sequential.cue"),
+everything its processes need, and every step of the schedule in run order.
+
+--precision P --from SET designs instead: for every cell SET measured, the
+occasions and processes per occasion that reach a 95% interval of ±P at the
+least wall time, from SET's variance components (between occasions,
+processes and spawns) and its costs (a process's wall time; an occasion's
+overhead), after Kalibera and Jones, and the expected time.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("precision") || cmd.Flags().Changed("from") {
+				return exactArgs(0, "plan --precision P --from SET takes no spec: it designs the cells SET measured")(cmd, args)
+			}
+			return exactArgs(1, "give one spec file, e.g. spawnbench plan specs/sequential.cue")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("precision") || cmd.Flags().Changed("from") {
+				if from == "" || !cmd.Flags().Changed("precision") {
+					return usageError{fmt.Errorf("plan: --precision P and --from SET go together, e.g. plan --precision 0.05 --from results/reference")}
+				}
+				return writeDesign(os.Stdout, from, precision, format)
+			}
 			if format != "text" && format != "json" {
 				return usageError{fmt.Errorf("plan: --format %q: give text or json", format)}
 			}
@@ -92,6 +111,8 @@ everything its processes need, and every step of the schedule in run order.`,
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (the resolved plan)")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "the schedule's seed, instead of the spec's or a random one")
 	cmd.Flags().IntVar(&shards, "shards", 0, "show how the plan splits into this many shards of whole cells, balanced by expected time")
+	cmd.Flags().Float64Var(&precision, "precision", 0, "design for this relative half-width of each cell's 95% interval (with --from), e.g. 0.05")
+	cmd.Flags().StringVar(&from, "from", "", "the measured result set whose variance components and costs --precision designs from")
 	costsFlag(cmd, &costs)
 	rootCmd.AddCommand(cmd)
 }
