@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -30,7 +31,7 @@ func init() {
 		// start). Its step as a double near 1.7e18 ns is 2^8 ns; a worker's
 		// reading and its parent's, compared over shared memory, agreed
 		// within 0.4 us (busy machine, 40 workers): 1 us covers both.
-		HostFacts{Family: "JS hosts", ClockStepNS: 1000, Install: bunInstall,
+		HostFacts{Family: hostfacts.JSHosts, ClockStepNS: 1000, Install: bunInstall,
 			// Emscripten 3.1.6's glue reads process.hrtime (see above):
 			// its spawn times come out wrapped and negative.
 			Refuses: []string{"emscripten"}},

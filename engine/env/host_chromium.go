@@ -2,6 +2,7 @@ package env
 
 import (
 	"spawnbench/engine/browser"
+	"spawnbench/engine/hostfacts"
 )
 
 // chromium: headless Chromium opens a payload's page from the run
@@ -22,7 +23,7 @@ func init() {
 	RegisterHost("chromium", "headless Chromium (one warm browser, a fresh context and renderer per repetition; or cold: a fresh browser per repetition)", FormPage,
 		// Chromium coarsens performance.now() to 5 µs steps, read as a
 		// double of its own step.
-		HostFacts{Family: "JS hosts", ClockStepNS: 5_000 + jsDoubleStepNS, Install: "apt-get install -y chromium"},
+		HostFacts{Family: hostfacts.JSHosts, ClockStepNS: hostfacts.ChromiumCoarseStepNS + hostfacts.JSDoubleStepNS, Install: "apt-get install -y chromium"},
 		func(cfg chromiumSettings) Host {
 			return newPageHost(browser.Chromium{Command: cfg.Chromium, Flags: cfg.ChromiumFlags}, cfg.BrowserStart, "apt-get install -y chromium", 0)
 		})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -35,7 +36,7 @@ func init() {
 		// A worker's reading and its parent's, compared over shared memory,
 		// agreed within 1.0 us (busy machine, 40 workers), a little worse
 		// than Node.js and Bun: 2 us covers it.
-		HostFacts{Family: "JS hosts", ClockStepNS: 2000, Install: denoInstall,
+		HostFacts{Family: hostfacts.JSHosts, ClockStepNS: 2000, Install: denoInstall,
 			// Emscripten 3.1.6's glue takes Deno for Node.js and fails:
 			// `__filename is not defined`, and in a worker `Cannot set
 			// property location`.

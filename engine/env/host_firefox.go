@@ -2,6 +2,7 @@ package env
 
 import (
 	"spawnbench/engine/browser"
+	"spawnbench/engine/hostfacts"
 )
 
 // firefox: headless Firefox ESR opens a payload's page from the run
@@ -21,7 +22,7 @@ func init() {
 		// Firefox rounds timeOrigin and now() to 20 µs steps, separately,
 		// so a worker's reading can land one step after its parent's, and
 		// the double's step on top (2 spawns in 4000 in the study).
-		HostFacts{Family: "JS hosts", ClockStepNS: 20_000 + jsDoubleStepNS, Install: "apt-get install -y firefox-esr"},
+		HostFacts{Family: hostfacts.JSHosts, ClockStepNS: hostfacts.FirefoxCoarseStepNS + hostfacts.JSDoubleStepNS, Install: "apt-get install -y firefox-esr"},
 		func(cfg firefoxSettings) Host {
 			ff := browser.Firefox{Command: cfg.Firefox, Flags: cfg.FirefoxFlags, Prefs: cfg.FirefoxPrefs}
 			return newPageHost(ff, cfg.BrowserStart, "apt-get install -y firefox-esr", ff.WorkersPerOrigin())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -21,14 +22,9 @@ type nodeSettings struct {
 
 const nodeInstall = "apt-get install -y nodejs"
 
-// jsDoubleStepNS is the step of performance.timeOrigin + performance.now()
-// in nanoseconds, a double near 1.7e18: 2^8 ns until 2043. A browser's
-// coarsening comes on top of it.
-const jsDoubleStepNS = 256
-
 func init() {
 	RegisterHost("node", "Node.js (a fresh node process per repetition)", FormScript,
-		HostFacts{Family: "JS hosts", ClockStepNS: jsDoubleStepNS, Install: nodeInstall},
+		HostFacts{Family: hostfacts.JSHosts, ClockStepNS: hostfacts.JSDoubleStepNS, Install: nodeInstall},
 		func(cfg nodeSettings) Host { return &nodeHost{cfg: cfg} })
 }
 

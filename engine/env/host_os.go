@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -14,7 +15,7 @@ type osHost struct{}
 func init() {
 	RegisterHost("os", "the operating system, running an executable directly", FormExecutable,
 		// CLOCK_MONOTONIC counts nanoseconds.
-		HostFacts{Family: "native", ClockStepNS: 1},
+		HostFacts{Family: hostfacts.Native, ClockStepNS: 1},
 		func(struct{}) Host { return osHost{} })
 }
 

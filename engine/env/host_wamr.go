@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -55,7 +56,7 @@ const wamrInstall = "bash .ci/setup (builds WAMR 2.4.4's iwasm with lib-wasi-thr
 
 func init() {
 	RegisterHost("wamr", "WAMR's iwasm (lib-wasi-threads, its interpreter as built)", FormModule,
-		HostFacts{Family: "WAMR", ClockStepNS: 1, Install: wamrInstall},
+		HostFacts{Family: hostfacts.WAMR, ClockStepNS: 1, Install: wamrInstall},
 		func(cfg wamrSettings) Host { return &wamr{cfg: cfg} })
 }
 

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -42,7 +43,7 @@ var HostExecutable = func() (string, error) {
 func init() {
 	RegisterHost("wasmtime", "the Wasmtime embedded in spawnbench (spawnbench wasmtime)", FormModule,
 		// WASI's monotonic clock counts nanoseconds.
-		HostFacts{Family: "Wasmtime", ClockStepNS: 1, Install: "go build -o bin/spawnbench ./cmd/spawnbench"},
+		HostFacts{Family: hostfacts.Wasmtime, ClockStepNS: 1, Install: "go build -o bin/spawnbench ./cmd/spawnbench"},
 		func(cfg wasmtimeSettings) Host { return &wasmtimeHost{cfg: cfg} })
 }
 

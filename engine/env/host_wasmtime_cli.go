@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -91,7 +92,7 @@ func wasmtimeInstallOf(cli string) string {
 
 func init() {
 	RegisterHost("wasmtime-cli", "a Wasmtime CLI (wasmtime run -S threads)", FormModule,
-		HostFacts{Family: "Wasmtime", ClockStepNS: 1, Install: wasmtimeInstall()},
+		HostFacts{Family: hostfacts.Wasmtime, ClockStepNS: 1, Install: wasmtimeInstall()},
 		func(cfg wasmtimeCLISettings) Host { return &wasmtimeCLI{cfg: cfg} })
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
 )
 
@@ -24,7 +25,7 @@ type emscripten struct{ cfg emccSettings }
 
 func init() {
 	RegisterPayload("emscripten", "C with pthreads built by Emscripten's emcc (JS + wasm)",
-		[]Form{FormScript, FormPage}, PayloadFacts{Family: "Emscripten"},
+		[]Form{FormScript, FormPage}, PayloadFacts{Family: hostfacts.Emscripten},
 		func(cfg emccSettings) Payload { return &emscripten{cfg: cfg} })
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"spawnbench/engine/hostfacts"
 )
 
 // manual: raw workers, no C and no Emscripten: manual/spawn.mjs, run by
@@ -23,7 +24,7 @@ type manualSettings struct {
 
 func init() {
 	RegisterPayload("manual", "raw workers, no C (manual/)", []Form{FormScript, FormPage},
-		PayloadFacts{Family: "raw workers"},
+		PayloadFacts{Family: hostfacts.RawWorkers},
 		func(cfg manualSettings) Payload { return manual{cfg: cfg} })
 }
 

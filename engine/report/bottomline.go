@@ -153,11 +153,11 @@ func rowVerdict(b *BottomLine, cells ...*Cell) string {
 		if c == nil || c.Stats == nil {
 			continue
 		}
-		busy = busy || c.Noise.Busy
+		busy = busy || c.Judgement.Busy
 		where := columnPhrase(b, c.Column)
-		switch c.Noise.Verdict {
+		switch c.Judgement.Verdict {
 		case Unstable:
-			unstable = append(unstable, where+": "+c.Noise.Reason)
+			unstable = append(unstable, where+": "+c.Judgement.Reason)
 		case NotJudged:
 			notJudged = append(notJudged, fmt.Sprintf("%s at %s", plural(c.Stats.Processes, "process", "processes"), where))
 		}
@@ -202,9 +202,9 @@ func columnPhrase(b *BottomLine, c Column) string {
 func bottomNotes(r *Report, b *BottomLine) []string {
 	var notes []string
 	for _, col := range []Column{b.First, b.Steady} {
-		if c := r.Cell(r.Baseline, b.Mode, col); c != nil && c.Noise.Unstable {
+		if c := r.Cell(r.Baseline, b.Mode, col); c != nil && c.Judgement.Unstable {
 			notes = append(notes, fmt.Sprintf("%s's own %s cell (%s) is unstable: %s. Every ratio of that column divides by it.",
-				r.Baseline, columnPhrase(b, col), columnText(col), c.Noise.Reason))
+				r.Baseline, columnPhrase(b, col), columnText(col), c.Judgement.Reason))
 		}
 	}
 	for _, row := range b.Rows {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 )
 
@@ -71,7 +72,7 @@ func TestReferenceBottomLineComesFirst(t *testing.T) {
 		t.Fatalf("the bottom line starts at line %d, want within the first lines", at+1)
 	}
 	rows := tableRows(t, md, "## Bottom line")
-	if len(rows) < 6 || rows[0][0] != FamilyNative {
+	if len(rows) < 6 || rows[0][0] != hostfacts.Native {
 		t.Fatalf("bottom line rows %v, want native first and a row per host family", rows)
 	}
 	if end := at + len(rows) + 6; end > 60 {
@@ -81,7 +82,7 @@ func TestReferenceBottomLineComesFirst(t *testing.T) {
 	for _, row := range rows {
 		families[row[0]] = true
 	}
-	for _, f := range []string{FamilyNative, FamilyWasmtime, FamilyWAMR, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers} {
+	for _, f := range []string{hostfacts.Native, hostfacts.Wasmtime, hostfacts.WAMR, hostfacts.JSHosts, hostfacts.Emscripten, hostfacts.RawWorkers} {
 		if !families[f] {
 			t.Errorf("the bottom line has no %s row", f)
 		}
@@ -105,11 +106,11 @@ func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
 	r, md := referenceReport(t)
 	judged, unstable := 0, 0
 	for _, c := range r.Cells {
-		if c.Stats == nil || c.Noise.Verdict == NotJudged {
+		if c.Stats == nil || c.Judgement.Verdict == NotJudged {
 			continue
 		}
 		judged++
-		if c.Noise.Unstable {
+		if c.Judgement.Unstable {
 			unstable++
 		}
 	}
@@ -126,8 +127,8 @@ func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
 		for k, col := range r.Columns {
 			text := row[2+k]
 			c := r.Cell(row[0], row[1], col)
-			if strings.Contains(text, "unstable") && (c == nil || !c.Noise.Unstable) {
-				t.Errorf("%s %s %s: ratio %q flagged unstable, its own cell is %v", row[0], row[1], col.Label(), text, c.Noise.Verdict)
+			if strings.Contains(text, "unstable") && (c == nil || !c.Judgement.Unstable) {
+				t.Errorf("%s %s %s: ratio %q flagged unstable, its own cell is %v", row[0], row[1], col.Label(), text, c.Judgement.Verdict)
 			}
 		}
 	}
@@ -145,8 +146,8 @@ func TestEveryFewProcessCellSaysNotJudged(t *testing.T) {
 			continue
 		}
 		few++
-		if c.Noise.Verdict != NotJudged || !strings.Contains(c.flags(), "not judged") {
-			t.Errorf("%s: %d processes, verdict %q, flags %q", cellName(&c), c.Stats.Processes, c.Noise.Verdict, c.flags())
+		if c.Judgement.Verdict != NotJudged || !strings.Contains(c.flags(), "not judged") {
+			t.Errorf("%s: %d processes, verdict %q, flags %q", cellName(&c), c.Stats.Processes, c.Judgement.Verdict, c.flags())
 		}
 	}
 	if few == 0 {

@@ -44,7 +44,7 @@ func (r *Report) cellFigures() []results.CellFigure {
 			N: c.N, ViewLast: int32(c.Last), Processes: int32(c.Processes), Samples: int32(c.Samples),
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
-			Verdict: c.Noise.Verdict, Reason: c.Noise.Reason, Busy: c.Noise.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
+			Verdict: c.Judgement.Verdict, Reason: c.Judgement.Reason, Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
 			BottomLine: inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)]}
 		if s := c.Stats; s != nil {
 			f.OKProcesses = int32(s.Processes)

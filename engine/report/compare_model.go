@@ -71,9 +71,9 @@ type Change struct {
 	InsideOld bool `json:"inside_old_interval"`
 	// Untrusted is true when either side includes flagged clock samples.
 	Untrusted bool `json:"untrusted"`
-	// OldNoise and NewNoise are each side's busy and unstable verdicts.
-	OldNoise Noise `json:"old_noise"`
-	NewNoise Noise `json:"new_noise"`
+	// OldJudgement and NewJudgement are each side's busy and unstable verdicts.
+	OldJudgement Judgement `json:"old_judgement"`
+	NewJudgement Judgement `json:"new_judgement"`
 }
 
 // RatioChange is one ratio to the baseline that both sets have.
@@ -115,9 +115,9 @@ func busyLevel(r *Report) BusyLevel {
 	var l BusyLevel
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Last == 0 && c.Noise.BusyKnown {
+		if c.Last == 0 && c.Judgement.BusyKnown {
 			l.Judged++
-			if c.Noise.Busy {
+			if c.Judgement.Busy {
 				l.Busy++
 			}
 		}
@@ -254,8 +254,8 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 			Significant:   p < opts.Alpha,
 			InsideOld:     o.Stats.Bounded() && o.Stats.LowUS <= n.Stats.TypicalUS && n.Stats.TypicalUS <= o.Stats.HighUS,
 			Untrusted:     o.Untrusted > 0 || n.Untrusted > 0,
-			OldNoise:      o.Noise,
-			NewNoise:      n.Noise,
+			OldJudgement:  o.Judgement,
+			NewJudgement:  n.Judgement,
 		})
 	}
 	for i := range newR.Cells {

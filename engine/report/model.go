@@ -102,8 +102,8 @@ type Cell struct {
 	// Regimes are the modes of the cell's spawn times when there are two
 	// or more (regimes.go), each with its share and figure.
 	Regimes []Regime `json:"regimes,omitempty"`
-	// Noise is the cell's busy and unstable verdicts.
-	Noise Noise `json:"noise"`
+	// Judgement is the cell's busy and unstable verdicts.
+	Judgement Judgement `json:"judgement"`
 }
 
 // Ratio is an environment's typical spawn time divided by the baseline's
@@ -141,11 +141,11 @@ type ClockVerdict struct {
 	Untrusted       int      `json:"untrusted_samples"`
 	Samples         int      `json:"samples"`
 	Failed          []string `json:"failed_checks,omitempty"`
-	// ClockStepNS is the smallest clock step the calibration processes
+	// ObservedStepNS is the smallest clock step the calibration processes
 	// observed and ClockReadNS the median of their read costs; 0 when
 	// none said.
-	ClockStepNS int64 `json:"clock_step_ns,omitempty"`
-	ClockReadNS int64 `json:"clock_read_ns,omitempty"`
+	ObservedStepNS int64 `json:"observed_step_ns,omitempty"`
+	ClockReadNS    int64 `json:"clock_read_ns,omitempty"`
 
 	reads []float64
 }
@@ -223,8 +223,9 @@ type Report struct {
 
 	// groups keeps the measured samples for plots.
 	groups map[cellKey]*group
-	// kinds maps each measured environment to its kind.
-	kinds map[string]string
+	// kinds maps each measured environment to its kind, families to its
+	// family.
+	kinds, families map[string]string
 	// machines names the machine that measured each cell.
 	machines map[cellKey]string
 }
@@ -255,7 +256,9 @@ type cellKey struct {
 // group is the measured data of one cellKey.
 type group struct {
 	kind    string
+	payload string
 	host    string
+	family  string
 	samples []results.SpawnSample // of ok processes only
 	runs    []results.ProcessRun  // every measured process, whatever its status
 }
@@ -340,7 +343,10 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 				return nil, err
 			}
 			if g.kind == "" {
-				g.kind, g.host = run.Kind, run.Host
+				g.kind, g.payload, g.host, g.family = run.Kind, run.Payload, run.Host, run.Family
+				if g.payload == "" && g.host == "" {
+					g.payload, g.host, _ = results.PairOfKind(run.Kind) // a set older than the columns
+				}
 			}
 			if !run.Warmup {
 				g.runs = append(g.runs, run)
@@ -389,10 +395,22 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	for n := range ns {
 		nList = append(nList, n)
 	}
-	r.kinds = map[string]string{}
+	r.kinds, r.families = map[string]string{}, map[string]string{}
 	for _, k := range keys {
 		if r.kinds[k.env] == "" {
 			r.kinds[k.env] = groups[k].kind
+		}
+		if r.families[k.env] == "" {
+			r.families[k.env] = groups[k].family
+		}
+	}
+	for _, in := range inputs {
+		for _, inv := range in.Set.Provenance.Invocations {
+			for _, c := range inv.Planned {
+				if r.families[c.Environment] == "" {
+					r.families[c.Environment] = c.Family
+				}
+			}
 		}
 	}
 	r.orderAsPlanned(inputs)
@@ -431,6 +449,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			}
 		}
 	}
+	r.groups = groups
 	r.Ratios = ratios(r, warnings)
 	against := map[string]string{}
 	for _, in := range inputs {
@@ -452,7 +471,6 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 	}
 	r.Warnings = sortedKeys(warnings)
-	r.groups = groups
 	r.BottomLine = bottomLine(r)
 	if len(machines) == 1 {
 		r.markMachine(machines[0])
@@ -477,7 +495,7 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	}
 	c.Samples = len(samples)
 	if len(samples) == 0 {
-		c.Noise = noiseOf(g.runs, nil, nil, target)
+		c.Judgement = judge(g.runs, nil, nil, target)
 		return
 	}
 	values := make([]float64, len(samples))
@@ -497,7 +515,7 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	if c.Mode == "parallel" && c.Last == 0 {
 		c.Parallel = parallelOf(c.N, samples, starts)
 	}
-	c.Noise = noiseOf(g.runs, c.Stats.Summaries, &c.Stats.Estimate, target)
+	c.Judgement = judge(g.runs, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
 
 // summarize computes a cell's statistics from its spawn times in µs and
@@ -629,8 +647,8 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 			if c.Pass {
 				v.SleepPassed++
 			}
-			if c.ObservedStepNS != nil && *c.ObservedStepNS > 0 && (v.ClockStepNS == 0 || *c.ObservedStepNS < v.ClockStepNS) {
-				v.ClockStepNS = *c.ObservedStepNS
+			if c.ObservedStepNS != nil && *c.ObservedStepNS > 0 && (v.ObservedStepNS == 0 || *c.ObservedStepNS < v.ObservedStepNS) {
+				v.ObservedStepNS = *c.ObservedStepNS
 			}
 			if c.ClockReadNS != nil {
 				v.reads = append(v.reads, float64(*c.ClockReadNS))

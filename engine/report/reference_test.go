@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 )
 
@@ -50,7 +51,7 @@ func TestReferenceSetReportsAsBefore(t *testing.T) {
 		}
 		t.Fatalf("the reference set's report differs from %s in length: %d lines, want %d", golden, len(gl), len(wl))
 	}
-	for _, fam := range []string{"## ", FamilyWasmtime, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers} {
+	for _, fam := range []string{"## ", hostfacts.Wasmtime, hostfacts.JSHosts, hostfacts.Emscripten, hostfacts.RawWorkers} {
 		if !strings.Contains(b.String(), fam) {
 			t.Errorf("the report names no %q", fam)
 		}

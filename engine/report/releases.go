@@ -14,8 +14,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"spawnbench/engine/spec"
 )
 
 // releaseHost is the host whose releases a report sets side by side: the
@@ -43,8 +41,8 @@ type ReleaseRow struct {
 	Estimate Estimate `json:"estimate"`
 	// Ratio divides it by the baseline's in the same (mode, n); nil
 	// without a measured baseline.
-	Ratio *Ratio `json:"ratio,omitempty"`
-	Noise Noise  `json:"noise"`
+	Ratio     *Ratio    `json:"ratio,omitempty"`
+	Judgement Judgement `json:"noise"`
 
 	version []int
 }
@@ -67,17 +65,6 @@ func parseVersion(v string) []int {
 	return out
 }
 
-// pairOfKind is a kind's payload and host; empty for a kind the schema
-// does not know.
-func pairOfKind(kind string) (payload, host string) {
-	schemaOnce.Do(func() { schema, _ = spec.LoadSchema() })
-	if schema == nil {
-		return "", ""
-	}
-	payload, host, _ = schema.PairOfKind(kind)
-	return payload, host
-}
-
 // releasesOf gathers, when the report holds environments of the Wasmtime
 // CLI host in two or more releases, one row per such environment, mode
 // and n (all-spawns view), ordered by mode, n, payload and then release
@@ -92,7 +79,7 @@ func releasesOf(r *Report) []ReleaseRow {
 	versions, payloads := map[string]string{}, map[string]string{}
 	distinct := map[string]bool{}
 	for _, env := range r.Environments {
-		payload, host := pairOfKind(r.kinds[env])
+		payload, host := r.pairOf(env)
 		if r.Skipped[env] != "" || host != releaseHost {
 			continue
 		}
@@ -116,7 +103,7 @@ func releasesOf(r *Report) []ReleaseRow {
 		major, _, _ := strings.Cut(v, ".")
 		rows = append(rows, ReleaseRow{
 			Environment: c.Environment, Payload: payloads[c.Environment], Release: major, Version: v, Mode: c.Mode, N: c.N,
-			Estimate: c.Stats.Estimate, Ratio: r.ratio(c.Environment, c.Mode, c.Column), Noise: c.Noise,
+			Estimate: c.Stats.Estimate, Ratio: r.ratio(c.Environment, c.Mode, c.Column), Judgement: c.Judgement,
 			version: parseVersion(v),
 		})
 	}
@@ -151,7 +138,7 @@ func (r *Report) writeReleases(b *strings.Builder, plots []Plot) {
 	for _, q := range r.Releases {
 		e := &q.Estimate
 		row := []string{q.Release, q.Version, q.Environment, q.Mode, strconv.Itoa(int(q.N)),
-			formatUS(float64(e.TypicalUS)) + noiseText(q.Noise, e.Processes),
+			formatUS(float64(e.TypicalUS)) + flagText(q.Judgement, e.Processes),
 			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), strconv.Itoa(e.Processes)}
 		if len(payloads) > 1 {
 			row = slices.Insert(row, 3, q.Payload)
@@ -327,4 +314,14 @@ func timeLabel(us float64) string {
 		unit, scale = "ns", 1e-3
 	}
 	return strconv.FormatFloat(us/scale, 'g', 3, 64) + " " + unit
+}
+
+// pairOf is env's payload and host, as its rows recorded them.
+func (r *Report) pairOf(env string) (payload, host string) {
+	for k, g := range r.groups {
+		if k.env == env && g.host != "" {
+			return g.payload, g.host
+		}
+	}
+	return "", ""
 }

@@ -120,9 +120,9 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		rows = append(rows, []string{env + mark, ch.Mode, strconv.Itoa(int(ch.N)), viewLabel(ch.Last),
 			estimateText(&ch.Old.Estimate), estimateText(&ch.New.Estimate),
 			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" (%d+%d processes)", ch.OldProcesses, ch.NewProcesses), sig,
-			noiseSides(ch.OldNoise, ch.NewNoise)})
+			flagSides(ch.OldJudgement, ch.NewJudgement)})
 	}
-	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", fmt.Sprintf("Change [%s CI]", percent(c.Confidence)), "Yuen test", "Significant", "Noise"}, "llrlrrrlll", rows)
+	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", fmt.Sprintf("Change [%s CI]", percent(c.Confidence)), "Yuen test", "Significant", "Flags"}, "llrlrrrlll", rows)
 	fmt.Fprintf(&b, "Each side is its processes' typical spawn times (one number a process: the 20%% trimmed mean of its spawns), combined by a 20%% trimmed mean of their logarithms. "+
 		"Significant: Yuen's test of equal trimmed means with Welch's degrees of freedom, over processes, rejects at α = %g, exactly when the change's %s interval excludes 0 (at α = 1 − confidence). "+
 		"Spawns of one process are not independent, so no test here counts them as such; a side with fewer than %d processes is not judged.\n\n",
@@ -175,7 +175,7 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n\n")
 	}
-	b.WriteString(noiseLegend + "\n\n")
+	b.WriteString(flagLegend + "\n\n")
 	if len(c.OnlyOld) > 0 {
 		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
 	}
@@ -207,8 +207,8 @@ func (c *Comparison) writeCSVRows(w io.Writer, header bool) error {
 			csvFloat(ch.ChangePct), csvFloat(ch.ChangeLowPct), csvFloat(ch.ChangeHighPct), csvFloat(ch.P),
 			strconv.Itoa(ch.OldSamples), strconv.Itoa(ch.NewSamples), strconv.Itoa(ch.OldProcesses), strconv.Itoa(ch.NewProcesses),
 			strconv.FormatBool(ch.Significant), strconv.FormatBool(ch.Untrusted),
-			strconv.FormatBool(ch.OldNoise.Busy), strconv.FormatBool(ch.NewNoise.Busy),
-			strconv.FormatBool(ch.OldNoise.Unstable), strconv.FormatBool(ch.NewNoise.Unstable), ch.Machine, c.Old.Dir, c.New.Dir}
+			strconv.FormatBool(ch.OldJudgement.Busy), strconv.FormatBool(ch.NewJudgement.Busy),
+			strconv.FormatBool(ch.OldJudgement.Unstable), strconv.FormatBool(ch.NewJudgement.Unstable), ch.Machine, c.Old.Dir, c.New.Dir}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}
@@ -220,8 +220,8 @@ func (c *Comparison) writeCSVRows(w io.Writer, header bool) error {
 	return nil
 }
 
-// noiseSides spells the two sides' flags of a compared cell.
-func noiseSides(o, n Noise) string {
+// flagSides spells the two sides' flags of a compared cell.
+func flagSides(o, n Judgement) string {
 	if o.Flags() == "" && n.Flags() == "" {
 		return ""
 	}

@@ -64,10 +64,10 @@ func (r *Report) writeCSVRows(cw *csv.Writer) error {
 			row = append(row, "", "", "", "")
 		}
 		busy := ""
-		if c.Noise.BusyKnown {
-			busy = strconv.FormatBool(c.Noise.Busy)
+		if c.Judgement.BusyKnown {
+			busy = strconv.FormatBool(c.Judgement.Busy)
 		}
-		row = append(row, c.Family, busy, c.Noise.Verdict, strconv.FormatBool(c.Noise.Unstable), csvFloat(c.Noise.Spread), c.Machine)
+		row = append(row, c.Family, busy, c.Judgement.Verdict, strconv.FormatBool(c.Judgement.Unstable), csvFloat(c.Judgement.Spread), c.Machine)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}

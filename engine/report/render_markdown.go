@@ -312,12 +312,12 @@ func (r *Report) writeTypical(b *strings.Builder) {
 			mark = untrustedMark
 		}
 		e := &c.Stats.Estimate
-		precision := precisionText(e, c.Noise)
-		verdict := c.Noise.Verdict
-		if c.Noise.Reason != "" && c.Noise.Verdict != Stable {
-			verdict += ": " + c.Noise.Reason
+		precision := precisionText(e, c.Judgement)
+		verdict := c.Judgement.Verdict
+		if c.Judgement.Reason != "" && c.Judgement.Verdict != Stable {
+			verdict += ": " + c.Judgement.Reason
 		}
-		if c.Noise.Busy {
+		if c.Judgement.Busy {
 			verdict = "busy; " + verdict
 		}
 		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
@@ -371,8 +371,8 @@ func (r *Report) writeRatios(b *strings.Builder) {
 		}
 		noted := false
 		for _, c := range r.Cells {
-			if c.Environment == r.Baseline && c.Noise.Unstable {
-				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", cellName(&c), c.Noise.Reason)
+			if c.Environment == r.Baseline && c.Judgement.Unstable {
+				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", cellName(&c), c.Judgement.Reason)
 				noted = true
 			}
 		}
@@ -479,7 +479,7 @@ func (r *Report) writeMeans(b *strings.Builder) {
 		"%s: includes samples whose clock failed its check. "+
 		"Each is the mean of every spawn of the cell, the earlier study's statistic, for comparison with it; the figures to quote, with their intervals over processes, are the typical times above. "+
 		"Means, medians and counts use samples of ok processes only; failed processes' samples stay in samples.parquet. %s\n\n",
-		r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark, noiseLegend)
+		r.ViewLast, r.ViewLast, r.ViewMinN, untrustedMark, flagLegend)
 
 }
 
@@ -539,8 +539,8 @@ func (r *Report) writeCalibration(b *strings.Builder) {
 			verdict = "**NOT TRUSTED**"
 		}
 		step, read := "—", "—"
-		if v.ClockStepNS > 0 {
-			step = formatUS(float64(v.ClockStepNS) / 1e3)
+		if v.ObservedStepNS > 0 {
+			step = formatUS(float64(v.ObservedStepNS) / 1e3)
 		}
 		if v.ClockReadNS > 0 {
 			read = formatUS(float64(v.ClockReadNS) / 1e3)
@@ -567,8 +567,8 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 	return &r.Ratios[i]
 }
 
-// noiseLegend explains the noise flags wherever they appear.
-var noiseLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns, less spawnbench's own work per process, own_work_ns) "+
+// flagLegend explains the flags wherever they appear.
+var flagLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns, less spawnbench's own work per process, own_work_ns) "+
 	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time, by more than three standard errors over its processes (/proc/stat rounds to 10 ms ticks). "+
 	"[unstable]: the cell's processes say its figure depends on when or how it was measured: their figures drifted over the run "+
 	"(the processes of the run's later half differ from those of its earlier half, Mann–Whitney p < %g), or they fall into two clusters "+
@@ -624,7 +624,7 @@ func writeBusyWarning(b *strings.Builder, cells []Cell) {
 	var busy []string
 	for i := range cells {
 		c := &cells[i]
-		if c.Noise.Busy && c.Last == 0 {
+		if c.Judgement.Busy && c.Last == 0 {
 			busy = append(busy, cellName(c))
 		}
 	}
@@ -650,7 +650,7 @@ func (c *Cell) flags() string {
 	if c.Stats == nil {
 		return "" // a status or n/a: no figure to judge
 	}
-	return noiseText(c.Noise, c.Stats.Processes)
+	return flagText(c.Judgement, c.Stats.Processes)
 }
 
 // writeRegimes lists the cells whose spawns fall into two or more regimes,

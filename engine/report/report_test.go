@@ -65,8 +65,8 @@ func TestCellStatisticsOnKnownData(t *testing.T) {
 	if !near(float64(e.TypicalUS), want) || e.Processes != 5 || !e.Bounded() || !(e.LowUS < e.TypicalUS && e.TypicalUS < e.HighUS) {
 		t.Errorf("estimate = %+v, want typical %.2f over 5 processes inside a bounded interval", e, want)
 	}
-	if c.Noise.Verdict == NotJudged {
-		t.Errorf("verdict %q for 5 processes, want judged", c.Noise.Verdict)
+	if c.Judgement.Verdict == NotJudged {
+		t.Errorf("verdict %q for 5 processes, want judged", c.Judgement.Verdict)
 	}
 }
 
@@ -87,8 +87,8 @@ func TestOneProcessIsNotJudged(t *testing.T) {
 	if !near(float64(st.TypicalUS), 51) || st.Bounded() || st.Processes != 1 {
 		t.Errorf("estimate = %+v, want typical 51 from one process, unbounded", st.Estimate)
 	}
-	if c.Noise.Verdict != NotJudged || !strings.Contains(c.Noise.Reason, "1 process") {
-		t.Errorf("verdict = %q (%s), want not judged for 1 process", c.Noise.Verdict, c.Noise.Reason)
+	if c.Judgement.Verdict != NotJudged || !strings.Contains(c.Judgement.Reason, "1 process") {
+		t.Errorf("verdict = %q (%s), want not judged for 1 process", c.Judgement.Verdict, c.Judgement.Reason)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 )
 
@@ -56,22 +57,6 @@ func kindOf(env string) string {
 	return ""
 }
 
-func TestFamilyOfEveryKind(t *testing.T) {
-	cases := map[string]string{
-		"native": FamilyNative, "wasi-threads": FamilyWasmtime, "wasmtime-cli": FamilyWasmtime,
-		"wamr":              FamilyWAMR,
-		"wasi-threads-node": FamilyJSHosts, "wasi-threads-chromium": FamilyJSHosts, "wasi-threads-firefox": FamilyJSHosts,
-		"emscripten": FamilyEmscripten, "emscripten-chromium": FamilyEmscripten, "emscripten-firefox": FamilyEmscripten,
-		"manual": FamilyRawWorkers, "manual-node": FamilyRawWorkers, "manual-firefox": FamilyRawWorkers,
-		"command": FamilyOther,
-	}
-	for kind, want := range cases {
-		if got := FamilyOfKind(kind); got != want {
-			t.Errorf("FamilyOfKind(%q) = %q, want %q", kind, got, want)
-		}
-	}
-}
-
 func TestTwentyEnvironmentsNeverShareAColourOrMarker(t *testing.T) {
 	colours := map[color.NRGBA]int{}
 	for i, c := range palette[:20] {
@@ -97,7 +82,7 @@ func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
 	}
 	for i := 1; i < len(r.Environments); i++ {
 		a, b := r.Family(r.Environments[i-1]), r.Family(r.Environments[i])
-		if indexOf(Families, a) > indexOf(Families, b) {
+		if indexOf(hostfacts.Families, a) > indexOf(hostfacts.Families, b) {
 			t.Fatalf("environments not grouped by family: %v", got)
 		}
 	}
@@ -108,7 +93,7 @@ func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
 	out := md.String()
 	classic := out[strings.Index(out, "### Mean spawn time"):strings.Index(out, "### Provenance")]
 	prev := -1
-	for _, f := range []string{FamilyNative, FamilyWasmtime, FamilyJSHosts, FamilyEmscripten, FamilyRawWorkers, FamilyOther} {
+	for _, f := range []string{hostfacts.Native, hostfacts.Wasmtime, hostfacts.JSHosts, hostfacts.Emscripten, hostfacts.RawWorkers, hostfacts.Other} {
 		i := strings.Index(classic, "| **"+f+"** |")
 		if i < 0 || i < prev {
 			t.Errorf("classic table lacks a %q heading row in family order:\n%s", f, classic)

@@ -1,6 +1,10 @@
 package results
 
-import "strings"
+import (
+	"strings"
+
+	"spawnbench/engine/hostfacts"
+)
 
 // addedWithHosts are the columns that sets written before environments
 // were payload x host lack.
@@ -8,7 +12,7 @@ var addedWithHosts = map[string]bool{"payload": true, "host": true, "clock_step_
 
 // legacyFirefoxStepNS is the one allowance those sets' bracket rule had:
 // one 20 µs step above joined_ns for the Firefox kinds.
-const legacyFirefoxStepNS = 20_000
+const legacyFirefoxStepNS = hostfacts.FirefoxCoarseStepNS
 
 // browserCoarseStepNS are the steps the browser hosts declared before the
 // double's step was counted: the coarsening alone. A page's reading is
@@ -18,11 +22,7 @@ const legacyFirefoxStepNS = 20_000
 // nanoseconds (emscripten-pool-firefox in the study: 2 spawns in 4000,
 // each 20.224 µs after its join reading). Such rows get the declaration of
 // today, coarse step + jsDoubleStepNS, and the set's trust is re-marked.
-var browserCoarseStepNS = map[string]int64{"chromium": 5_000, "firefox": 20_000}
-
-// jsDoubleStepNS is the step of timeOrigin + now() in nanoseconds as a
-// double until 2043 (2^8 ns); engine/env declares the same.
-const jsDoubleStepNS = 256
+var browserCoarseStepNS = map[string]int64{"chromium": hostfacts.ChromiumCoarseStepNS, "firefox": hostfacts.FirefoxCoarseStepNS}
 
 // fillClockSteps gives the rows of a set written before hosts declared
 // their clock step (no host recorded) the allowance the rule of that time
@@ -36,7 +36,7 @@ func fillClockSteps(s *Set) (corrected bool) {
 		case host == "" && *step == 0 && strings.HasSuffix(kind, "-firefox"):
 			*step = legacyFirefoxStepNS
 		case host != "" && *step == browserCoarseStepNS[host]:
-			*step += jsDoubleStepNS
+			*step += hostfacts.JSDoubleStepNS
 			corrected = true
 		}
 	}
@@ -50,4 +50,58 @@ func fillClockSteps(s *Set) (corrected bool) {
 		fill(s.Calibration[i].Host, s.Calibration[i].Kind, &s.Calibration[i].ClockStepNS)
 	}
 	return corrected
+}
+
+// legacyPairs are the (payload, host) pairs and families of the kinds
+// that existed before rows recorded them, for filling sets written then
+// (a kind a newer spawnbench added always records its own).
+var legacyPairs = map[string]struct{ payload, host, family string }{
+	"native":                 {"native", "os", hostfacts.Native},
+	"wasi-threads":           {"wasi-freestanding", "wasmtime", hostfacts.Wasmtime},
+	"wasmtime-cli":           {"wasi-freestanding", "wasmtime-cli", hostfacts.Wasmtime},
+	"wamr":                   {"wasi-freestanding", "wamr", hostfacts.WAMR},
+	"wasi-libc":              {"wasi-libc", "wasmtime", hostfacts.Wasmtime},
+	"wasi-libc-wasmtime-cli": {"wasi-libc", "wasmtime-cli", hostfacts.Wasmtime},
+	"wasi-libc-wamr":         {"wasi-libc", "wamr", hostfacts.WAMR},
+	"wasi-threads-node":      {"wasi-freestanding", "node", hostfacts.JSHosts},
+	"wasi-threads-chromium":  {"wasi-freestanding", "chromium", hostfacts.JSHosts},
+	"wasi-threads-firefox":   {"wasi-freestanding", "firefox", hostfacts.JSHosts},
+	"wasi-threads-bun":       {"wasi-freestanding", "bun", hostfacts.JSHosts},
+	"wasi-threads-deno":      {"wasi-freestanding", "deno", hostfacts.JSHosts},
+	"emscripten":             {"emscripten", "node", hostfacts.Emscripten},
+	"emscripten-chromium":    {"emscripten", "chromium", hostfacts.Emscripten},
+	"emscripten-firefox":     {"emscripten", "firefox", hostfacts.Emscripten},
+	"manual":                 {"manual", "chromium", hostfacts.RawWorkers},
+	"manual-node":            {"manual", "node", hostfacts.RawWorkers},
+	"manual-firefox":         {"manual", "firefox", hostfacts.RawWorkers},
+	"manual-bun":             {"manual", "bun", hostfacts.RawWorkers},
+	"manual-deno":            {"manual", "deno", hostfacts.RawWorkers},
+	"command":                {"command", "command", hostfacts.Other},
+}
+
+// FamilyOfKind is the family of a kind that existed before rows recorded
+// their family, Other for any other.
+func FamilyOfKind(kind string) string {
+	if p, ok := legacyPairs[kind]; ok {
+		return p.family
+	}
+	return hostfacts.Other
+}
+
+// PairOfKind is the payload and host of a kind that existed before rows
+// recorded them; false for any other.
+func PairOfKind(kind string) (payload, host string, ok bool) {
+	p, ok := legacyPairs[kind]
+	return p.payload, p.host, ok
+}
+
+// fillFamilies gives rows written before the family column their kind's
+// family. Their payload and host stay as written (empty in sets older
+// than those columns, which is how the clock-step rule knows them).
+func fillFamilies(s *Set) {
+	for i := range s.Runs {
+		if r := &s.Runs[i]; r.Family == "" {
+			r.Family = FamilyOfKind(r.Kind)
+		}
+	}
 }

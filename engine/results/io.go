@@ -305,6 +305,7 @@ func Read(dir string) (*Set, error) {
 	if fillClockSteps(s) {
 		MarkClockTrust(s)
 	}
+	fillFamilies(s)
 	if err := CheckUnique(dir, s); err != nil {
 		return nil, err
 	}

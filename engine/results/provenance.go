@@ -111,10 +111,14 @@ type Origin struct {
 type PlannedCell struct {
 	Environment string `json:"environment"`
 	Kind        string `json:"kind"`
-	Mode        string `json:"mode"`
-	N           int    `json:"n"`
-	Processes   int    `json:"processes"`
-	Warmup      int    `json:"warmup"`
+	// Family is the host family the environment ran in (hostfacts), so a
+	// report can group an environment that was skipped; "" in sets
+	// written before it.
+	Family    string `json:"family,omitempty"`
+	Mode      string `json:"mode"`
+	N         int    `json:"n"`
+	Processes int    `json:"processes"`
+	Warmup    int    `json:"warmup"`
 }
 
 // Key is the cell's identity, "environment/mode/n".

@@ -108,6 +108,10 @@ type ProcessRun struct {
 	Kind        string
 	Payload     string
 	Host        string
+	// Family is the host family reports group the environment in
+	// (hostfacts): the payload's, when it brings its own thread layer,
+	// else the host's.
+	Family string `json:",omitempty"`
 	// ClockStepNS is the host's declared clock step (SpawnSample's).
 	ClockStepNS int64
 	Mode        string
@@ -231,6 +235,7 @@ var runColumns = []column[ProcessRun]{
 	stringCol("kind", func(r *ProcessRun) *string { return &r.Kind }).doc("the short form of the environment's (payload, host) pair"),
 	dictStringCol("payload", func(r *ProcessRun) *string { return &r.Payload }).doc("what was built (see samples.parquet)"),
 	dictStringCol("host", func(r *ProcessRun) *string { return &r.Host }).doc("what ran it (see samples.parquet)"),
+	addedLater(dictStringCol("family", func(r *ProcessRun) *string { return &r.Family })).doc("the host family reports group the environment in: native, Wasmtime, WAMR, JS hosts, Emscripten, raw workers, other"),
 	int64Col("clock_step_ns", func(r *ProcessRun) *int64 { return &r.ClockStepNS }).doc("one step of the host's benchmark clock as the host declares it, ns"),
 	stringCol("mode", func(r *ProcessRun) *string { return &r.Mode }).doc("sequential or parallel"),
 	int32Col("n", func(r *ProcessRun) *int32 { return &r.N }).doc("the number of threads the process spawned"),

@@ -78,10 +78,10 @@ func oomKilled(o env.Outcome) bool {
 	return o.Signal == "killed" && o.OOMKilled
 }
 
-// recordNoise copies the process's resource use, the machine's noise over
+// recordLoad copies the process's resource use, the machine's noise over
 // its span and the renderer that ran a page into its row; unknown stays
 // null.
-func recordNoise(row *results.ProcessRun, o env.Outcome) {
+func recordLoad(row *results.ProcessRun, o env.Outcome) {
 	row.UserNS, row.SysNS, row.MaxRSSBytes = o.UserNS, o.SysNS, o.MaxRSSBytes
 	row.CtxSwitchesInvoluntary = o.InvoluntaryCtxSwitches
 	row.OthersCPUNS, row.StealNS = o.OthersCPUNS, o.StealNS

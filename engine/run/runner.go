@@ -21,6 +21,7 @@ import (
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/cost"
 	"spawnbench/engine/env"
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/proc"
 	"spawnbench/engine/protocol"
@@ -354,7 +355,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 			break // its checks are not cells of spawns
 		}
 		inv.Planned = append(inv.Planned, results.PlannedCell{
-			Environment: c.env.Name, Kind: c.env.Kind, Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup,
+			Environment: c.env.Name, Kind: c.env.Kind, Family: familyOf(c.env), Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup,
 		})
 	}
 	r.buildTimeout = s.BuildTimeout
@@ -390,7 +391,7 @@ func (r *Runner) measureOwnWork(ctx context.Context) {
 // process runs one process and records its row and samples.
 func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error {
 	row := results.ProcessRun{
-		Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, ClockStepNS: p.env.Facts().ClockStepNS,
+		Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, Family: familyOf(c.env), ClockStepNS: p.env.Facts().ClockStepNS,
 		Mode: c.mode, N: int32(c.n), Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
 		AllowedCPUs: allowedCPUs(c.cpus), Seq: int32(st.Seq), Occasion: int32(st.Occasion), Invocation: r.inv, Machine: r.machine.ID,
 	}
@@ -406,7 +407,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	}
 	row.Status, row.Error = classify(out, lines, c.n)
 	row.ExitCode, row.Signal, row.WallNS = int32(out.ExitCode), out.Signal, out.Wall.Nanoseconds()
-	recordNoise(&row, out)
+	recordLoad(&row, out)
 	if r.ownWork != nil && row.OthersCPUNS != nil {
 		row.OwnWorkNS = &r.ownWork.PerProcessNS
 	}
@@ -453,6 +454,14 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// familyOf is the family the environment's rows record.
+func familyOf(e spec.EnvironmentSpec) string {
+	if f := env.Family(e.Payload, e.Host); f != "" {
+		return f
+	}
+	return hostfacts.Other
 }
 
 // IsInterrupt reports whether err is the interrupt that stopped a run.

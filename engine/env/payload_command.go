@@ -11,9 +11,9 @@ import (
 
 // command: any runtime a user has, declared in CUE as argv templates (no
 // shell): the payload is what the build templates make, and the command
-// host runs it with the run template. It lets a spec measure a runtime
-// spawnbench has no Go for, as long as the runtime can run the benchmark
-// and print c/sb.h's line protocol.
+// host (host_command.go) runs it with the run template. It lets a spec
+// measure a runtime spawnbench has no Go for, as long as the runtime can
+// run the benchmark and print c/sb.h's line protocol.
 type commandPayload struct{ cfg commandBuild }
 
 type commandBuild struct {
@@ -21,21 +21,9 @@ type commandBuild struct {
 	Env   []string   `json:"env"`
 }
 
-type commandHost struct{ cfg commandRun }
-
-type commandRun struct {
-	Run     []string `json:"run"`
-	Version []string `json:"version"`
-	Install string   `json:"install"`
-	Env     []string `json:"env"`
-}
-
 func init() {
 	RegisterPayload("command", "whatever the spec's build templates make", []Form{FormExecutable + "-template"}, PayloadFacts{},
 		func(cfg commandBuild) Payload { return &commandPayload{cfg: cfg} })
-	RegisterHost("command", "any runtime, given as a run argv template in CUE", FormExecutable+"-template",
-		HostFacts{Family: "other"},
-		func(cfg commandRun) Host { return &commandHost{cfg: cfg} })
 }
 
 // Toolchain checks that every program the build templates start is on
@@ -79,26 +67,6 @@ func (p *commandPayload) Build(ctx context.Context, srcDir, outDir string) error
 // Entry leaves the templates to the host: the benchmark and its argument.
 func (p *commandPayload) Entry(_ Form, b Benchmark, arg int) Entry {
 	return Entry{File: string(b), Args: []string{fmt.Sprint(arg)}}
-}
-
-func (h *commandHost) Toolchain(ctx context.Context) Toolchain {
-	if problem := missingProgram(h.cfg.Run, h.cfg.Version); problem != "" {
-		return Toolchain{Install: h.cfg.Install, Problem: problem}
-	}
-	version := "unknown (no version command declared)"
-	if len(h.cfg.Version) > 0 {
-		out, err := proc.Output(ctx, "", h.cfg.Version...)
-		if err != nil {
-			return Toolchain{Install: h.cfg.Install, Problem: err.Error()}
-		}
-		version = firstLine(out)
-	}
-	return Toolchain{Present: true, Version: version, Install: h.cfg.Install}
-}
-
-func (h *commandHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {
-	argv := expand(h.cfg.Run, map[string]string{"out": r.BuildDir, "bench": e.File, "arg": strings.Join(e.Args, " ")})
-	return proc.Run(ctx, proc.Command{Argv: argv, Env: h.cfg.Env, CPUs: r.CPUs, Dir: r.BuildDir, Stdout: r.Stdout})
 }
 
 // expand substitutes {key} placeholders in every argument.

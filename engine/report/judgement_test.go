@@ -38,8 +38,8 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 				spawnNS: lognormalSpawns(40e3, 1), others: tc.others, steal: tc.steal})
 			r := build(t, s)
 			c := r.Cell("native", "sequential", Column{N: 10})
-			if c.Noise.Busy != tc.busy || c.Noise.BusyKnown != tc.known {
-				t.Errorf("busy, known = %v, %v; want %v, %v (noise %+v)", c.Noise.Busy, c.Noise.BusyKnown, tc.busy, tc.known, c.Noise)
+			if c.Judgement.Busy != tc.busy || c.Judgement.BusyKnown != tc.known {
+				t.Errorf("busy, known = %v, %v; want %v, %v (noise %+v)", c.Judgement.Busy, c.Judgement.BusyKnown, tc.busy, tc.known, c.Judgement)
 			}
 			var md bytes.Buffer
 			if err := r.Write(&md, FormatMarkdown, nil); err != nil {
@@ -81,8 +81,8 @@ func TestUnstableFlag(t *testing.T) {
 			s := &results.Set{Provenance: fixtureProvenance("", "")}
 			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: cell(tc.level), startEvery: time.Second})
 			c := build(t, s).Cell("native", "sequential", Column{N: tc.n})
-			if c.Noise.Verdict != tc.verdict || c.Noise.Unstable != (tc.verdict == Unstable) || !strings.Contains(c.Noise.Reason, tc.reason) {
-				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Noise.Verdict, c.Noise.Reason, c.Noise.Spread, tc.verdict, tc.reason)
+			if c.Judgement.Verdict != tc.verdict || c.Judgement.Unstable != (tc.verdict == Unstable) || !strings.Contains(c.Judgement.Reason, tc.reason) {
+				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Judgement.Verdict, c.Judgement.Reason, c.Judgement.Spread, tc.verdict, tc.reason)
 			}
 		})
 	}

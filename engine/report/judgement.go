@@ -17,9 +17,10 @@ const (
 	NotJudged = "not judged"
 )
 
-// Noise is what a report says about the conditions a cell was measured
-// in.
-type Noise struct {
+// Judgement is what a report says of a cell: whether the machine was
+// busy while it was measured (the load /proc/stat recorded, results'
+// CellLoad) and the verdict its processes' evidence gives.
+type Judgement struct {
 	// Busy is the busy rule's verdict (stats.Busy, via results.CellLoad):
 	// the machine's other work (others_cpu_ns) or the hypervisor's
 	// (steal_ns), pooled over the cell's processes, clearly above
@@ -56,7 +57,7 @@ type Noise struct {
 // Flags spells the cell's verdicts for a table: "busy", "unstable",
 // "not judged", or a pair of them; "" for a stable cell on a quiet
 // machine.
-func (n Noise) Flags() string {
+func (n Judgement) Flags() string {
 	var f []string
 	if n.Busy {
 		f = append(f, "busy")
@@ -67,10 +68,10 @@ func (n Noise) Flags() string {
 	return strings.Join(f, ", ")
 }
 
-// noiseOf judges one cell from its measured processes, their process
+// judge judges one cell from its measured processes, their process
 // summaries and estimate.
-func noiseOf(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, target float64) Noise {
-	var n Noise
+func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, target float64) Judgement {
+	var n Judgement
 	load := results.CellLoad(runs)
 	n.BusyKnown = !math.IsNaN(load.OthersShare) || !math.IsNaN(load.StealShare)
 	n.Busy = load.Busy
@@ -117,7 +118,7 @@ func unstableReason(e *stats.Estimate) string {
 // precisionText is a cell's precision as a number, with the processes
 // behind it and about how many the target would take: "±14.2% (10
 // processes; about 21 for ±10%)".
-func precisionText(e *Estimate, n Noise) string {
+func precisionText(e *Estimate, n Judgement) string {
 	if !e.Bounded() {
 		return "—"
 	}
@@ -161,9 +162,9 @@ func finite(v float64) Float {
 // busyShareThreshold is the busy rule's threshold, for legends.
 const busyShareThreshold = stats.BusyThreshold
 
-// noiseText is a cell's flags in brackets, for appending to a table cell;
+// flagText is a cell's flags in brackets, for appending to a table cell;
 // a cell too small to judge says so with its process count.
-func noiseText(n Noise, processes int) string {
+func flagText(n Judgement, processes int) string {
 	var f []string
 	if n.Busy {
 		f = append(f, "busy")

@@ -1,0 +1,36 @@
+package env_test
+
+import (
+	"testing"
+
+	"spawnbench/engine/env"
+	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
+)
+
+// TestLegacyFamiliesAreTheHostsOwn: every kind of the schema has a family
+// from its payload and host, and where results fills an older set's rows
+// by kind, it fills them with that same family and pair.
+func TestLegacyFamiliesAreTheHostsOwn(t *testing.T) {
+	sc, err := spec.LoadSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := 0
+	for _, kind := range sc.KindNames() {
+		payload, host, _ := sc.PairOfKind(kind)
+		f := env.Family(payload, host)
+		if f == "" {
+			t.Errorf("%s (%s on %s) has no family", kind, payload, host)
+		}
+		if p, h, ok := results.PairOfKind(kind); ok {
+			legacy++
+			if p != payload || h != host || results.FamilyOfKind(kind) != f {
+				t.Errorf("%s: results fills (%s, %s, %s), the schema and hosts say (%s, %s, %s)", kind, p, h, results.FamilyOfKind(kind), payload, host, f)
+			}
+		}
+	}
+	if legacy < 15 {
+		t.Errorf("only %d legacy kinds checked", legacy)
+	}
+}

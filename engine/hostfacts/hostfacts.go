@@ -1,0 +1,36 @@
+// Package hostfacts holds the facts about hosts that more than one part
+// of spawnbench states: the families reports group environments in and
+// the clock steps of the JavaScript and browser hosts. It imports
+// nothing of spawnbench, so the environments (engine/env), the result
+// files (engine/results) and the reports (engine/report) each read the
+// one declaration.
+package hostfacts
+
+// Host families, in the order reports list them. A host declares its
+// family (engine/env HostFacts), a payload that brings its own thread
+// layer its own; each process row records the family it ran in.
+const (
+	Native     = "native"
+	Wasmtime   = "Wasmtime"
+	WAMR       = "WAMR"
+	JSHosts    = "JS hosts"
+	Emscripten = "Emscripten"
+	RawWorkers = "raw workers"
+	Other      = "other"
+)
+
+// Families lists the families in report order; a family a new host
+// declares that is not listed comes after them, before Other.
+var Families = []string{Native, Wasmtime, WAMR, JSHosts, Emscripten, RawWorkers, Other}
+
+// Clock steps of the hosts whose benchmark clock is JavaScript's, in ns.
+const (
+	// JSDoubleStepNS is the step of performance.timeOrigin +
+	// performance.now() as a double of epoch milliseconds (about 1.7e12)
+	// until 2043: 2^-12 ms, 244 ns, 256 once scaled to ns.
+	JSDoubleStepNS = 256
+	// ChromiumCoarseStepNS and FirefoxCoarseStepNS are how far each
+	// browser coarsens performance.now() in a cross-origin-isolated page.
+	ChromiumCoarseStepNS = 5_000
+	FirefoxCoarseStepNS  = 20_000
+)
