@@ -51,13 +51,9 @@ an error.`,
 				return err
 			}
 			return interruptible(cmd.Context(), false, func() error {
-				var inputs []report.Input
-				for _, dir := range args {
-					in, err := readResultDir(dir)
-					if err != nil {
-						return err
-					}
-					inputs = append(inputs, in)
+				inputs, err := readResultDirs(args)
+				if err != nil {
+					return err
 				}
 				var cs []*report.Comparison
 				for _, in := range inputs[1:] {

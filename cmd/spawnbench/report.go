@@ -87,13 +87,9 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 // writeReport reads the result directories and writes their report to
 // out (standard output when empty), plots into plots when given.
 func writeReport(args []string, out, plots, format, baseline string, baselineGiven bool) error {
-	var inputs []report.Input
-	for _, dir := range args {
-		in, err := readResultDir(dir)
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, in)
+	inputs, err := readResultDirs(args)
+	if err != nil {
+		return err
 	}
 	r, err := report.Build(inputs, report.Options{Baseline: baseline})
 	if err != nil {
@@ -181,6 +177,19 @@ func formatFor(flag, out string, changed bool) string {
 		return report.FormatParquet
 	}
 	return flag
+}
+
+// readResultDirs reads each directory with readResultDir, in order.
+func readResultDirs(dirs []string) ([]report.Input, error) {
+	inputs := make([]report.Input, 0, len(dirs))
+	for _, dir := range dirs {
+		in, err := readResultDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
 }
 
 // readResultDir reads one result directory, turning every way it can fail
