@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"spawnbench/engine/protocol"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -120,26 +121,12 @@ func readStat(pid int) (procStat, bool) {
 	if len(f) < 20 {
 		return procStat{}, false
 	}
-	ppid, ok1 := parseUint(f[1])
-	start, ok2 := parseUint(f[19])
+	ppid, ok1 := protocol.ParseDigits(f[1])
+	start, ok2 := protocol.ParseDigits(f[19])
 	if !ok1 || !ok2 {
 		return procStat{}, false
 	}
 	return procStat{ppid: int(ppid), start: start, zombie: len(f[0]) == 1 && f[0][0] == 'Z'}, true
-}
-
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	return v, true
 }
 
 // killAll kills the main process's group and everything in the tree's
@@ -165,7 +152,7 @@ func (t *tree) cgroupCPU() (treeUsage, bool) {
 	found := 0
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		k, v, _ := bytes.Cut(line, []byte{' '})
-		us, ok := parseUint(v)
+		us, ok := protocol.ParseDigits(v)
 		switch {
 		case !ok:
 		case string(k) == "user_usec":

@@ -268,6 +268,23 @@ func (c *Collector) directive(b []byte) {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
 
+// ParseDigits parses up to 19 decimal digits (no sign) without the
+// allocation of strconv: for readers of every line a process prints, or
+// of every /proc/PID/stat.
+func ParseDigits(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(d-'0')
+	}
+	return u, true
+}
+
 // parseInt parses a decimal int64 without the allocation of
 // strconv.ParseInt(string(b)): the Collector sees every line a benchmark
 // prints, however many.
@@ -279,17 +296,10 @@ func parseInt(b []byte) (int64, bool) {
 	case len(b) > 0 && b[0] == '+':
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var u uint64
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		u = u*10 + uint64(d-'0')
-	}
+	u, ok := ParseDigits(b)
 	switch {
+	case !ok:
+		return 0, false
 	case !neg && u > math.MaxInt64:
 		return 0, false
 	case neg && u > math.MaxInt64+1:
