@@ -34,7 +34,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 26 || len(builds) != 6 {
-		t.Errorf("%d environments make %d builds (%v), want 26 and 6", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 28 || len(builds) != 6 {
+		t.Errorf("%d environments make %d builds (%v), want 28 and 6", len(s.Environments), len(builds), groups)
 	}
 }
