@@ -399,10 +399,7 @@ func (r *Report) writeEarlier(b *strings.Builder) {
 		return
 	}
 	b.WriteString("### The earlier study's table beside this set's\n\n")
-	header := []string{"Earlier environment", "Here", "Mode"}
-	for _, c := range earlierColumns {
-		header = append(header, c)
-	}
+	header := append([]string{"Earlier environment", "Here", "Mode"}, earlierColumns...)
 	rows = nil
 	for _, row := range bl.Earlier {
 		line := []string{row.Role, row.Environment, row.Mode}

@@ -125,13 +125,3 @@ func TestPlacementSharesAndFigures(t *testing.T) {
 		t.Errorf("unknown placements gave %+v, want none", got)
 	}
 }
-
-// driftRun draws one run of a cell on a machine whose state drifts: its
-// processes start one second apart, and each one's level is the model's
-// times exp(drift), where drift is an Ornstein–Uhlenbeck process in
-// time (standard deviation sigma, correlation time tau seconds), shared
-// by every process that starts near the same moment.
-type driftRun struct {
-	cell       synthCell
-	sigma, tau float64
-}

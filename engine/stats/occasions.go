@@ -125,7 +125,7 @@ func VarianceComponents(procs []Process) Components {
 		inProcess = spawnShare / float64(known)
 	}
 	// Pooled variance of processes around their occasion's mean.
-	var ss, means []float64
+	var means []float64
 	var pooled float64
 	df := 0
 	harmonic := 0.0
@@ -141,7 +141,6 @@ func VarianceComponents(procs []Process) Components {
 		}
 		df += len(v) - 1
 		harmonic += 1 / float64(len(v))
-		ss = append(ss, float64(len(v)))
 	}
 	if df > 0 {
 		pooled /= float64(df)
