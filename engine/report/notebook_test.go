@@ -18,13 +18,14 @@ import (
 )
 
 // executeNotebook runs results/analysis.ipynb end to end with nbclient
-// against the result set in dir; the kernel talks over a local socket.
+// against the result set in dir; the kernel talks over local sockets
+// made in the test's temporary directory (argv[2]), not in results/.
 const executeNotebook = `
-import sys
+import os, sys
 import nbclient, nbformat
 from jupyter_client.manager import KernelManager
 nb = nbformat.read("analysis.ipynb", as_version=4)
-km = KernelManager(kernel_name="python3", transport="ipc")
+km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sys.argv[2], "kernel"))
 nbclient.NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": "."}}).execute()
 for i, cell in enumerate(nb.cells):
     cell.setdefault("id", f"cell-{i}")  # stable ids, so the committed file diffs cleanly
@@ -92,7 +93,7 @@ func execNotebookTo(t *testing.T, dir, executed string) ([][]string, string, []s
 	py := venvPython(t, root)
 	tmp := t.TempDir()
 	table := filepath.Join(tmp, "classic.csv")
-	cmd := exec.Command(py, "-c", executeNotebook, executed)
+	cmd := exec.Command(py, "-c", executeNotebook, executed, tmp)
 	cmd.Dir = filepath.Join(root, "results")
 	cmd.Env = append(os.Environ(), "SPAWNBENCH_TABLE_OUT="+table,
 		// The inline backend shows plots as notebook outputs, whatever the caller set.
