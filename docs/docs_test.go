@@ -12,6 +12,10 @@
 //	... what `spawnbench run` printed at the end of that set's run ...
 //	<!-- end spawnbench -->
 //
+//	<!-- spawnbench compare results/occasions-a results/occasions-b --section ratios -->
+//	... that section of what `spawnbench compare` renders of the two ...
+//	<!-- end spawnbench -->
+//
 // The test fails when a block differs from what its set gives now, names
 // a directory that is not a result set committed to the repository, or
 // when a page quotes a set under /tmp; go test ./docs -update rewrites
@@ -51,7 +55,7 @@ func pages(t *testing.T, root string) []string {
 }
 
 var (
-	blockStart = regexp.MustCompile(`^<!-- spawnbench (report|run-output) (\S+)(?: --section (\S+))? -->$`)
+	blockStart = regexp.MustCompile(`^<!-- spawnbench (report|run-output|compare) (\S+)(?: ([^-\s]\S*))?(?: --section (\S+))? -->$`)
 	blockEnd   = "<!-- end spawnbench -->"
 	tmpQuote   = regexp.MustCompile(`(?:report|compare|merge|-o|--from)\s+/tmp/`)
 )
@@ -86,8 +90,8 @@ func checkPage(root, page string, text []byte, committed func(dir string) bool) 
 			problems = append(problems, problem{page, fmt.Sprintf("line %d opens a block that no %q closes", i+1, blockEnd)})
 			return text, problems
 		}
-		kind, dir, section := m[1], m[2], m[3]
-		want, err := generate(root, kind, dir, section, committed)
+		kind, dir, other, section := m[1], m[2], m[3], m[4]
+		want, err := generate(root, kind, dir, other, section, committed)
 		if err != nil {
 			problems = append(problems, problem{page, fmt.Sprintf("line %d: %v", i+1, err)})
 			want = strings.Join(lines[i+1:end], "\n") + "\n"
@@ -102,19 +106,28 @@ func checkPage(root, page string, text []byte, committed func(dir string) bool) 
 	return []byte(strings.Join(out, "\n")), problems
 }
 
-// generate renders one block from the set in dir.
-func generate(root, kind, dir, section string, committed func(string) bool) (string, error) {
-	if !committed(dir) {
-		return "", fmt.Errorf("%s is not a result set committed to the repository: commit it under results/, or quote another", dir)
+// generate renders one block from the set in dir (and, for compare, the
+// set in other beside it).
+func generate(root, kind, dir, other, section string, committed func(string) bool) (string, error) {
+	read := func(dir string) (report.Input, error) {
+		if !committed(dir) {
+			return report.Input{}, fmt.Errorf("%s is not a result set committed to the repository: commit it under results/, or quote another", dir)
+		}
+		set, err := results.Read(filepath.Join(root, dir))
+		return report.Input{Dir: dir, Set: set}, err
 	}
-	set, err := results.Read(filepath.Join(root, dir))
+	in, err := read(dir)
 	if err != nil {
 		return "", err
 	}
-	r, err := report.Build([]report.Input{{Dir: dir, Set: set}}, report.Options{})
+	if kind == "compare" {
+		return compareSection(in, other, section, read)
+	}
+	r, err := report.Build([]report.Input{in}, report.Options{})
 	if err != nil {
 		return "", err
 	}
+	set := in.Set
 	var b bytes.Buffer
 	switch kind {
 	case "report":
@@ -125,6 +138,32 @@ func generate(root, kind, dir, section string, committed func(string) bool) (str
 		fmt.Fprintf(&b, "```text\n%s\n%s```\n", run.Summary(set), r.BottomLineText())
 	}
 	return b.String(), nil
+}
+
+// compareSection is the section of `spawnbench compare base other`'s
+// Markdown whose heading starts with section (case aside), or all of it.
+func compareSection(base report.Input, other, section string, read func(string) (report.Input, error)) (string, error) {
+	in, err := read(other)
+	if err != nil {
+		return "", err
+	}
+	c, err := report.Compare(base, in, report.CompareOptions{})
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := c.Write(&b, report.FormatMarkdown); err != nil {
+		return "", err
+	}
+	if section == "" {
+		return b.String(), nil
+	}
+	for _, part := range strings.Split(b.String(), "\n## ")[1:] {
+		if strings.HasPrefix(strings.ToLower(part), strings.ToLower(section)) {
+			return "## " + strings.TrimRight(part, "\n") + "\n", nil
+		}
+	}
+	return "", fmt.Errorf("spawnbench compare %s %s has no section %q", base.Dir, other, section)
 }
 
 // committedSets says whether dir (relative to root) is a result set the
