@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"spawnbench/engine/results"
+)
+
+// TestACPUHogHalfwayIsDrift starts eight CPU hogs on the one CPU a small
+// native run is pinned to, once half of its processes are recorded. A
+// cell whose processes the hogs clearly moved (three quarters of those
+// started after them slower than every one that ended before them) must
+// be flagged drifted and unstable, and say so. Pinning the hogs beside
+// the benchmark makes them move it whatever else the machine runs, so
+// the test does not depend on an idle machine. They delay a first spawn
+// by a time slice, a few ms, in most processes, not in all (the new
+// thread sometimes gets the CPU first): two hogs delayed 7–11 of 20,
+// four 16, eight 18–20.
+func TestACPUHogHalfwayIsDrift(t *testing.T) {
+	dir := t.TempDir()
+	p := writeSpec(t, dir, `name: "hog"
+environments: [{name: "native", kind: "native"}]
+modes: ["sequential"]
+n: [1]
+samples: {min: 40, processes: 40, pause: "20ms"}
+pinning: cpus: [0]
+`)
+	out := filepath.Join(dir, "out")
+	cmd, stderr := startRun(t, dir, p, out)
+	const total = 40
+	journal := filepath.Join(out, results.JournalFile)
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(journal); strings.Count(string(b), `"k":"process"`) >= total/2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("half the processes were not recorded in 5 minutes: %s", stderr.String())
+		}
+	}
+	hogsFrom := time.Now()
+	for range 8 {
+		h := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
+		h.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := h.Start(); err != nil {
+			t.Fatalf("starting a CPU hog: %v", err)
+		}
+		t.Cleanup(func() { h.Process.Kill(); h.Wait() })
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, errText, code := runCLI(t, dir, "report", out, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errText)
+	}
+	var rep struct {
+		Cells []struct {
+			Mode  string `json:"mode"`
+			N     int32  `json:"n"`
+			Last  int    `json:"last"`
+			Stats *struct {
+				Drifted bool `json:"drifted"`
+			} `json:"stats"`
+			Judgement struct {
+				Verdict string `json:"verdict"`
+				Reason  string `json:"reason"`
+			} `json:"judgement"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for _, c := range rep.Cells {
+		if c.Last != 0 || c.Stats == nil {
+			continue
+		}
+		// Before: processes that ended before the hogs started; after:
+		// those that started after. The one running at that moment is
+		// neither.
+		var before, after []int64
+		for _, r := range set.Runs {
+			if r.Mode != c.Mode || r.N != c.N || r.Warmup || r.TypicalSpawnNS == nil {
+				continue
+			}
+			switch end := r.StartedAt.Add(time.Duration(r.WallNS)); {
+			case end.Before(hogsFrom):
+				before = append(before, *r.TypicalSpawnNS)
+			case r.StartedAt.After(hogsFrom):
+				after = append(after, *r.TypicalSpawnNS)
+			}
+		}
+		beyond := 0
+		if len(before) > 0 {
+			top := slices.Max(before)
+			for _, y := range after {
+				if y > top {
+					beyond++
+				}
+			}
+		}
+		// Three quarters of 16 or more beyond every earlier process puts
+		// the Mann–Whitney test of the run's halves below p = 0.01 on any
+		// arrangement of the rest.
+		if len(before) < 16 || len(after) < 16 || 4*beyond < 3*len(after) {
+			t.Logf("%s n=%d: %d processes before the hogs, %d after, %d of them slower than all before: not clearly moved; verdict %s (%s)",
+				c.Mode, c.N, len(before), len(after), beyond, c.Judgement.Verdict, c.Judgement.Reason)
+			continue
+		}
+		moved++
+		t.Logf("%s n=%d: moved by the hogs (%d before, %d after, %d of them slower than all before); verdict %s: %s",
+			c.Mode, c.N, len(before), len(after), beyond, c.Judgement.Verdict, c.Judgement.Reason)
+		if !c.Stats.Drifted || c.Judgement.Verdict != "unstable" || !strings.Contains(c.Judgement.Reason, "drifted") {
+			t.Errorf("%s n=%d: three quarters of the processes after the hogs slower than every one before, but drifted %v, verdict %q (%s)",
+				c.Mode, c.N, c.Stats.Drifted, c.Judgement.Verdict, c.Judgement.Reason)
+		}
+	}
+	if moved == 0 {
+		t.Fatal("the hogs clearly moved no cell: the test checked nothing")
+	}
+}
