@@ -157,11 +157,12 @@ func machineCosts(ctx context.Context, model *cost.Model, costsDir string, p *sp
 	if err != nil {
 		fmt.Fprintf(log, "spawnbench: %v\n", err)
 	}
-	if here != nil && len(here.Ratios) > 0 {
+	warm := cost.WarmHosts(p)
+	if here != nil && len(here.Ratios) > 0 && here.HasWarm(warm) {
 		return model.On(here)
 	}
 	file := probeFile()
-	mc := cost.LoadMachine(file, id, model, probeAge, cost.WarmHosts(p))
+	mc := cost.LoadMachine(file, id, model, probeAge, warm)
 	if mc == nil {
 		if mc, err = cost.Probe(ctx, model, p, buildcache.Default(spawnbench.Sources), id, log); err != nil {
 			fmt.Fprintf(log, "spawnbench: could not probe this machine (%v); expected times are the model's, not rescaled\n", err)
@@ -172,9 +173,15 @@ func machineCosts(ctx context.Context, model *cost.Model, costsDir string, p *sp
 		}
 	}
 	if here != nil {
-		// Curves measured here, but no cell the model has: rescale by
-		// the probe, and keep them.
+		// Sets measured here, but no cell the model has or no warm page
+		// of a browser the plan starts warm (without one, a warm page
+		// reads as a cold one): keep their curves and, where they have
+		// them, their ratios to the model; the probe adds the rest.
 		mc.Points, mc.Warm = here.Points, append(mc.Warm, here.Warm...)
+		if len(here.Ratios) > 0 {
+			mc.Ratios = here.Ratios
+			mc.Source = here.Source + " and " + mc.Source + " for its browsers"
+		}
 	}
 	return model.On(mc)
 }

@@ -284,3 +284,16 @@ func TestRescalingIsItsClosedForm(t *testing.T) {
 		t.Error("On(nil) changed the model")
 	}
 }
+
+// TestHasWarmNamesEveryBrowser: a machine that measured Chromium's warm
+// page but not Firefox's cannot price a plan that starts both warm (plan
+// then probes for the browsers).
+func TestHasWarmNamesEveryBrowser(t *testing.T) {
+	mc := &Machine{Warm: []WarmPage{{Kind: "manual", Host: "chromium", Mode: "sequential", WallNS: 3e8}}}
+	if !mc.HasWarm([]string{"chromium"}) || !mc.HasWarm(nil) {
+		t.Error("a machine that measured Chromium's warm page reads as not having it")
+	}
+	if mc.HasWarm([]string{"chromium", "firefox"}) {
+		t.Error("a machine with no warm Firefox page reads as having one")
+	}
+}

@@ -212,6 +212,17 @@ func Here(dir, id string, base *Model) (*Machine, error) {
 	return mc, nil
 }
 
+// HasWarm is true when the machine measured a warm page of every
+// browser host of hosts.
+func (mc *Machine) HasWarm(hosts []string) bool {
+	for _, h := range hosts {
+		if !slices.ContainsFunc(mc.Warm, func(w WarmPage) bool { return w.Host == h }) {
+			return false
+		}
+	}
+	return true
+}
+
 // Save writes the machine's measurements to path, for the next command
 // on this machine.
 func (mc *Machine) Save(path string) error {
@@ -237,10 +248,8 @@ func LoadMachine(path, id string, model *Model, maxAge time.Duration, hosts []st
 	if json.Unmarshal(b, &mc) != nil || mc.ID != id || mc.Model != model.ID() || time.Since(mc.At) > maxAge || time.Since(mc.At) < 0 {
 		return nil
 	}
-	for _, h := range hosts {
-		if !slices.ContainsFunc(mc.Warm, func(w WarmPage) bool { return w.Host == h }) {
-			return nil
-		}
+	if !mc.HasWarm(hosts) {
+		return nil
 	}
 	return &mc
 }
