@@ -77,9 +77,36 @@ func Busy(procs []ProcessLoad) Load {
 	// One process's others' CPU may be negative (whole ticks less exact
 	// CPU times); the sum is right, and a negative sum is an idle machine.
 	l := Load{OthersShare: max(0, share(others, wallO)), StealShare: max(0, share(steal, wallS))}
-	l.Busy = clearlyAbove(excessO) || clearlyAbove(excessS)
+	l.Busy = clearlyAbove(excessO) || clearlyAbove(excessS) ||
+		saturated(l.OthersShare, excessO) || saturated(l.StealShare, excessS)
 	return l
 }
+
+// saturated: the share is at least SaturatedShare and most of the
+// cell's processes (of MinIntervalProcesses or more) are above the
+// threshold on their own. On a machine saturated by other work a few
+// processes that waited long for a CPU read far more than the rest, and
+// that tail widens clearlyAbove's standard error: beside two CPU hogs a
+// cell whose others took 140–180% of its wall time read not busy. Tick
+// rounding on an idle machine reaches neither bar: it puts a tick in a
+// few short processes, not in most.
+func saturated(share float64, excess []float64) bool {
+	if len(excess) < MinIntervalProcesses || math.IsNaN(share) || share < SaturatedShare {
+		return false
+	}
+	above := 0
+	for _, x := range excess {
+		if x > 0 {
+			above++
+		}
+	}
+	return 2*above > len(excess)
+}
+
+// SaturatedShare is the share of wall time others' work or steal takes
+// beyond which a cell is busy if most of its processes say so too,
+// whatever its tail (saturated).
+const SaturatedShare = 0.5
 
 // clearlyAbove: the mean of the processes' excesses over the threshold is
 // more than three standard errors above zero. Three, not two: a run
