@@ -107,6 +107,8 @@ type instance interface {
 	stop() (proc.Outcome, error)
 	// log is the part of the browser's output that explains a failed page.
 	log(out proc.Outcome) []byte
+	// tree is the browser's process tree, for freezing it between pages.
+	tree() *proc.Started
 }
 
 // firstPage is the page a cold browser is started for.

@@ -34,6 +34,8 @@ type Warm struct {
 	profile string
 	cpus    []int
 	origins int // loopback addresses handed out
+	// frozen: the browser's tree is frozen between pages (freeze.go).
+	frozen bool
 }
 
 // NewWarm returns a warm browser of b (nil: Chromium{}); none is started
@@ -131,10 +133,12 @@ func (w *Warm) stopBrowser() (proc.Outcome, error) {
 	if testHookBeforeStop != nil {
 		testHookBeforeStop(w.inst.pid(), w.profile)
 	}
+	thawErr := w.thaw() // a frozen browser cannot close itself
 	out, err := w.inst.stop()
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		err = nil // the page's context's end is reported by the page
 	}
+	err = errors.Join(err, thawErr)
 	w.endLife()
 	if rerr := os.RemoveAll(w.profile); rerr != nil {
 		err = errors.Join(err, fmt.Errorf("remove the browser profile directory: %w", rerr))
@@ -173,6 +177,12 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	var cleanupErr error
 	if w.inst != nil && (isClosed(w.inst.gone()) || !slices.Equal(w.cpus, p.CPUs)) {
 		_, cleanupErr = w.stopBrowser() // what a lost browser said was no page's
+	}
+	if w.inst != nil {
+		if err := w.thaw(); err != nil {
+			_, stopErr := w.stopBrowser()
+			cleanupErr = errors.Join(cleanupErr, err, stopErr)
+		}
 	}
 	opened := false
 	if w.inst == nil {
@@ -247,6 +257,10 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 		}
 		cancel()
 		pageWall += time.Since(closing)
+	}
+	if keep {
+		// Nothing of the browser runs beside the next process.
+		keep = w.freeze(renderer) == nil
 	}
 	var browserOut proc.Outcome
 	if !keep {

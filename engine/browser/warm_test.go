@@ -99,6 +99,10 @@ w.onmessage = () => spawnbench.exit(0);
 				if len(*stopped) != 0 {
 					t.Fatalf("after page %d the browser was stopped %d times; want it kept for the next page", i, len(*stopped))
 				}
+				// Nothing of the browser runs between its pages.
+				if !w.inst.tree().Frozen() {
+					t.Errorf("after page %d the browser's tree is not frozen", i)
+				}
 				// The renderer ends with the page's context.
 				if !ends(pid, 60*time.Second) {
 					t.Errorf("page %d's renderer %d still runs a minute after its page", i, pid)

@@ -29,6 +29,11 @@ type Started struct {
 	done chan struct{}
 	out  Outcome
 	err  error
+
+	// What holds the tree, for Freeze and Thaw: its cgroup, or the pid
+	// of its guardian (whose descendants the tree is).
+	box      *box
+	guardPid int
 }
 
 const (
@@ -138,10 +143,12 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	var kill func()
 	if cg != nil {
 		s.Pid, ended, kill, err = startInCgroup(c, append(env, treeVar+"="+token), stdoutW, stderrTo, extraFiles, cg)
+		s.box = cg
 	} else {
 		var t *guarded
 		if t, err = startGuarded(g, c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
 			s.Pid, ended, kill = t.main, t.held(), t.kill
+			s.guardPid = g.cmd.Process.Pid
 			defer t.release()
 		}
 	}
