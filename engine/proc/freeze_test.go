@@ -85,3 +85,22 @@ func treeTicks(t *testing.T, pgid int) int64 {
 	}
 	return sum
 }
+
+// TestSettleSeesABusyLoop: beside a busy loop that takes a whole CPU, a
+// settle step with a bar of a tenth of a CPU waits to its cap and reads
+// about one CPU of other work.
+func TestSettleSeesABusyLoop(t *testing.T) {
+	hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hog.Process.Kill(); _ = hog.Wait() }()
+	time.Sleep(100 * time.Millisecond)
+	s, ok := Settle(context.Background(), SettleRule{BelowCPUs: 0.1, Cap: 300 * time.Millisecond})
+	if !ok {
+		t.Skip("this machine's CPU time cannot be read")
+	}
+	if s.Quiet || s.OthersCPUs < 0.5 || s.Waited < 250*time.Millisecond {
+		t.Errorf("beside a busy loop: quiet %v, others %.2f CPUs, waited %s; want not quiet, about 1 CPU, the 300 ms cap", s.Quiet, s.OthersCPUs, s.Waited)
+	}
+}

@@ -81,6 +81,28 @@ func optInt64Col[T any](name string, f func(*T) **int64) column[T] {
 	}
 }
 
+// optFloat64PtrCol stores nil as null.
+func optFloat64PtrCol[T any](name string, f func(*T) **float64) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		put: func(b array.Builder, r *T) {
+			if v := *f(r); v != nil {
+				b.(*array.Float64Builder).Append(*v)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if a.IsNull(i) {
+				*f(r) = nil
+				return
+			}
+			v := a.(*array.Float64).Value(i)
+			*f(r) = &v
+		},
+	}
+}
+
 // optInt32Col stores nil as null.
 func optInt32Col[T any](name string, f func(*T) **int32) column[T] {
 	return column[T]{

@@ -119,6 +119,10 @@ type PlannedCell struct {
 	N         int    `json:"n"`
 	Processes int    `json:"processes"`
 	Warmup    int    `json:"warmup"`
+	// Placement and PlacementOf are the environment's (ProcessRun's);
+	// "" in sets written before them.
+	Placement   string `json:"placement,omitempty"`
+	PlacementOf string `json:"placement_of,omitempty"`
 }
 
 // Key is the cell's identity, "environment/mode/n".

@@ -170,6 +170,17 @@ type ProcessRun struct {
 	// to have had one of its own; nil for a process, and in sets written
 	// before the column.
 	RendererPID *int64 `json:",omitempty"`
+	// Placement is spec.PlaceFree for an environment as declared and
+	// spec.PlaceOneCPU for its one-CPU twin, whose PlacementOf is the
+	// environment it measures pinned; "" in sets written before.
+	Placement   string `json:",omitempty"`
+	PlacementOf string `json:",omitempty"`
+	// SettleNS is how long the run waited, before the process, for the
+	// machine to settle (schedule.settle), and SettleOthersCPUs the other
+	// work it saw over the last window, in CPUs; nil where it did not
+	// settle.
+	SettleNS         *int64   `json:",omitempty"`
+	SettleOthersCPUs *float64 `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -264,6 +275,10 @@ var runColumns = []column[ProcessRun]{
 	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })).doc("the process's first spawn_ns; null for a process that printed none"),
 	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })).doc("the process as one number: the 20% trimmed mean of its spawn times, ns, rounded; what reports compute figures and intervals over; null for a process that printed no spawn"),
 	addedLater(optInt64Col("renderer_pid", func(r *ProcessRun) **int64 { return &r.RendererPID })).doc("the OS process id of the renderer that ran a page (a browser host's repetition), so that each repetition can be seen to have had one of its own; null for a process, and in sets older than the column"),
+	addedLater(dictStringCol("placement", func(r *ProcessRun) *string { return &r.Placement })).doc("free (the environment as declared: the scheduler places its threads) or one-cpu (its twin of the spec's placement block, every thread on one CPU); empty in sets older than the column"),
+	addedLater(dictStringCol("placement_of", func(r *ProcessRun) *string { return &r.PlacementOf })).doc("for a one-cpu twin, the environment it measures pinned; empty otherwise"),
+	addedLater(optInt64Col("settle_ns", func(r *ProcessRun) **int64 { return &r.SettleNS })).doc("how long the run waited before the process for the machine's other work to fall below schedule.settle's bar, ns; null where it did not settle"),
+	addedLater(optFloat64PtrCol("settle_others_cpus", func(r *ProcessRun) **float64 { return &r.SettleOthersCPUs })).doc("the machine's other work over the settle step's last window, in CPUs: at most the bar unless the wait reached its cap; null where it did not settle"),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{

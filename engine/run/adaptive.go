@@ -109,14 +109,6 @@ func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepar
 		for _, i := range order {
 			st := batch[i]
 			c := cells[st.Cell]
-			if c.pause > 0 {
-				select {
-				case <-ctx.Done():
-					r.progress.finish()
-					return ctx.Err()
-				case <-time.After(c.pause):
-				}
-			}
 			if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
 				r.progress.finish()
 				return err

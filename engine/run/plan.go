@@ -23,6 +23,7 @@ type cell struct {
 	precision float64
 	adaptive  *spec.AdaptivePolicy
 	pause     time.Duration
+	settle    spec.SettleSpec
 	timeout   time.Duration
 	cpus      []int
 }
@@ -37,7 +38,7 @@ func cellsOf(plan *spec.RunPlan) []cell {
 			key: c.Key(), env: c.Env, mode: c.Mode, n: c.N,
 			bench: env.Benchmark(c.Benchmark), arg: c.Arg, processes: c.Processes, warmup: c.Warmup,
 			precision: c.Precision, adaptive: c.Adaptive,
-			pause: c.Pause, timeout: c.Timeout, cpus: c.CPUs,
+			pause: c.Pause, settle: c.Settle, timeout: c.Timeout, cpus: c.CPUs,
 		}
 	}
 	return cells

@@ -54,6 +54,9 @@ type Runner struct {
 	// ownWork is this invocation's measure of spawnbench's own work per
 	// process (nil when it could not be measured), recorded in every row.
 	ownWork *results.OwnWork
+	// unsettled are the cells a settle step has already said it waited
+	// for in vain.
+	unsettled map[string]bool
 }
 
 // New prepares a runner writing through w (which holds the directory).
@@ -264,13 +267,6 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed i
 	defer r.progress.finish()
 	for _, st := range todo {
 		c := cells[st.Cell]
-		if c.pause > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(c.pause):
-			}
-		}
 		if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
 			return err
 		}
@@ -356,6 +352,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 		}
 		inv.Planned = append(inv.Planned, results.PlannedCell{
 			Environment: c.env.Name, Kind: c.env.Kind, Family: familyOf(c.env), Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup,
+			Placement: c.env.Placement, PlacementOf: c.env.PlacementOf,
 		})
 	}
 	r.buildTimeout = s.BuildTimeout
@@ -388,12 +385,29 @@ func (r *Runner) measureOwnWork(ctx context.Context) {
 	}
 }
 
-// process runs one process and records its row and samples.
+// process runs one process, after the cell's pause and once the machine
+// has settled, and records its row and samples.
 func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error {
+	if c.pause > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(c.pause):
+		}
+	}
+	settled, settleKnown := r.settle(ctx, c)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	row := results.ProcessRun{
 		Environment: c.env.Name, Kind: c.env.Kind, Payload: c.env.Payload, Host: c.env.Host, Family: familyOf(c.env), ClockStepNS: p.env.Facts().ClockStepNS,
 		Mode: c.mode, N: int32(c.n), Process: int32(st.Process), Warmup: st.Warmup, StartedAt: time.Now().UTC(), CPUs: cpuList(c.cpus),
 		AllowedCPUs: allowedCPUs(c.cpus), Seq: int32(st.Seq), Occasion: int32(st.Occasion), Invocation: r.inv, Machine: r.machine.ID,
+		Placement: c.env.Placement, PlacementOf: c.env.PlacementOf,
+	}
+	if settleKnown {
+		waited, others := settled.Waited.Nanoseconds(), settled.OthersCPUs
+		row.SettleNS, row.SettleOthersCPUs = &waited, &others
 	}
 	lines := protocol.NewCollector(c.n)
 	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)

@@ -38,6 +38,8 @@ type Cell struct {
 	Warmup int
 	// Pause is slept before each process.
 	Pause time.Duration
+	// Settle is how quiet the machine must be before each process.
+	Settle SettleSpec
 	// Timeout is the hard deadline for one process tree.
 	Timeout time.Duration
 	// CPUs is the pinning of every process; nil means none.
@@ -127,7 +129,7 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 					Benchmark: m, Arg: n,
 					Processes: procs, Floor: floor, Precision: s.Samples.Precision,
 					Warmup: s.Samples.Warmup,
-					Pause:  s.Samples.Pause, Timeout: s.Timeout, CPUs: s.CPUsOf(e),
+					Pause: s.Samples.Pause, Settle: s.Schedule.Settle, Timeout: s.Timeout, CPUs: s.CPUsOf(e),
 				}
 				if s.Samples.Adaptive {
 					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(s.Samples.MaxProcesses, procs), Round: s.Samples.Round, Budget: s.Samples.Budget}
@@ -298,8 +300,15 @@ type cellJSON struct {
 	Adaptive    *adaptiveJSON   `json:"adaptive,omitempty"`
 	Warmup      int             `json:"warmup"`
 	Pause       string          `json:"pause"`
+	Settle      *settleJSON     `json:"settle,omitempty"`
 	Timeout     string          `json:"timeout"`
 	CPUs        []int           `json:"cpus"`
+}
+
+type settleJSON struct {
+	BelowCPUs float64 `json:"below_cpus"`
+	Cap       string  `json:"cap"`
+	Window    string  `json:"window,omitempty"`
 }
 
 type adaptiveJSON struct {
@@ -319,6 +328,12 @@ func (p *RunPlan) MarshalJSON() ([]byte, error) {
 			Mode: c.Mode, N: c.N, Benchmark: c.Benchmark, Arg: c.Arg, Processes: c.Processes,
 			Floor: c.Floor, Precision: c.Precision, Warmup: c.Warmup,
 			Pause: c.Pause.String(), Timeout: c.Timeout.String(), CPUs: c.CPUs,
+		}
+		if st := c.Settle; st.Cap > 0 {
+			cj.Settle = &settleJSON{BelowCPUs: st.BelowCPUs, Cap: st.Cap.String()}
+			if st.Window > 0 {
+				cj.Settle.Window = st.Window.String()
+			}
 		}
 		if a := c.Adaptive; a != nil {
 			cj.Adaptive = &adaptiveJSON{MaxProcesses: a.MaxProcesses, Round: a.Round, Budget: a.Budget.String()}

@@ -86,6 +86,16 @@ type ScheduleSpec struct {
 	// Occasions is the number of blocks the run measures the matrix in,
 	// one after another, each block an occasion (1: one occasion).
 	Occasions int
+	// Settle is how the machine must be before each process starts.
+	Settle SettleSpec
+}
+
+// SettleSpec is the schedule's settle block: before each process, wait
+// until the machine's other work over Window (0: the machine's default)
+// is at most BelowCPUs, for at most Cap (0: no settling).
+type SettleSpec struct {
+	BelowCPUs   float64
+	Cap, Window time.Duration
 }
 
 // EnvironmentSpec is one environment as declared, validated against its
@@ -122,7 +132,18 @@ type EnvironmentSpec struct {
 	// Against is the environment this one is set beside in reports; ""
 	// for none.
 	Against string
+	// Placement is PlaceFree for an environment as declared, PlaceOneCPU
+	// for its one-CPU twin (the spec's placement block), and PlacementOf
+	// the declared environment the twin measures ("" for PlaceFree).
+	Placement   string
+	PlacementOf string
 }
+
+// Placements an environment is measured in.
+const (
+	PlaceFree   = "free"
+	PlaceOneCPU = "one-cpu"
+)
 
 // NOf is the thread counts measured for e: its own, or the spec's.
 func (s *Spec) NOf(e EnvironmentSpec) []int {
@@ -203,10 +224,20 @@ type rawSpec struct {
 		Timeout      string `json:"timeout"`
 		BuildTimeout string `json:"build_timeout"`
 	} `json:"limits"`
+	Placement struct {
+		OneCPU []string `json:"one_cpu"`
+		N      []int    `json:"n"`
+		CPU    *int     `json:"cpu"`
+	} `json:"placement"`
 	Schedule struct {
 		Order     string `json:"order"`
 		Seed      *int64 `json:"seed"`
 		Occasions int    `json:"occasions"`
+		Settle    struct {
+			BelowCPUs float64 `json:"below_cpus"`
+			Cap       string  `json:"cap"`
+			Window    string  `json:"window"`
+		} `json:"settle"`
 	} `json:"schedule"`
 	Calibration *struct {
 		SleepUS   []int `json:"sleep_us"`
@@ -344,6 +375,11 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	s.Samples.Budget, _ = time.ParseDuration(raw.Samples.Budget)
 	s.Timeout, _ = time.ParseDuration(raw.Limits.Timeout)
 	s.BuildTimeout, _ = time.ParseDuration(raw.Limits.BuildTimeout)
+	s.Schedule.Settle.BelowCPUs = raw.Schedule.Settle.BelowCPUs
+	s.Schedule.Settle.Cap, _ = time.ParseDuration(raw.Schedule.Settle.Cap)
+	if w := raw.Schedule.Settle.Window; w != "" {
+		s.Schedule.Settle.Window, _ = time.ParseDuration(w)
+	}
 	if c := raw.Calibration; c != nil {
 		abs, _ := time.ParseDuration(c.Tolerance.Absolute)
 		s.Calibration = &Calibration{
@@ -391,10 +427,13 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 		s.Environments = append(s.Environments, EnvironmentSpec{
 			Name: head.Name, Payload: head.Payload, Host: head.Host, Kind: kind, Settings: e, Resolved: js, Processes: head.Processes, N: head.N, Min: head.Min, Against: head.Against,
 			Pos:     position(path, files, user.LookupPath(cue.MakePath(cue.Str("environments"), cue.Index(i)))),
-			Pinning: pinning,
+			Pinning: pinning, Placement: PlaceFree,
 		})
 	}
 	if err := checkAgainst(path, s.Environments); err != nil {
+		return nil, err
+	}
+	if err := s.addOneCPUTwins(path, files, user, raw.Placement.OneCPU, raw.Placement.N, raw.Placement.CPU); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -849,4 +888,79 @@ func checkAgainst(path string, envs []EnvironmentSpec) error {
 		}
 	}
 	return nil
+}
+
+// addOneCPUTwins adds, after the declared environments, the one-CPU twin
+// of each environment the placement block names: the same environment
+// pinned to one CPU, at the block's n (those of them it measures).
+func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Value, names []string, ns []int, cpu *int) error {
+	if len(names) == 0 {
+		return nil
+	}
+	at := user.LookupPath(cue.ParsePath("placement"))
+	one := 0
+	if cpu != nil {
+		one = *cpu
+		if err := checkCPUs(path, files, at, []int{one}); err != nil {
+			return err
+		}
+	} else if one = lastCPU(s.CPUs); one < 0 {
+		return inputErrorf("%s: placement: cannot read which CPUs this process may use; give placement.cpu", position(path, files, at))
+	}
+	byName := map[string]EnvironmentSpec{}
+	for _, e := range s.Environments {
+		byName[e.Name] = e
+	}
+	twins := map[string]bool{}
+	for _, name := range names {
+		twins[name] = true
+	}
+	for _, name := range names {
+		e, ok := byName[name]
+		if !ok {
+			return inputErrorf("%s: placement.one_cpu names %q, which the spec does not declare; name one of its environments", position(path, files, at), name)
+		}
+		twin := e
+		twin.Name, twin.Placement, twin.PlacementOf = OneCPUName(name), PlaceOneCPU, name
+		twin.Pinning = []int{one}
+		twin.Against = ""
+		if twins[e.Against] {
+			twin.Against = OneCPUName(e.Against)
+		}
+		if ns != nil {
+			twin.N = nil
+			for _, n := range s.NOf(e) {
+				if slices.Contains(ns, n) {
+					twin.N = append(twin.N, n)
+				}
+			}
+			if len(twin.N) == 0 {
+				return inputErrorf("%s: placement.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
+			}
+		}
+		s.Environments = append(s.Environments, twin)
+	}
+	return nil
+}
+
+// OneCPUName is the name of environment name's one-CPU twin.
+func OneCPUName(name string) string { return name + "@" + PlaceOneCPU }
+
+// lastCPU is the highest CPU of cpus, or without them of the CPUs this
+// process may use; -1 when they cannot be read.
+func lastCPU(cpus []int) int {
+	if len(cpus) > 0 {
+		return slices.Max(cpus)
+	}
+	var have unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &have); err != nil {
+		return -1
+	}
+	last := -1
+	for c := 0; c < 1024; c++ {
+		if have.IsSet(c) {
+			last = c
+		}
+	}
+	return last
 }
