@@ -129,7 +129,7 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 					Benchmark: m, Arg: n,
 					Processes: procs, Floor: floor, Precision: s.Samples.Precision,
 					Warmup: s.Samples.Warmup,
-					Pause: s.Samples.Pause, Settle: s.Schedule.Settle, Timeout: s.Timeout, CPUs: s.CPUsOf(e),
+					Pause:  s.Samples.Pause, Settle: s.Schedule.Settle, Timeout: s.Timeout, CPUs: s.CPUsOf(e),
 				}
 				if s.Samples.Adaptive {
 					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(s.Samples.MaxProcesses, procs), Round: s.Samples.Round, Budget: s.Samples.Budget}
