@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // The bottom line answers the study's question first: how much slower is
@@ -55,6 +56,29 @@ type BottomCell struct {
 	Processes int   `json:"processes"`
 	// Ratio is the figure over the baseline's; nil for the baseline.
 	Ratio *Ratio `json:"ratio,omitempty"`
+	// Placement is where the figure's threads ran: "one-cpu" where the
+	// set measured both the row's environment and the baseline with every
+	// thread on one CPU (their one-CPU twins: the ratio then compares like
+	// with like), else "free" (the scheduler placed them).
+	Placement string `json:"placement"`
+	// Free is the same column with the scheduler free, beside a one-CPU
+	// figure; nil otherwise.
+	Free *BottomCell `json:"free,omitempty"`
+	// SameCPU is the share of the figure's spawns whose child started on
+	// its parent's CPU; nil where the environment does not record it.
+	SameCPU *Float `json:"same_cpu_share,omitempty"`
+	// Spread is how far the ratio moved between the set's occasions (runs
+	// merged with merge --occasions, or blocks of run --occasions): the
+	// least and the most of the per-occasion ratios; nil with fewer than
+	// two occasions.
+	Spread *RatioSpread `json:"spread,omitempty"`
+}
+
+// RatioSpread is the range of a ratio over occasions.
+type RatioSpread struct {
+	Occasions int   `json:"occasions"`
+	Low       Float `json:"low"`
+	High      Float `json:"high"`
 }
 
 // bottomLine builds the report's bottom line; nil when the set holds no
@@ -75,6 +99,9 @@ func bottomLine(r *Report) *BottomLine {
 	seen := map[hostKey]bool{}
 	envs := append([]string{r.Baseline}, slices.DeleteFunc(slices.Clone(r.Environments), func(e string) bool { return e == r.Baseline })...)
 	for _, env := range envs {
+		if r.twinOf[env] != "" {
+			continue // a one-CPU twin: its row is its environment's
+		}
 		first, steady := r.Cell(env, b.Mode, b.First), r.Cell(env, b.Mode, b.Steady)
 		host := ""
 		for _, c := range []*Cell{first, steady} {
@@ -94,8 +121,10 @@ func bottomLine(r *Report) *BottomLine {
 		}
 		seen[k] = true
 		row := BottomRow{Family: k.family, Host: host, Environment: env}
-		row.First, row.Steady = r.bottomCell(first), r.bottomCell(steady)
-		row.Verdict = rowVerdict(b, first, steady)
+		var shown []*Cell
+		row.First, shown = r.bottomCell(env, b.Mode, b.First, shown)
+		row.Steady, shown = r.bottomCell(env, b.Mode, b.Steady, shown)
+		row.Verdict = rowVerdict(b, shown...)
 		b.Rows = append(b.Rows, row)
 	}
 	b.Notes = bottomNotes(r, b)
@@ -123,13 +152,60 @@ func steadyColumn(r *Report) Column {
 	return best
 }
 
-func (r *Report) bottomCell(c *Cell) *BottomCell {
+// bottomCell is env's figure in one bottom-line column: its one-CPU
+// twin's where both env and the baseline have one measured there, with
+// the free figure beside it, else the free figure. shown gathers the
+// cells the row's verdict comes from: the headline's.
+func (r *Report) bottomCell(env, mode string, col Column, shown []*Cell) (*BottomCell, []*Cell) {
+	free := r.figureOf(r.Cell(env, mode, col), PlaceFreeName)
+	twin, baseTwin := r.oneCPUTwin(env), r.oneCPUTwin(r.Baseline)
+	if twin == "" || baseTwin == "" {
+		if free == nil {
+			return nil, shown
+		}
+		return free, append(shown, r.Cell(env, mode, col))
+	}
+	c := r.Cell(twin, mode, col)
+	pinned := r.figureOf(c, PlaceOneCPUName)
+	if pinned == nil || r.Cell(baseTwin, mode, col) == nil || r.Cell(baseTwin, mode, col).Stats == nil {
+		if free == nil {
+			return nil, shown
+		}
+		return free, append(shown, r.Cell(env, mode, col))
+	}
+	pinned.Free = free
+	if env == r.Baseline {
+		pinned.Ratio, pinned.Spread = nil, nil // the baseline's row is 1
+	}
+	return pinned, append(shown, c)
+}
+
+// Placement names of the bottom line's figures.
+const (
+	PlaceFreeName   = "free"
+	PlaceOneCPUName = "one-cpu"
+)
+
+// figureOf is one cell's bottom-line figure: its typical spawn, its
+// ratio to what the report divides it by, where its threads ran, and its
+// spread over occasions.
+func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 	if c == nil || c.Stats == nil {
 		return nil
 	}
-	out := &BottomCell{TypicalUS: c.Stats.TypicalUS, Processes: c.Stats.Processes}
+	out := &BottomCell{TypicalUS: c.Stats.TypicalUS, Processes: c.Stats.Processes, Placement: placement}
+	if p := placementOf(c, results.SameCPU); p != nil {
+		share := p.Share
+		out.SameCPU = &share
+	} else if len(c.Placements) > 0 {
+		var none Float
+		out.SameCPU = &none
+	}
 	if c.Environment != r.Baseline {
 		out.Ratio = r.ratioOn(c.Machine, c.Environment, c.Mode, c.Column)
+		if out.Ratio != nil {
+			out.Spread = r.spreadOverOccasions(out.Ratio)
+		}
 	}
 	return out
 }
@@ -246,10 +322,23 @@ func (r *Report) writeBottomLine(b *strings.Builder) {
 	}
 	b.WriteString("## Bottom line\n\n")
 	fmt.Fprintf(b, "How much slower a thread spawn is than %s, in %s mode: each figure is the typical spawn over independent processes, "+
-		"each ratio that ÷ %s's with its %.0f%% interval over both cells' processes (its processes : %s's).\n\n",
+		"each ratio that ÷ %s's with its %.0f%% interval over both cells' processes (its processes : %s's).",
 		bl.Baseline, bl.Mode, bl.Baseline, 100*r.Confidence, bl.Baseline)
+	if bl.hasPinned() {
+		fmt.Fprintf(b, " Rows on \"one CPU\" compare the environment and %s with every thread on one CPU, so every child starts on its parent's CPU in both: "+
+			"like with like. With the scheduler free, the share of children it starts on another CPU differs between environments and between runs, "+
+			"and so would the ratio (the table after this one).", bl.Baseline)
+	}
+	b.WriteString("\n\n")
+	// Where every row is free, the column would say nothing.
+	pinned := bl.hasPinned()
 	header := []string{"Host family", "Environment (host)", "First spawn (n = 1)", "÷ " + bl.Baseline,
 		"Steady state (" + columnText(bl.Steady) + ")", "÷ " + bl.Baseline, "Verdict"}
+	align := "llrrrrl"
+	if pinned {
+		header = slices.Insert(header, 2, "Threads on")
+		align = "lllrrrrl"
+	}
 	var rows [][]string
 	for _, row := range bl.Rows {
 		first, firstRatio := bottomTexts(row.First, bl.Baseline == row.Environment)
@@ -258,9 +347,13 @@ func (r *Report) writeBottomLine(b *strings.Builder) {
 		if row.Host != "" && row.Host != row.Environment {
 			env += " (" + row.Host + ")"
 		}
-		rows = append(rows, []string{row.Family, env, first, firstRatio, steady, steadyRatio, row.Verdict})
+		line := []string{row.Family, env, first, firstRatio, steady, steadyRatio, row.Verdict}
+		if pinned {
+			line = slices.Insert(line, 2, placementText(row))
+		}
+		rows = append(rows, line)
 	}
-	mdTable(b, header, "llrrrrl", rows)
+	mdTable(b, header, align, rows)
 	for _, n := range bl.Notes {
 		fmt.Fprintf(b, "- %s\n", n)
 	}
@@ -270,7 +363,116 @@ func (r *Report) writeBottomLine(b *strings.Builder) {
 	b.WriteString("One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the report's tables). " +
 		"A verdict comes from the row's own cells: unstable only when its processes drifted during the run or fall into two clusters; " +
 		"not judged below 5 processes. The figures with their precision are in the report's \"Typical spawn time\".\n\n")
+	r.writeFreePlacement(b)
 	r.writeEarlier(b)
+}
+
+// hasPinned is true when a row shows a one-CPU figure.
+func (b *BottomLine) hasPinned() bool {
+	for _, row := range b.Rows {
+		for _, c := range []*BottomCell{row.First, row.Steady} {
+			if c != nil && c.Placement == PlaceOneCPUName {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// placementText is where a row's threads ran: "one CPU", "any CPU", or
+// both where its two figures differ.
+func placementText(row BottomRow) string {
+	var seen []string
+	for _, c := range []*BottomCell{row.First, row.Steady} {
+		if c == nil {
+			continue
+		}
+		t := "any CPU"
+		if c.Placement == PlaceOneCPUName {
+			t = "one CPU"
+		}
+		if !slices.Contains(seen, t) {
+			seen = append(seen, t)
+		}
+	}
+	if len(seen) == 2 {
+		return "one CPU (first spawn), any CPU (steady state)"
+	}
+	return strings.Join(seen, "")
+}
+
+// writeFreePlacement sets the one-CPU rows' figures with the scheduler
+// free beside them: the free ratio, how often each side's children
+// started on the parent's CPU, and the ratio within each placement.
+func (r *Report) writeFreePlacement(b *strings.Builder) {
+	bl := r.BottomLine
+	var rows [][]string
+	for _, row := range bl.Rows {
+		for _, c := range []struct {
+			cell  *BottomCell
+			label string
+		}{{row.First, "first spawn"}, {row.Steady, "steady state"}} {
+			if c.cell == nil || c.cell.Free == nil {
+				continue
+			}
+			f := c.cell.Free
+			line := []string{row.Environment, c.label, fmt.Sprintf("%s (%s)", formatUS(float64(f.TypicalUS)), plural(f.Processes, "process", "processes"))}
+			if row.Environment == bl.Baseline {
+				line = append(line, "1", shareText(f.SameCPU), "1", "1")
+				rows = append(rows, line)
+				continue
+			}
+			_, ratio := bottomTexts(f, false)
+			line = append(line, ratio)
+			var same, other string = "n/a", "n/a"
+			if q := f.Ratio; q != nil {
+				base := bl.Rows[0]
+				var baseShare *Float
+				for _, bc := range []*BottomCell{base.First, base.Steady} {
+					if bc != nil && bc.Free != nil && bc == pick(base, c.label) {
+						baseShare = bc.Free.SameCPU
+					}
+				}
+				line = append(line, shareText(f.SameCPU)+" : "+shareText(baseShare))
+				for _, p := range q.Placements {
+					text := formatRatio(float64(p.Ratio)) + "× " + plainInterval(p.Low, p.High)
+					if p.Placement == results.SameCPU {
+						same = text
+					} else {
+						other = text
+					}
+				}
+			} else {
+				line = append(line, shareText(f.SameCPU))
+			}
+			rows = append(rows, append(line, same, other))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### The same rows with the scheduler free\n\n")
+	mdTable(b, []string{"Environment", "Figure", "Free", "÷ " + bl.Baseline + ", free", "Child on the parent's CPU (this : " + bl.Baseline + ")",
+		"÷ " + bl.Baseline + ", child on the parent's CPU", "÷ " + bl.Baseline + ", child on another CPU"}, "llrrrrr", rows)
+	fmt.Fprintf(b, "The one-CPU rows above measured with no pinning: the scheduler then starts a child on its parent's CPU or wakes another, "+
+		"in shares that differ between environments and from run to run, and on a VM waking another CPU costs what the hypervisor takes to wake it. "+
+		"The free ratio mixes the two placements in each side's shares; within one placement (the last two columns, where both sides record where each child first ran) it does not.\n\n")
+}
+
+// pick is the row's cell of the column labelled label.
+func pick(row BottomRow, label string) *BottomCell {
+	if label == "first spawn" {
+		return row.First
+	}
+	return row.Steady
+}
+
+// shareText is a share as a percentage, "n/a" where unknown.
+func shareText(s *Float) string {
+	if s == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(*s))
 }
 
 // bottomTexts are a bottom-line cell's figure and ratio as printed.
@@ -289,10 +491,14 @@ func bottomTexts(c *BottomCell, baseline bool) (figure, ratio string) {
 	if math.IsInf(float64(q.High), 0) {
 		return figure, fmt.Sprintf("%s× (not judged: %d : %d processes)", formatRatio(float64(q.Ratio)), q.Processes, q.BaselineProcesses)
 	}
-	return figure, fmt.Sprintf("%s× %s (%d : %d)", formatRatio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
+	ratio = fmt.Sprintf("%s× %s (%d : %d)", formatRatio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
+	if sp := c.Spread; sp != nil {
+		ratio += fmt.Sprintf("; %s–%s over %d occasions", formatRatio(float64(sp.Low)), formatRatio(float64(sp.High)), sp.Occasions)
+	}
+	return figure, ratio
 }
 
-// bottomLineText is the bottom line as plain text, for the end of
+// BottomLineText is the bottom line as plain text, for the end of
 // `spawnbench run`: the table's rows without Markdown.
 func (r *Report) BottomLineText() string {
 	bl := r.BottomLine
@@ -304,8 +510,26 @@ func (r *Report) BottomLineText() string {
 	for _, row := range bl.Rows {
 		first, fr := bottomTexts(row.First, row.Environment == bl.Baseline)
 		steady, sr := bottomTexts(row.Steady, row.Environment == bl.Baseline)
-		fmt.Fprintf(&b, "  %-24s first spawn %s = %s; steady state (%s) %s = %s; %s\n",
-			row.Environment, first, fr, columnText(bl.Steady), steady, sr, row.Verdict)
+		where := ""
+		if bl.hasPinned() {
+			where = " (" + placementText(row) + ")"
+		}
+		fmt.Fprintf(&b, "  %-24s first spawn%s %s = %s; steady state (%s) %s = %s; %s\n",
+			row.Environment, where, first, fr, columnText(bl.Steady), steady, sr, row.Verdict)
 	}
 	return b.String()
+}
+
+// spreadOverOccasions is the range of q's per-occasion ratios, nil with
+// fewer than two occasions.
+func (r *Report) spreadOverOccasions(q *Ratio) *RatioSpread {
+	c, b := r.cellOn(q.Machine, q.Environment, q.Mode, q.Column), r.cellOn(q.Machine, q.Baseline, q.Mode, q.Column)
+	if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
+		return nil
+	}
+	per := stats.OccasionRatios(statsProcesses(c.Stats.Summaries), statsProcesses(b.Stats.Summaries))
+	if per == nil {
+		return nil
+	}
+	return &RatioSpread{Occasions: len(per), Low: Float(slices.Min(per)), High: Float(slices.Max(per))}
 }

@@ -226,6 +226,9 @@ type Report struct {
 	// kinds maps each measured environment to its kind, families to its
 	// family.
 	kinds, families map[string]string
+	// twinOf maps each one-CPU twin to the environment it measures
+	// pinned (spec's placement block).
+	twinOf map[string]string
 	// machines names the machine that measured each cell.
 	machines map[cellKey]string
 }
@@ -259,7 +262,9 @@ type group struct {
 	payload string
 	host    string
 	family  string
-	samples []results.SpawnSample // of ok processes only
+	// placementOf is, for a one-CPU twin, the environment it measures.
+	placementOf string
+	samples     []results.SpawnSample // of ok processes only
 	runs    []results.ProcessRun  // every measured process, whatever its status
 }
 
@@ -344,6 +349,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			}
 			if g.kind == "" {
 				g.kind, g.payload, g.host, g.family = run.Kind, run.Payload, run.Host, run.Family
+				g.placementOf = run.PlacementOf
 				if g.payload == "" && g.host == "" {
 					g.payload, g.host, _ = results.PairOfKind(run.Kind) // a set older than the columns
 				}
@@ -395,10 +401,13 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	for n := range ns {
 		nList = append(nList, n)
 	}
-	r.kinds, r.families = map[string]string{}, map[string]string{}
+	r.kinds, r.families, r.twinOf = map[string]string{}, map[string]string{}, map[string]string{}
 	for _, k := range keys {
 		if r.kinds[k.env] == "" {
 			r.kinds[k.env] = groups[k].kind
+		}
+		if of := groups[k].placementOf; of != "" {
+			r.twinOf[k.env] = of
 		}
 		if r.families[k.env] == "" {
 			r.families[k.env] = groups[k].family
@@ -575,10 +584,33 @@ func ratios(r *Report, warnings map[string]bool) []Ratio {
 	var out []Ratio
 	for _, env := range r.Environments {
 		if env != r.Baseline {
-			out = append(out, r.cellRatios(env, r.Baseline)...)
+			out = append(out, r.cellRatios(env, r.baselineOf(env))...)
 		}
 	}
 	return out
+}
+
+// baselineOf is what env's cells are divided by: the baseline, or for a
+// one-CPU twin the baseline's one-CPU twin where the set has it, so
+// that a ratio compares like placement with like.
+func (r *Report) baselineOf(env string) string {
+	if r.twinOf[env] == "" {
+		return r.Baseline
+	}
+	if twin := r.oneCPUTwin(r.Baseline); twin != "" && twin != env {
+		return twin
+	}
+	return r.Baseline
+}
+
+// oneCPUTwin is env's one-CPU twin in the report, or "".
+func (r *Report) oneCPUTwin(env string) string {
+	for twin, of := range r.twinOf {
+		if of == env && slices.Contains(r.Environments, twin) {
+			return twin
+		}
+	}
+	return ""
 }
 
 // cellRatios divides each of env's cells by baseline's in the same (mode,

@@ -73,3 +73,47 @@ samples: {min: 500, processes: 1}
 	}
 	t.Logf("unpinned: %v", got)
 }
+
+// A one-CPU twin (the spec's placement block) runs as an environment of
+// its own, pinned to the one CPU, every child on its parent's CPU, and
+// its rows say which environment it measures; every process, twin or
+// not, records its settle step.
+func TestOneCPUTwinRunsOnOneCPU(t *testing.T) {
+	cpus := availableCPUs(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	set, _, err := runSpec(t, ctx, `environments: [{name: "native", kind: "native"}]
+n: [100]
+samples: {min: 100, processes: 3}
+placement: one_cpu: ["native"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := int32(cpus[len(cpus)-1])
+	counts := map[string]int{}
+	for _, r := range set.Runs {
+		counts[r.Environment]++
+		wantPlacement, wantOf := "free", ""
+		if r.Environment == "native@one-cpu" {
+			wantPlacement, wantOf = "one-cpu", "native"
+			if len(r.CPUs) != 1 || r.CPUs[0] != last {
+				t.Errorf("native@one-cpu pinned to %v, want [%d], the last CPU it may use", r.CPUs, last)
+			}
+		}
+		if r.Placement != wantPlacement || r.PlacementOf != wantOf {
+			t.Errorf("%s: placement %q of %q, want %q of %q", r.Environment, r.Placement, r.PlacementOf, wantPlacement, wantOf)
+		}
+		if r.SettleNS == nil || *r.SettleNS <= 0 || r.SettleOthersCPUs == nil || *r.SettleOthersCPUs < 0 {
+			t.Errorf("%s process %d: settle %v, others %v; want the settle step's wait and reading", r.Environment, r.Process, r.SettleNS, r.SettleOthersCPUs)
+		}
+	}
+	if counts["native"] != 3 || counts["native@one-cpu"] != 3 {
+		t.Errorf("processes per environment %v, want 3 of native and 3 of native@one-cpu", counts)
+	}
+	for _, s := range set.Samples {
+		if s.Environment == "native@one-cpu" && (*s.ParentCPU != last || *s.ChildCPU != last) {
+			t.Fatalf("on one CPU (%d), a spawn ran on %d and %d", last, *s.ParentCPU, *s.ChildCPU)
+		}
+	}
+}

@@ -63,3 +63,59 @@ func TestThePlacementSpecComparesPinnings(t *testing.T) {
 		t.Errorf("%d environments, modes %v, n %v", len(s.Environments), s.Modes, s.N)
 	}
 }
+
+// The placement block adds, for each environment it names, a twin named
+// NAME@one-cpu pinned to one CPU, at the block's n and floor of
+// processes, divided in reports by the baseline's twin; a name the spec
+// lacks is refused with its line.
+func TestOneCPUTwins(t *testing.T) {
+	p := planOf(t, "p.cue", `environments: [
+	{name: "native", kind: "native"},
+	{name: "wasi-threads", kind: "wasi-threads"},
+	{name: "wasi-libc", kind: "wasi-libc", against: "wasi-threads"},
+]
+n: [1, 10, 100]
+placement: {one_cpu: ["native", "wasi-threads", "wasi-libc"], n: [1, 100], processes: 30, cpu: 0}
+`)
+	type got struct {
+		n         []int
+		cpus      []int
+		processes int
+		of        string
+		against   string
+	}
+	twins := map[string]*got{}
+	for _, c := range p.Cells {
+		if c.Env.Placement != PlaceOneCPU {
+			if c.Env.Placement != PlaceFree || c.Env.PlacementOf != "" || c.CPUs != nil {
+				t.Errorf("%s: placement %q of %q, pinning %v; want free, of nothing, unpinned", c.Key(), c.Env.Placement, c.Env.PlacementOf, c.CPUs)
+			}
+			continue
+		}
+		g := twins[c.Env.Name]
+		if g == nil {
+			g = &got{cpus: c.CPUs, processes: c.Floor, of: c.Env.PlacementOf, against: c.Env.Against}
+			twins[c.Env.Name] = g
+		}
+		g.n = append(g.n, c.N)
+	}
+	for _, name := range []string{"native", "wasi-threads", "wasi-libc"} {
+		g := twins[OneCPUName(name)]
+		if g == nil {
+			t.Fatalf("no cells of %s (have %v)", OneCPUName(name), twins)
+		}
+		if !slices.Equal(g.n, []int{1, 100}) || !slices.Equal(g.cpus, []int{0}) || g.processes != 30 || g.of != name {
+			t.Errorf("%s: n %v, cpus %v, floor %d, of %q; want n [1 100], cpus [0], floor 30, of %s", OneCPUName(name), g.n, g.cpus, g.processes, g.of, name)
+		}
+	}
+	if a := twins["wasi-libc@one-cpu"].against; a != "wasi-threads@one-cpu" {
+		t.Errorf("wasi-libc@one-cpu is set against %q, want its baseline's twin wasi-threads@one-cpu", a)
+	}
+	_, err := Parse("q.cue", []byte(`environments: [{name: "native", kind: "native"}]
+n: [1]
+placement: one_cpu: ["nativ"]
+`))
+	if err == nil || !strings.Contains(err.Error(), "q.cue:3:") || !strings.Contains(err.Error(), `placement.one_cpu names "nativ"`) {
+		t.Errorf("err = %v, want the placement block's line and the unknown name", err)
+	}
+}

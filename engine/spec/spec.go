@@ -225,9 +225,10 @@ type rawSpec struct {
 		BuildTimeout string `json:"build_timeout"`
 	} `json:"limits"`
 	Placement struct {
-		OneCPU []string `json:"one_cpu"`
-		N      []int    `json:"n"`
-		CPU    *int     `json:"cpu"`
+		OneCPU    []string `json:"one_cpu"`
+		N         []int    `json:"n"`
+		CPU       *int     `json:"cpu"`
+		Processes *int     `json:"processes"`
 	} `json:"placement"`
 	Schedule struct {
 		Order     string `json:"order"`
@@ -433,7 +434,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	if err := checkAgainst(path, s.Environments); err != nil {
 		return nil, err
 	}
-	if err := s.addOneCPUTwins(path, files, user, raw.Placement.OneCPU, raw.Placement.N, raw.Placement.CPU); err != nil {
+	if err := s.addOneCPUTwins(path, files, user, raw.Placement.OneCPU, raw.Placement.N, raw.Placement.CPU, raw.Placement.Processes); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -892,8 +893,9 @@ func checkAgainst(path string, envs []EnvironmentSpec) error {
 
 // addOneCPUTwins adds, after the declared environments, the one-CPU twin
 // of each environment the placement block names: the same environment
-// pinned to one CPU, at the block's n (those of them it measures).
-func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Value, names []string, ns []int, cpu *int) error {
+// pinned to one CPU, at the block's n (those of them it measures) and
+// with its floor of processes.
+func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Value, names []string, ns []int, cpu, processes *int) error {
 	if len(names) == 0 {
 		return nil
 	}
@@ -923,6 +925,9 @@ func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Val
 		twin := e
 		twin.Name, twin.Placement, twin.PlacementOf = OneCPUName(name), PlaceOneCPU, name
 		twin.Pinning = []int{one}
+		if processes != nil {
+			twin.Processes = processes
+		}
 		twin.Against = ""
 		if twins[e.Against] {
 			twin.Against = OneCPUName(e.Against)

@@ -27,19 +27,14 @@ const MinOccasions = 3
 // each occasion's log process values; nil with fewer than MinOccasions
 // occasions (occasion 0, unknown, counts as one).
 func occasionFigures(procs []Process, logs []float64) map[int]float64 {
-	by := map[int][]float64{}
-	for i, p := range procs {
-		by[p.Occasion] = append(by[p.Occasion], logs[i])
+	seen := map[int]bool{}
+	for _, p := range procs {
+		seen[p.Occasion] = true
 	}
-	if len(by) < MinOccasions {
+	if len(seen) < MinOccasions {
 		return nil
 	}
-	out := make(map[int]float64, len(by))
-	for o, v := range by {
-		slices.Sort(v)
-		out[o] = trimmedMeanSorted(v)
-	}
-	return out
+	return figuresByOccasion(procs)
 }
 
 // values are a map's values in key order.
@@ -232,4 +227,44 @@ func DesignFor(c Components, occasionCost, processCost, target float64, maxOccas
 		}
 	}
 	return best, found
+}
+
+// OccasionRatios are a / b formed within each occasion both sides
+// measured, in occasion order: how far a ratio moves from one occasion
+// (one run of several merged with merge --occasions, or one block of
+// run --occasions) to the next, beside the interval over all of them.
+// Nil with fewer than two shared occasions.
+func OccasionRatios(a, b []Process) []float64 {
+	fa, fb := figuresByOccasion(a), figuresByOccasion(b)
+	var shared []int
+	for o := range fa {
+		if _, ok := fb[o]; ok {
+			shared = append(shared, o)
+		}
+	}
+	if len(shared) < 2 {
+		return nil
+	}
+	sort.Ints(shared)
+	out := make([]float64, len(shared))
+	for i, o := range shared {
+		out[i] = math.Exp(fa[o] - fb[o])
+	}
+	return out
+}
+
+// figuresByOccasion is each occasion's figure, as the log of the 20%
+// trimmed mean of its processes' logs.
+func figuresByOccasion(procs []Process) map[int]float64 {
+	logs := logsOf(procs)
+	by := map[int][]float64{}
+	for i, p := range procs {
+		by[p.Occasion] = append(by[p.Occasion], logs[i])
+	}
+	out := make(map[int]float64, len(by))
+	for o, v := range by {
+		slices.Sort(v)
+		out[o] = trimmedMeanSorted(v)
+	}
+	return out
 }
