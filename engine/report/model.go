@@ -265,7 +265,7 @@ type group struct {
 	// placementOf is, for a one-CPU twin, the environment it measures.
 	placementOf string
 	samples     []results.SpawnSample // of ok processes only
-	runs    []results.ProcessRun  // every measured process, whatever its status
+	runs        []results.ProcessRun  // every measured process, whatever its status
 }
 
 // Build computes a report from one or more result sets. Sets are merged
