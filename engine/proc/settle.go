@@ -20,8 +20,7 @@ import (
 
 // SettleRule is when the machine counts as settled.
 type SettleRule struct {
-	// Window is the span each reading covers; 0 picks one the machine's
-	// CPU counters can resolve (SettleWindow).
+	// Window is the span each reading covers (0: 50 ms).
 	Window time.Duration
 	// BelowCPUs is the bar: other work over a window, in CPUs, must be
 	// at most this.
@@ -48,7 +47,7 @@ func Settle(ctx context.Context, r SettleRule) (s Settled, ok bool) {
 	begun := time.Now()
 	window := r.Window
 	if window <= 0 {
-		window = SettleWindow()
+		window = 50 * time.Millisecond
 	}
 	busy, self, at, ok := othersNow()
 	if !ok {
@@ -80,18 +79,6 @@ func Settle(ctx context.Context, r SettleRule) (s Settled, ok bool) {
 		}
 		timer.Reset(window)
 	}
-}
-
-// SettleWindow is the default window: long enough that one tick of the
-// machine's CPU counter is a tenth of a CPU or less of it (the root
-// cgroup's cpu.stat counts in the kernel's ticks, 1-4 ms; /proc/stat in
-// USER_HZ ticks, 10 ms), and no shorter than 50 ms.
-func SettleWindow() time.Duration {
-	_, fine := rootCPUStat()
-	if fine {
-		return 50 * time.Millisecond
-	}
-	return max(50*time.Millisecond, time.Duration(clockTickNS())*20)
 }
 
 // othersNow is the machine's busy CPU time and spawnbench's own, in ns,

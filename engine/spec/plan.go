@@ -308,7 +308,7 @@ type cellJSON struct {
 type settleJSON struct {
 	BelowCPUs float64 `json:"below_cpus"`
 	Cap       string  `json:"cap"`
-	Window    string  `json:"window,omitempty"`
+	Window    string  `json:"window"`
 }
 
 type adaptiveJSON struct {
@@ -330,10 +330,7 @@ func (p *RunPlan) MarshalJSON() ([]byte, error) {
 			Pause: c.Pause.String(), Timeout: c.Timeout.String(), CPUs: c.CPUs,
 		}
 		if st := c.Settle; st.Cap > 0 {
-			cj.Settle = &settleJSON{BelowCPUs: st.BelowCPUs, Cap: st.Cap.String()}
-			if st.Window > 0 {
-				cj.Settle.Window = st.Window.String()
-			}
+			cj.Settle = &settleJSON{BelowCPUs: st.BelowCPUs, Cap: st.Cap.String(), Window: st.Window.String()}
 		}
 		if a := c.Adaptive; a != nil {
 			cj.Adaptive = &adaptiveJSON{MaxProcesses: a.MaxProcesses, Round: a.Round, Budget: a.Budget.String()}

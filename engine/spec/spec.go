@@ -91,8 +91,8 @@ type ScheduleSpec struct {
 }
 
 // SettleSpec is the schedule's settle block: before each process, wait
-// until the machine's other work over Window (0: the machine's default)
-// is at most BelowCPUs, for at most Cap (0: no settling).
+// until the machine's other work over Window is at most BelowCPUs, for
+// at most Cap (0: no settling).
 type SettleSpec struct {
 	BelowCPUs   float64
 	Cap, Window time.Duration
@@ -378,9 +378,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	s.BuildTimeout, _ = time.ParseDuration(raw.Limits.BuildTimeout)
 	s.Schedule.Settle.BelowCPUs = raw.Schedule.Settle.BelowCPUs
 	s.Schedule.Settle.Cap, _ = time.ParseDuration(raw.Schedule.Settle.Cap)
-	if w := raw.Schedule.Settle.Window; w != "" {
-		s.Schedule.Settle.Window, _ = time.ParseDuration(w)
-	}
+	s.Schedule.Settle.Window, _ = time.ParseDuration(raw.Schedule.Settle.Window)
 	if c := raw.Calibration; c != nil {
 		abs, _ := time.ParseDuration(c.Tolerance.Absolute)
 		s.Calibration = &Calibration{
