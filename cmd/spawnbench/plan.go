@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -127,63 +126,17 @@ func costModel(dir string) (*cost.Model, error) {
 	if dir == "" {
 		return cost.Reference(), nil
 	}
-	return cost.Load(dir)
+	return run.LoadCosts(dir)
 }
 
-// probeAge is how long a probe of this machine is kept, so that run,
-// after plan, expects what plan did.
-const probeAge = time.Hour
-
-// probeFile is where the probe is kept.
-func probeFile() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "spawnbench", "machine-probe.json")
-}
-
-// machineCosts is the model rescaled to this machine (cost.Model.On):
-// by the result sets this machine measured in results/, or else by a
-// probe (the one saved within probeAge, or a new one); with --costs, the
-// model as measured. What it could not measure it says on log, and keeps
-// the model.
+// machineCosts is the model rescaled to this machine by the result sets
+// this machine measured in results/, or else by a probe
+// (run.MachineCosts); with --costs, the model as measured.
 func machineCosts(ctx context.Context, model *cost.Model, costsDir string, p *spec.RunPlan, log io.Writer) *cost.Model {
 	if costsDir != "" {
 		return model
 	}
-	id := run.Machine().ID
-	here, err := cost.Here("results", id, model)
-	if err != nil {
-		fmt.Fprintf(log, "spawnbench: %v\n", err)
-	}
-	warm := cost.WarmHosts(p)
-	if here != nil && len(here.Ratios) > 0 && here.HasWarm(warm) {
-		return model.On(here)
-	}
-	file := probeFile()
-	mc := cost.LoadMachine(file, id, model, probeAge, warm)
-	if mc == nil {
-		if mc, err = cost.Probe(ctx, model, p, buildcache.Default(spawnbench.Sources), id, log); err != nil {
-			fmt.Fprintf(log, "spawnbench: could not probe this machine (%v); expected times are the model's, not rescaled\n", err)
-			return model
-		}
-		if err := mc.Save(file); err != nil {
-			fmt.Fprintf(log, "spawnbench: %v\n", err)
-		}
-	}
-	if here != nil {
-		// Sets measured here, but no cell the model has or no warm page
-		// of a browser the plan starts warm (without one, a warm page
-		// reads as a cold one): keep their curves and, where they have
-		// them, their ratios to the model; the probe adds the rest.
-		mc.Points, mc.Warm = here.Points, append(mc.Warm, here.Warm...)
-		if len(here.Ratios) > 0 {
-			mc.Ratios = here.Ratios
-			mc.Source = here.Source + " and " + mc.Source + " for its browsers"
-		}
-	}
-	return model.On(mc)
+	return run.MachineCosts(ctx, model, p, "results", buildcache.Default(spawnbench.Sources), log)
 }
 
 // expectedText is the plan's expected time with its range.

@@ -1,23 +1,30 @@
 // Package cost says how long a plan will take: the expected wall time of
-// each process, from the wall times an earlier result set measured.
+// each process, from the wall times earlier result sets measured.
 //
 // Its opinion: what a process costs is its environment's start-up plus
 // its spawns, which the process count alone cannot tell (a browser
 // process takes seconds, a native one milliseconds), so costs are
-// measured, never guessed from the plan. A cell's cost is looked up by
-// what the cell carries (environment kind, name, mode, its browser's
-// start, warm or cold, and n) in one function, keyOf; n between measured
-// ones is interpolated. A warm browser's page that no set measured costs
-// what its cold twin did, less what a warm start saves its host (the
-// host's cold and warm pages measured side by side, on this machine:
-// see Machine). Without an earlier set, the committed reference set's
-// costs (reference.json, kept equal to results/reference by a test) are
-// used; Model.On rescales them to this machine. Estimates are integer
+// measured, never guessed from the plan. It is a model and runs nothing:
+// its input is plain data, the cost summaries result sets keep
+// (results.CellCost: per machine and cell, the processes and their
+// median wall time) and what a probe of this machine measured (Machine);
+// measuring, probing and reading files are engine/run's. A cell's cost
+// is looked up by what the cell carries (environment kind, name, mode,
+// its browser's start, warm or cold, and n) in one function, keyOf; n
+// between measured ones is interpolated. A kind's cost, and every kind's,
+// pools its cells: the median over their processes, each counted at its
+// cell's median. A warm browser's page that no set measured costs what
+// its cold twin did, less what a warm start saves its host (the host's
+// cold and warm pages measured side by side, on this machine: see
+// Machine). Without an earlier set, the committed reference set's costs
+// (reference.json, kept equal to results/reference's summary by a test)
+// are used; Model.On rescales them to this machine. Estimates are integer
 // nanoseconds so that every machine that splits a plan into shards with
 // the same model computes the same shards.
 package cost
 
 import (
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -27,8 +34,7 @@ import (
 	"sort"
 	"time"
 
-	"spawnbench/engine/env"
-	"spawnbench/engine/inputerr"
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 	"spawnbench/engine/stats"
@@ -41,8 +47,8 @@ type Point struct {
 	Kind        string `json:"kind"`
 	Environment string `json:"environment"`
 	Mode        string `json:"mode"`
-	// Start is a browser's start, Warm or Cold; "" for other hosts, and
-	// for points that pool every kind.
+	// Start is a browser's start, hostfacts.Warm or Cold; "" for other
+	// hosts, and for points that pool every kind.
 	Start string `json:"start,omitempty"`
 	N     int    `json:"n"`
 	// Processes is the number of processes the median is of.
@@ -51,12 +57,6 @@ type Point struct {
 	// pause before it excluded).
 	WallNS int64 `json:"wall_ns"`
 }
-
-// The browser starts of the schema's browser_start.
-const (
-	Warm = "warm"
-	Cold = "cold"
-)
 
 // key is what a cost is looked up by: one curve over n.
 type key struct{ kind, env, mode, start string }
@@ -77,6 +77,9 @@ type Model struct {
 	base    *Model
 }
 
+// referenceJSON is the committed reference set's cost summary, as its
+// costs.json would hold it (results.Costs).
+//
 //go:embed reference.json
 var referenceJSON []byte
 
@@ -86,75 +89,17 @@ const ReferenceDir = "results/reference"
 
 // Reference is the model of the committed reference set, built in.
 func Reference() *Model {
-	var pts []Point
-	if err := json.Unmarshal(referenceJSON, &pts); err != nil {
+	var c results.Costs
+	if err := json.Unmarshal(referenceJSON, &c); err != nil {
 		panic(fmt.Sprintf("cost: the built-in reference.json does not parse: %v", err))
 	}
-	return newModel(ReferenceDir+" (built in)", pts)
+	return FromCosts(ReferenceDir+" (built in)", c.Cells)
 }
-
-// Load reads the costs from the result set in dir (--costs DIR).
-func Load(dir string) (*Model, error) {
-	if !results.Exists(dir) {
-		return nil, inputerr.New("--costs %s: no result set there; give the directory of an earlier run, e.g. %s", dir, ReferenceDir)
-	}
-	set, err := results.Read(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--costs %s: %w", dir, err)
-	}
-	m := FromSet(dir, set)
-	if len(m.Points) == 0 {
-		return nil, inputerr.New("--costs %s: the set has no process with a wall time; give a set that ran processes", dir)
-	}
-	return m, nil
-}
-
-// FromSet measures the curves of a result set's runs, each browser
-// run's start read from the set's provenance (StartOf).
-func FromSet(source string, set *results.Set) *Model {
-	return FromRuns(source, set.Runs, StartOf(set))
-}
-
-// StartOf says how each run of set started its browser: the
-// browser_start its invocation's spec resolved for its environment;
-// Cold for a browser host's run of a set written before the setting
-// existed, when every browser started cold; "" for other hosts.
-func StartOf(set *results.Set) func(results.ProcessRun) string {
-	starts := map[int32]map[string]string{}
-	for _, inv := range set.Provenance.Invocations {
-		var resolved struct {
-			Environments []struct {
-				Name         string `json:"name"`
-				BrowserStart string `json:"browser_start"`
-			} `json:"environments"`
-		}
-		if json.Unmarshal(inv.Resolved, &resolved) != nil {
-			continue
-		}
-		m := map[string]string{}
-		for _, e := range resolved.Environments {
-			m[e.Name] = e.BrowserStart
-		}
-		starts[inv.ID] = m
-	}
-	return func(r results.ProcessRun) string {
-		if !browserHost(r.Host) {
-			return ""
-		}
-		if s := starts[r.Invocation][r.Environment]; s != "" {
-			return s
-		}
-		return Cold
-	}
-}
-
-// browserHost says whether host opens pages (it has a browser start).
-func browserHost(host string) bool { return env.HostForm(host) == env.FormPage }
 
 // startOfCell is the cell's browser start: its environment's
 // browser_start, "" for other hosts.
 func startOfCell(c spec.Cell) string {
-	if !browserHost(c.Env.Host) {
+	if !hostfacts.Browser(c.Env.Host) {
 		return ""
 	}
 	var s struct {
@@ -163,57 +108,37 @@ func startOfCell(c spec.Cell) string {
 	if json.Unmarshal(c.Env.Resolved, &s) == nil && s.BrowserStart != "" {
 		return s.BrowserStart
 	}
-	return Warm // the schema's default
+	return hostfacts.Warm // the schema's default
 }
 
-// FromRuns measures the curves of runs: per (kind, environment, mode,
-// start, n), per (kind, mode, start, n) and per (mode, n), the median wall
-// time of a process, warm-ups and failed processes included (they take
-// time too). startOf says how a run started its browser.
-func FromRuns(source string, runs []results.ProcessRun, startOf func(results.ProcessRun) string) *Model {
-	starts := make([]string, len(runs))
-	for i, r := range runs {
-		starts[i] = startOf(r)
-	}
-	return fromRuns(source, runs, starts)
-}
-
-// fromRuns is FromRuns with each run's start given.
-func fromRuns(source string, runs []results.ProcessRun, starts []string) *Model {
+// FromCosts is the model of cells, one result set's cost summary or
+// several's: per (kind, environment, mode, start, n), per (kind, mode,
+// start, n) and per (mode, n), the median wall time of a process, each
+// cell's processes counted at its median (several machines' or sets' of
+// one cell pool alike).
+func FromCosts(source string, cells []results.CellCost) *Model {
 	type at struct {
 		key
 		n int
 	}
 	walls := map[at][]float64{}
-	for i, r := range runs {
-		if r.WallNS <= 0 {
-			continue // never started: no wall time
+	for _, c := range cells {
+		if c.Processes <= 0 {
+			continue
 		}
-		start := starts[i]
-		for _, k := range []key{{r.Kind, r.Environment, r.Mode, start}, {r.Kind, "", r.Mode, start}, {"", "", r.Mode, ""}} {
-			a := at{k, int(r.N)}
-			walls[a] = append(walls[a], float64(r.WallNS))
+		for _, k := range []key{{c.Kind, c.Environment, c.Mode, c.Start}, {c.Kind, "", c.Mode, c.Start}, {"", "", c.Mode, ""}} {
+			a := at{k, c.N}
+			for range c.Processes {
+				walls[a] = append(walls[a], float64(c.MedianWallNS))
+			}
 		}
 	}
-	var pts []Point
+	pts := make([]Point, 0, len(walls))
 	for a, w := range walls {
 		pts = append(pts, Point{Kind: a.kind, Environment: a.env, Mode: a.mode, Start: a.start, N: a.n, Processes: len(w), WallNS: int64(stats.Median(w))})
 	}
-	sort.Slice(pts, func(i, j int) bool {
-		a, b := pts[i], pts[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Environment != b.Environment {
-			return a.Environment < b.Environment
-		}
-		if a.Mode != b.Mode {
-			return a.Mode < b.Mode
-		}
-		if a.Start != b.Start {
-			return a.Start < b.Start
-		}
-		return a.N < b.N
+	slices.SortFunc(pts, func(a, b Point) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Environment, b.Environment), cmp.Compare(a.Mode, b.Mode), cmp.Compare(a.Start, b.Start), cmp.Compare(a.N, b.N))
 	})
 	return newModel(source, pts)
 }
@@ -276,9 +201,9 @@ func (m *Model) lookup(c spec.Cell) (time.Duration, string) {
 			return time.Duration(at(curve, c.N)), []string{"environment", "kind"}[i]
 		}
 	}
-	if keys[0].start == Warm {
+	if keys[0].start == hostfacts.Warm {
 		for _, k := range keys[:2] {
-			k.start = Cold
+			k.start = hostfacts.Cold
 			curve := m.curves[k]
 			if !serves(curve, c.N) {
 				continue
@@ -318,7 +243,7 @@ func (m *Model) Plan(p *spec.RunPlan) time.Duration {
 	warm := map[string]bool{}
 	for _, c := range p.Cells {
 		total += m.Cell(c)
-		if startOfCell(c) == Warm && !warm[c.Env.Name] {
+		if startOfCell(c) == hostfacts.Warm && !warm[c.Env.Name] {
 			warm[c.Env.Name] = true
 			total += time.Duration(m.saving[c.Env.Host])
 		}

@@ -2,40 +2,32 @@ package cost
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"spawnbench/engine/inputerr"
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite reference.json from results/reference")
 
-// TestReferenceIsTheCommittedSet: the built-in costs are exactly what the
-// committed reference set measured.
+// TestReferenceIsTheCommittedSet: the built-in costs are exactly the
+// cost summary of the committed reference set, and a model's ID says
+// which costs it is of.
 func TestReferenceIsTheCommittedSet(t *testing.T) {
 	dir := filepath.Join("..", "..", ReferenceDir)
-	set, err := results.Read(dir)
+	costs, err := results.ReadCosts(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One point a line: short, and a re-measured set shows as a diff.
-	var lines []string
-	for _, p := range FromSet(dir, set).Points {
-		b, err := json.Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(b))
-	}
-	want := []byte("[\n" + strings.Join(lines, ",\n") + "\n]\n")
+	want := costs.Encode()
 	if *update {
 		if err := os.WriteFile("reference.json", want, 0o644); err != nil {
 			t.Fatal(err)
@@ -45,15 +37,99 @@ func TestReferenceIsTheCommittedSet(t *testing.T) {
 	if !bytes.Equal(want, referenceJSON) {
 		t.Fatalf("engine/cost/reference.json is not what %s measured; after re-measuring the reference set, rewrite it with: go test ./engine/cost -run TestReferenceIsTheCommittedSet -update", ReferenceDir)
 	}
-	loaded, err := Load(dir)
+	loaded := FromCosts(dir, costs.Cells)
+	if len(loaded.Points) != len(Reference().Points) || loaded.ID() != Reference().ID() || len(loaded.ID()) != 12 {
+		t.Errorf("%s: %d points, ID %s; built in: %d, ID %s", dir, len(loaded.Points), loaded.ID(), len(Reference().Points), Reference().ID())
+	}
+	if other := FromCosts("other", costs.Cells[:len(costs.Cells)/2]); other.ID() == loaded.ID() {
+		t.Errorf("half the cells give the same ID %s", other.ID())
+	}
+}
+
+// TestPoolsCountEveryProcess: a cell's point is its cost summary's
+// median; the same cell of two sets or machines, a kind's pool and every
+// kind's pool are the median over their processes, each counted at its
+// cell's median.
+func TestPoolsCountEveryProcess(t *testing.T) {
+	cell := func(machine, env string, processes int, wallMS int64) results.CellCost {
+		return results.CellCost{Machine: machine, Kind: "wasi-threads", Environment: env, Host: "wasmtime", Mode: "sequential", N: 1, Processes: processes, MedianWallNS: wallMS * 1e6}
+	}
+	m := FromCosts("pools", []results.CellCost{
+		cell("a", "one", 3, 10), cell("b", "one", 1, 50), // one cell, two machines: 10, 10, 10, 50
+		cell("a", "two", 2, 30), // 30, 30
+		{Machine: "a", Kind: "native", Environment: "native", Host: "os", Mode: "sequential", N: 1, Processes: 1, MedianWallNS: 1e6},
+		{Machine: "a", Kind: "native", Environment: "native", Host: "os", Mode: "sequential", N: 10, Processes: 0, MedianWallNS: 9e6}, // no process: no point
+	})
+	want := map[key]Point{
+		{"wasi-threads", "one", "sequential", ""}: {Processes: 4, WallNS: 10e6},
+		{"wasi-threads", "two", "sequential", ""}: {Processes: 2, WallNS: 30e6},
+		{"wasi-threads", "", "sequential", ""}:    {Processes: 6, WallNS: 20e6}, // 10 10 10 30 30 50
+		{"native", "native", "sequential", ""}:    {Processes: 1, WallNS: 1e6},
+		{"native", "", "sequential", ""}:          {Processes: 1, WallNS: 1e6},
+		{"", "", "sequential", ""}:                {Processes: 7, WallNS: 10e6}, // 1 10 10 10 30 30 50
+	}
+	if len(m.Points) != len(want) {
+		t.Errorf("%d points, want %d: %+v", len(m.Points), len(want), m.Points)
+	}
+	for _, p := range m.Points {
+		w, ok := want[key{p.Kind, p.Environment, p.Mode, p.Start}]
+		if !ok || p.N != 1 || p.Processes != w.Processes || p.WallNS != w.WallNS {
+			t.Errorf("point %+v, want %d processes at %d ns", p, w.Processes, w.WallNS)
+		}
+	}
+}
+
+// TestHereIsThisMachinesCells: the cells of this machine give its curves,
+// its ratios to the model for the cells both have, and its warm browser
+// pages; another machine's cells are not this one's.
+func TestHereIsThisMachinesCells(t *testing.T) {
+	base := Reference()
+	var cells []results.CellCost
+	for _, p := range base.Points {
+		if p.Environment == "" || p.N != 1 {
+			continue
+		}
+		c := results.CellCost{Machine: "here", Kind: p.Kind, Environment: p.Environment, Mode: p.Mode, Start: p.Start, N: p.N, Processes: 5, MedianWallNS: 3 * p.WallNS}
+		cells = append(cells, c)
+		c.Machine = "elsewhere"
+		c.MedianWallNS = p.WallNS / 2
+		cells = append(cells, c)
+	}
+	cells = append(cells, results.CellCost{Machine: "here", Kind: "manual", Environment: "manual", Host: "chromium", Mode: "sequential", Start: hostfacts.Warm, N: 1, Processes: 4, MedianWallNS: 2e8})
+	if Here("nobody", base, nil, cells) != nil {
+		t.Error("a machine with no cells measured something")
+	}
+	mc := Here("here", base, []string{"results/a", "results/b"}, cells)
+	if mc == nil || mc.ID != "here" || mc.Model != base.ID() || len(mc.Ratios) < 20 {
+		t.Fatalf("machine %+v", mc)
+	}
+	if f, lo, hi := mc.Factor(); f != 3 || lo < 2.99 || hi > 3.01 {
+		t.Errorf("factor %v (%v to %v), want 3: this machine's cells are three times the model's", f, lo, hi)
+	}
+	if !mc.HasWarm([]string{"chromium"}) || mc.HasWarm([]string{"firefox"}) || len(mc.Warm) != 1 || mc.Warm[0].WallNS != 2e8 {
+		t.Errorf("warm pages %+v, want Chromium's 200ms", mc.Warm)
+	}
+	if !strings.HasPrefix(mc.Source, "2 result set(s) measured here (results/a, results/b: ") {
+		t.Errorf("source %q", mc.Source)
+	}
+}
+
+// TestTheModelRunsNothing: engine/cost is a model of plain data. Nothing
+// it imports builds, runs or supervises anything, so it stays below the
+// environments and the runner.
+func TestTheModelRunsNothing(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go list -deps: %v", err)
 	}
-	if len(loaded.Points) != len(Reference().Points) || loaded.Source != dir || loaded.ID() != Reference().ID() || len(loaded.ID()) != 12 {
-		t.Errorf("Load(%s): %d points from %q, ID %s; built in: %d, ID %s", dir, len(loaded.Points), loaded.Source, loaded.ID(), len(Reference().Points), Reference().ID())
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "spawnbench/engine/spec") {
+		t.Fatalf("go list -deps names no spawnbench package: %v", deps)
 	}
-	if other := FromRuns("other", set.Runs[:len(set.Runs)/2], StartOf(set)); other.ID() == loaded.ID() {
-		t.Errorf("half the runs give the same ID %s", other.ID())
+	for _, forbidden := range []string{"env", "proc", "buildcache", "run", "browser", "wasmhost"} {
+		if slices.Contains(deps, "spawnbench/engine/"+forbidden) {
+			t.Errorf("engine/cost depends on engine/%s, which builds or runs things: its input is plain data", forbidden)
+		}
 	}
 }
 
@@ -90,9 +166,9 @@ func TestEstimatesFollowTheReference(t *testing.T) {
 	for _, c := range p.Cells {
 		want := "environment"
 		switch start := startOfCell(c); {
-		case start == Warm:
+		case start == hostfacts.Warm:
 			want = "cold"
-		case start == Cold && strings.HasSuffix(c.Env.Name, "-cold"):
+		case start == hostfacts.Cold && strings.HasSuffix(c.Env.Name, "-cold"):
 			want = "kind"
 		}
 		if got := m.Basis(c); got != want {
@@ -162,15 +238,6 @@ func TestInterpolation(t *testing.T) {
 	}
 }
 
-func TestLoadBadInput(t *testing.T) {
-	empty := t.TempDir()
-	_, err := Load(empty)
-	var in *inputerr.Error
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), "no result set there") {
-		t.Errorf("Load(empty dir): %v", err)
-	}
-}
-
 // synthetic is a model of closed-form costs for the cells of a small
 // plan: native (no browser), manual (a warm Chromium page), its cold twin
 // and emscripten-chromium (warm), all measured cold, at n = 1 and 100.
@@ -200,12 +267,12 @@ samples: {min: 1, processes: 1}
 	add("native", "native", "", 1, 10)
 	add("native", "native", "", 100, 30)
 	for _, env := range []string{"manual", ""} {
-		add("manual", env, Cold, 1, 1000)
-		add("manual", env, Cold, 100, 2000)
+		add("manual", env, hostfacts.Cold, 1, 1000)
+		add("manual", env, hostfacts.Cold, 100, 2000)
 	}
 	for _, env := range []string{"emscripten-chromium", ""} {
-		add("emscripten-chromium", env, Cold, 1, 1500)
-		add("emscripten-chromium", env, Cold, 100, 2500)
+		add("emscripten-chromium", env, hostfacts.Cold, 1, 1500)
+		add("emscripten-chromium", env, hostfacts.Cold, 100, 2500)
 	}
 	add("", "", "", 1, 500)
 	add("", "", "", 100, 1000)
@@ -272,8 +339,8 @@ func TestRescalingIsItsClosedForm(t *testing.T) {
 	}
 	// A curve of the machine's own is taken as measured, not rescaled.
 	mc.Points = []Point{
-		{Kind: "manual", Environment: "manual", Mode: "sequential", Start: Warm, N: 1, WallNS: int64(250 * ms)},
-		{Kind: "manual", Environment: "manual", Mode: "sequential", Start: Warm, N: 100, WallNS: int64(900 * ms)},
+		{Kind: "manual", Environment: "manual", Mode: "sequential", Start: hostfacts.Warm, N: 1, WallNS: int64(250 * ms)},
+		{Kind: "manual", Environment: "manual", Mode: "sequential", Start: hostfacts.Warm, N: 100, WallNS: int64(900 * ms)},
 	}
 	own := m.On(mc)
 	if got := own.Process(cellOf(t, p, "manual/sequential/100")); got != 900*ms || own.Basis(cellOf(t, p, "manual/sequential/100")) != "environment" {

@@ -1,16 +1,13 @@
 package cost
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"spawnbench/engine/atomicfile"
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 	"spawnbench/engine/stats"
@@ -21,7 +18,7 @@ import (
 // the cells both have, curves of its own, and the warm browser pages it
 // measured, from which what a warm start saves each browser follows. It
 // comes from the result sets measured here (Here) or from a short probe
-// (Probe).
+// of the machine (engine/run's), kept as JSON for a while.
 type Machine struct {
 	// Source says what was measured, for messages.
 	Source string `json:"source"`
@@ -111,7 +108,7 @@ func (m *Model) scaled(mc *Machine, f float64) *Model {
 	s.saving, s.warmFloor = map[string]int64{}, map[string]int64{}
 	savings := map[string][]float64{}
 	for _, w := range mc.Warm {
-		curve := s.curves[key{w.Kind, "", w.Mode, Cold}]
+		curve := s.curves[key{w.Kind, "", w.Mode, hostfacts.Cold}]
 		if !serves(curve, 1) {
 			continue
 		}
@@ -147,47 +144,28 @@ func (m *Model) Range(p *spec.RunPlan) (lo, hi time.Duration) {
 	return m.base.scaled(m.machine, flo).Plan(p), m.base.scaled(m.machine, fhi).Plan(p)
 }
 
-// Here is what the result sets in dir measured on the machine id (the
-// sets' runs of other machines, merged in, are left out): their curves,
-// their ratios to base for every cell both have, and their warm browser
-// pages. Nil when no set there has a run of this machine.
-func Here(dir, id string, base *Model) (*Machine, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
-	var runs []results.ProcessRun
-	var starts []string
-	var sets []string
-	for _, e := range entries {
-		sub := filepath.Join(dir, e.Name())
-		if !e.IsDir() || !results.Exists(sub) {
-			continue
-		}
-		set, err := results.Read(sub)
-		if err != nil {
-			continue // a damaged or foreign set says nothing of this machine's costs
-		}
-		startOf := StartOf(set)
-		n := 0
-		for _, r := range set.Runs {
-			if r.Machine == id && r.WallNS > 0 {
-				runs, starts, n = append(runs, r), append(starts, startOf(r)), n+1
-			}
-		}
-		if n > 0 {
-			sets = append(sets, sub)
+// Here is what result sets measured on the machine id, from their cost
+// summaries' cells (other machines' cells, merged in, are left out):
+// their curves, their ratios to base for every cell both have, and their
+// warm browser pages. sets names the sets the cells come from, for
+// messages. Nil when no cell is of this machine.
+func Here(id string, base *Model, sets []string, cells []results.CellCost) *Machine {
+	var mine []results.CellCost
+	processes := 0
+	hosts := map[string]string{}
+	for _, c := range cells {
+		if c.Machine == id && c.Processes > 0 {
+			mine = append(mine, c)
+			processes += c.Processes
+			hosts[c.Kind] = c.Host
 		}
 	}
-	if len(runs) == 0 {
-		return nil, nil
+	if len(mine) == 0 {
+		return nil
 	}
-	local := fromRuns("", runs, starts)
+	local := FromCosts("", mine)
 	mc := &Machine{
-		Source: fmt.Sprintf("%d result set(s) measured here (%s: %d processes)", len(sets), strings.Join(sets, ", "), len(runs)),
+		Source: fmt.Sprintf("%d result set(s) measured here (%s: %d processes)", len(sets), strings.Join(sets, ", "), processes),
 		Points: local.Points, ID: id, Model: base.ID(),
 	}
 	for _, p := range local.Points {
@@ -200,16 +178,12 @@ func Here(dir, id string, base *Model) (*Machine, error) {
 			}
 		}
 	}
-	hosts := map[string]string{}
-	for _, r := range runs {
-		hosts[r.Kind] = r.Host
-	}
 	for _, p := range local.Points {
-		if p.Environment == "" && p.Kind != "" && p.Start == Warm && p.N == 1 {
+		if p.Environment == "" && p.Kind != "" && p.Start == hostfacts.Warm && p.N == 1 {
 			mc.Warm = append(mc.Warm, WarmPage{Kind: p.Kind, Host: hosts[p.Kind], Mode: p.Mode, WallNS: p.WallNS})
 		}
 	}
-	return mc, nil
+	return mc
 }
 
 // HasWarm is true when the machine measured a warm page of every
@@ -223,33 +197,14 @@ func (mc *Machine) HasWarm(hosts []string) bool {
 	return true
 }
 
-// Save writes the machine's measurements to path, for the next command
-// on this machine.
-func (mc *Machine) Save(path string) error {
-	b, err := json.MarshalIndent(mc, "", "  ")
-	if err != nil {
-		return err
+// WarmHosts are the browser hosts that start warm in the plan.
+func WarmHosts(p *spec.RunPlan) []string {
+	var hosts []string
+	for _, c := range p.Cells {
+		if startOfCell(c) == hostfacts.Warm && !slices.Contains(hosts, c.Env.Host) {
+			hosts = append(hosts, c.Env.Host)
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("save the probe: %w", err)
-	}
-	return atomicfile.WriteBytes(path, append(b, '\n'))
-}
-
-// LoadMachine reads what Save wrote, if it was measured on machine id for
-// model, less than maxAge ago, and measured every browser host of hosts;
-// nil otherwise.
-func LoadMachine(path, id string, model *Model, maxAge time.Duration, hosts []string) *Machine {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var mc Machine
-	if json.Unmarshal(b, &mc) != nil || mc.ID != id || mc.Model != model.ID() || time.Since(mc.At) > maxAge || time.Since(mc.At) < 0 {
-		return nil
-	}
-	if !mc.HasWarm(hosts) {
-		return nil
-	}
-	return &mc
+	slices.Sort(hosts)
+	return hosts
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -32,5 +33,21 @@ func TestLegacyFamiliesAreTheHostsOwn(t *testing.T) {
 	}
 	if legacy < 15 {
 		t.Errorf("only %d legacy kinds checked", legacy)
+	}
+}
+
+// TestBrowsersAreThePageHosts: the hosts that hostfacts calls browsers
+// (whose processes start warm or cold, for the costs and the result
+// sets' cost summaries) are exactly the hosts that open pages.
+func TestBrowsersAreThePageHosts(t *testing.T) {
+	for _, h := range env.Hosts() {
+		if page := env.HostForm(h) == env.FormPage; page != hostfacts.Browser(h) {
+			t.Errorf("host %s: opens pages %v, hostfacts.Browser says %v", h, page, hostfacts.Browser(h))
+		}
+	}
+	for _, h := range hostfacts.Browsers {
+		if env.HostForm(h) != env.FormPage {
+			t.Errorf("hostfacts.Browsers names %s, which is no host that opens pages", h)
+		}
 	}
 }

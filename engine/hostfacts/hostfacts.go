@@ -1,10 +1,13 @@
 // Package hostfacts holds the facts about hosts that more than one part
-// of spawnbench states: the families reports group environments in and
-// the clock steps of the JavaScript and browser hosts. It imports
-// nothing of spawnbench, so the environments (engine/env), the result
-// files (engine/results) and the reports (engine/report) each read the
-// one declaration.
+// of spawnbench states: the families reports group environments in, the
+// clock steps of the JavaScript and browser hosts, and which hosts are
+// browsers, whose processes start warm or cold. It imports nothing of
+// spawnbench, so the environments (engine/env), the result files
+// (engine/results), the costs (engine/cost) and the reports
+// (engine/report) each read the one declaration.
 package hostfacts
+
+import "slices"
 
 // Host families, in the order reports list them. A host declares its
 // family (engine/env HostFacts), a payload that brings its own thread
@@ -33,4 +36,20 @@ const (
 	// browser coarsens performance.now() in a cross-origin-isolated page.
 	ChromiumCoarseStepNS = 5_000
 	FirefoxCoarseStepNS  = 20_000
+)
+
+// Browsers are the hosts that open pages (engine/env's page form, which a
+// test holds equal): the hosts whose environments have a browser_start.
+var Browsers = []string{"chromium", "firefox"}
+
+// Browser says whether host is one of Browsers.
+func Browser(host string) bool { return slices.Contains(Browsers, host) }
+
+// The browser starts of the schema's browser_start: one browser kept open
+// for every page of an environment, or a fresh one per page. Warm is the
+// schema's default; sets written before the setting started every
+// browser cold.
+const (
+	Warm = "warm"
+	Cold = "cold"
 )

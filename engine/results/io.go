@@ -101,13 +101,15 @@ func mismatchf(format string, a ...any) error { return mismatch{fmt.Errorf(forma
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // Write writes the whole set into dir as the next generation:
-// calibration, samples, runs, then provenance.json, each stamped with the
-// set's ID (made now if it has none) and the generation. Each file is
-// written to a temporary name and renamed into place; a kill between two
-// renames leaves files of two generations, which Read reconciles through
-// the journal (see Writer) or refuses. Calibration goes first, even when
-// empty, so that every file of an ID-stamped generation is there (a
-// missing one is detected) from the first one renamed.
+// calibration, samples, runs, the cost summary (costs.json, which Read
+// does not need: a stale one is made again by ReadCosts), then
+// provenance.json, each stamped with the set's ID (made now if it has
+// none) and the generation. Each file is written to a temporary name and
+// renamed into place; a kill between two renames leaves files of two
+// generations, which Read reconciles through the journal (see Writer) or
+// refuses. Calibration goes first, even when empty, so that every file
+// of an ID-stamped generation is there (a missing one is detected) from
+// the first one renamed.
 func (s *Set) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create result directory: %w", err)
@@ -129,6 +131,9 @@ func (s *Set) Write(dir string) error {
 		return err
 	}
 	if err := writeTable(filepath.Join(dir, RunsFile), runColumns, s.Runs, meta); err != nil {
+		return err
+	}
+	if err := writeCosts(dir, s); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(struct {
@@ -508,7 +513,7 @@ func Exists(dir string) bool {
 // Reserved reports whether name (a base name) is one a result set keeps
 // for itself, which no other output may take.
 func Reserved(name string) bool {
-	return slices.Contains(setFiles, name) || name == LockFile || name == DamagedFile
+	return slices.Contains(setFiles, name) || name == LockFile || name == DamagedFile || name == CostsFile
 }
 
 // addedInFormat2 are the columns that sets of format 1 lack.

@@ -5,12 +5,15 @@
 // files with typed columns (strings, integers, booleans, lists of CPU
 // numbers; null where a value is absent), each described in the file, one
 // row per spawn or per process, so pandas, polars and DuckDB open it with
-// no conversion. The rows are what was measured; the one reduction made
-// here is each process's typical spawn (summary.go, stats.Typical), built
-// once with the process's rows and stored beside them, and the marks that
-// qualify rows (clock trust, the busy rule's inputs). Views such as "last
-// 10 spawns", figures and verdicts are the readers' (engine/report), and
-// a report's figures are written back only as the derived cells.parquet.
+// no conversion. The rows are what was measured; the reductions made here
+// are each process's typical spawn (summary.go, stats.Typical), built once
+// with the process's rows and stored beside them, and each cell's median
+// wall time, the set's cost summary (costs.go), written with every
+// generation so that expected times never read the samples; and the marks
+// that qualify rows (clock trust, the busy rule's inputs). Views such as
+// "last 10 spawns", figures and verdicts are the readers' (engine/report),
+// and a report's figures are written back only as the derived
+// cells.parquet.
 //
 // Nothing measured is lost and nothing is half-written: one writer at a
 // time holds the directory's lock; each finished process is appended to a
@@ -38,6 +41,8 @@ const (
 	RunsFile        = "runs.parquet"
 	CalibrationFile = "calibration.parquet"
 	ProvenanceFile  = "provenance.json"
+	// CostsFile holds the set's cost summary (see Costs).
+	CostsFile = "costs.json"
 	// JournalFile holds the processes finished since the last compaction.
 	JournalFile = "journal.jsonl"
 	// DamagedFile keeps the journal lines that could not be read, so that

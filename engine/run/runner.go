@@ -8,6 +8,11 @@
 // goes on; an environment whose toolchain is missing is skipped with the
 // command that installs it; an interrupt stops at once, keeps everything
 // so far and is recorded as such; a killed run is resumed, not repeated.
+//
+// Run is also where the cost model (engine/cost, plain data) meets this
+// machine: MachineCosts rescales it by the cost summaries of the sets
+// measured here, or by a probe, a few processes prepared and run as every
+// run's are, by a runner that records nothing.
 package run
 
 import (
@@ -78,8 +83,9 @@ type prepared struct {
 	skipKind skipKind
 }
 
-// prepare makes, checks and builds one environment. Only an interrupt is
-// an error: anything else is a skip with its reason.
+// prepare makes, checks and builds one environment, and records its
+// toolchain (a runner without a writer, the probe's, records nothing).
+// Only an interrupt is an error: anything else is a skip with its reason.
 func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared, error) {
 	e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
 	if err != nil {
@@ -101,8 +107,10 @@ func (r *Runner) prepare(ctx context.Context, es spec.EnvironmentSpec) (prepared
 	if ctx.Err() != nil {
 		return prepared{}, ctx.Err()
 	}
-	if err := r.w.Toolchain(r.inv, es.Name, tc.Version); err != nil {
-		return prepared{}, err
+	if r.w != nil { // a probe's runner records nothing
+		if err := r.w.Toolchain(r.inv, es.Name, tc.Version); err != nil {
+			return prepared{}, err
+		}
 	}
 	if tc.Unfit {
 		return prepared{env: e, skip: "toolchain cannot run it: " + tc.Problem}, nil
