@@ -162,11 +162,16 @@ func newModel(source string, pts []Point) *Model {
 func (m *Model) ID() string { return m.id }
 
 // keyOf is the one place that says what a cell's cost depends on: its
-// environment (by name within its kind), else its kind, else any kind,
-// in its mode, and, for a browser, its start.
+// environment (by name within its kind; a one-CPU twin by the
+// environment it measures), else its kind, else any kind, in its mode,
+// and, for a browser, its start.
 func keyOf(c spec.Cell) []key {
 	start := startOfCell(c)
-	return []key{{c.Env.Kind, c.Env.Name, c.Mode, start}, {c.Env.Kind, "", c.Mode, start}, {"", "", c.Mode, ""}}
+	name := c.Env.Name
+	if c.Env.PlacementOf != "" {
+		name = c.Env.PlacementOf
+	}
+	return []key{{c.Env.Kind, name, c.Mode, start}, {c.Env.Kind, "", c.Mode, start}, {"", "", c.Mode, ""}}
 }
 
 // Basis names what a cell's estimate rests on: "environment", "kind",
@@ -184,13 +189,14 @@ func (m *Model) Basis(c spec.Cell) string {
 const Unknown = 3 * time.Second
 
 // Process is the expected wall time of one of the cell's processes,
-// including the pause before it, and at most its timeout.
+// including the pause and the settle step before it, and at most its
+// timeout.
 func (m *Model) Process(c spec.Cell) time.Duration {
 	wall, _ := m.lookup(c)
 	if c.Timeout > 0 {
 		wall = min(wall, c.Timeout)
 	}
-	return c.Pause + wall
+	return c.Pause + settleOf(c) + wall
 }
 
 // lookup is a process's wall time and what it rests on (Basis).
@@ -286,4 +292,13 @@ func Round(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
+}
+
+// settleOf is the least a process waits for the machine to settle
+// before it starts: one window, where the cell settles.
+func settleOf(c spec.Cell) time.Duration {
+	if c.Settle.Cap <= 0 {
+		return 0
+	}
+	return c.Settle.Window
 }

@@ -174,13 +174,14 @@ func TestEstimatesFollowTheReference(t *testing.T) {
 		if got := m.Basis(c); got != want {
 			t.Errorf("%s: estimated from %q, want %q", c.Key(), got, want)
 		}
-		if m.Process(c) <= c.Pause {
+		if m.Process(c) <= c.Pause+c.Settle.Window {
 			t.Errorf("%s: %s per process, no more than its pause", c.Key(), m.Process(c))
 		}
 	}
 	native := m.Process(cellOf(t, p, "native/sequential/1"))
 	firefox := m.Process(cellOf(t, p, "emscripten-firefox/sequential/1"))
-	if firefox < 100*native {
+	settle := cellOf(t, p, "native/sequential/1").Settle.Window
+	if firefox-settle < 100*(native-settle) {
 		t.Errorf("a Firefox process %s, a native one %s: want Firefox at least 100 times native", firefox, native)
 	}
 	c := cellOf(t, p, "native/sequential/1")
@@ -190,7 +191,7 @@ func TestEstimatesFollowTheReference(t *testing.T) {
 	}
 	slow := cellOf(t, p, "manual-firefox/parallel/1000")
 	slow.Timeout = 5 * time.Second
-	if got := m.Process(slow); got != slow.Pause+5*time.Second {
+	if got := m.Process(slow); got != slow.Pause+slow.Settle.Window+5*time.Second {
 		t.Errorf("timeout 5s: %s per process", got)
 	}
 	if got, want := m.Cell(c), time.Duration(c.Total())*m.Process(c); got != want {
@@ -233,7 +234,7 @@ func TestInterpolation(t *testing.T) {
 		t.Errorf("an unknown kind: %s from %q", m.Process(c), m.Basis(c))
 	}
 	c.Mode = "never-measured"
-	if m.Basis(c) != "" || m.Process(c) != c.Pause+Unknown {
+	if m.Basis(c) != "" || m.Process(c) != c.Pause+c.Settle.Window+Unknown {
 		t.Errorf("an unknown mode: %s from %q", m.Process(c), m.Basis(c))
 	}
 }
@@ -251,6 +252,7 @@ func synthetic(t *testing.T) (*Model, *spec.RunPlan) {
 ]
 n: [1, 100]
 samples: {min: 1, processes: 1}
+schedule: settle: cap: "0s"
 `))
 	if err != nil {
 		t.Fatal(err)
