@@ -30,7 +30,8 @@ every ratio to the baseline, old and new. Differences in spec, spawnbench
 and toolchain versions and machine are listed above the table, with each
 set's invocations and whether it is incomplete. Cells flagged busy or
 unstable in either set are marked, and a warning says when two sets were
-measured on differently busy machines. Directories that share no cell are
+measured on differently busy machines (their shares of busy cells differ),
+with each set's median load. Directories that share no cell are
 an error.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {

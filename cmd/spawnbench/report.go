@@ -42,11 +42,13 @@ measured. Then every cell's typical spawn time with its 95% interval over
 processes (the process is the unit of replication) and its precision;
 the ratios to the baseline; each environment set against another
 (against); regimes, process clusters, placement, parallel mode's first
-thread and makespan, Wasmtime releases; failures and skips; and, in an
+thread and makespan, Wasmtime releases; every cell's load (others' CPU
+and steal, as shares of wall time); failures and skips; and, in an
 appendix, the pooled means (the earlier study's statistic), the clock
 checks and the provenance. Statistics use spawns of ok processes only.
-Verdicts: [busy] when other work or steal took clearly more than 10% of a
-cell's processes' wall time; [unstable] only on evidence at the level of
+Verdicts: [busy] only where the processes say the load moved the figure
+(it rises with their load, or others' work took half their wall time
+throughout); [unstable] only on evidence at the level of
 processes: they drifted over the run, or they fall into two clusters;
 [not judged: k processes] below 5 processes. Precision is a number, with
 about how many processes the spec's target precision would take.

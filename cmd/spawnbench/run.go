@@ -22,7 +22,6 @@ import (
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
-	"spawnbench/engine/stats"
 )
 
 func init() {
@@ -317,8 +316,12 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 		return runErr
 	}
 	if busy := run.BusyCells(set); len(busy) > 0 {
-		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) ran on a busy machine (others' CPU or steal above %.0f%% of the cell's wall time): %v; their figures may not hold up, re-measure on an idle machine\n",
-			len(busy), stats.BusyThreshold*100, busy)
+		var cells []string
+		for _, c := range busy {
+			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, c.Load.Evidence()))
+		}
+		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) busy, by their processes' evidence: %s; their figures carry the machine's load, re-measure them on an idle machine (the report gives every cell's load)\n",
+			len(busy), strings.Join(cells, ", "))
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
 	return nil

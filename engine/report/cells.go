@@ -45,7 +45,14 @@ func (r *Report) cellFigures() []results.CellFigure {
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
 			Verdict: c.Judgement.Verdict, Reason: c.Judgement.Reason, Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
-			BottomLine: inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)]}
+			BottomLine:  inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)],
+			OthersShare: nan, StealShare: nan, LoadRho: nan, LoadP: nan, LoadRatio: nan, BusyEvidence: c.Judgement.BusyEvidence}
+		if n := c.Judgement; n.BusyKnown {
+			f.OthersShare, f.StealShare = float64(n.OthersShare), float64(n.StealShare)
+		}
+		if n := c.Judgement; n.LoadTested > 0 {
+			f.LoadRho, f.LoadP, f.LoadRatio = float64(n.LoadRho), float64(n.LoadP), float64(n.LoadRatio)
+		}
 		if s := c.Stats; s != nil {
 			f.OKProcesses = int32(s.Processes)
 			f.TypicalUS, f.LowUS, f.HighUS, f.Precision = float64(s.TypicalUS), float64(s.LowUS), float64(s.HighUS), float64(s.Precision)

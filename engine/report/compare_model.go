@@ -96,10 +96,15 @@ type RatioChange struct {
 }
 
 // BusyLevel is how busy the machine was while one set was measured: the
-// share of its judged cells (all-spawns view) flagged busy.
+// share of its judged cells (all-spawns view) flagged busy, that is whose
+// figure its load moved (stats.Busy), and the median judged cell's load.
 type BusyLevel struct {
 	Judged int `json:"judged_cells"`
 	Busy   int `json:"busy_cells"`
+	// OthersShare and StealShare are the median over the judged cells of
+	// their others' CPU and steal over their wall time.
+	OthersShare Float `json:"median_others_share"`
+	StealShare  Float `json:"median_steal_share"`
 }
 
 // Share is Busy ÷ Judged, or 0 when no cell could be judged.
@@ -113,14 +118,19 @@ func (l BusyLevel) Share() float64 {
 // busyLevel counts the judged and busy cells of a report.
 func busyLevel(r *Report) BusyLevel {
 	var l BusyLevel
+	var others, steal []float64
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		if c.Last == 0 && c.Judgement.BusyKnown {
 			l.Judged++
+			others, steal = append(others, float64(c.Judgement.OthersShare)), append(steal, float64(c.Judgement.StealShare))
 			if c.Judgement.Busy {
 				l.Busy++
 			}
 		}
+	}
+	if l.Judged > 0 {
+		l.OthersShare, l.StealShare = Float(stats.Median(others)), Float(stats.Median(steal))
 	}
 	return l
 }

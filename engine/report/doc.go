@@ -21,9 +21,11 @@
 // processes all failed shows their status instead of a number. A set
 // holding one (environment, mode, n, process, thread) twice is refused. A
 // clock that failed its calibration is announced above every table and
-// its numbers carry a mark. Every cell gets a verdict (see Judgement): busy,
-// unstable (its interval wider than the target precision, or its
-// processes differ), or not judged (too few processes for an interval). A set
+// its numbers carry a mark. Every cell's load is a number (others' CPU and
+// steal over its wall time) and every cell gets a verdict (see Judgement):
+// busy (its processes say the load moved its figure), unstable (its
+// processes drifted or fall into clusters), or not judged (too few
+// processes for an interval). A set
 // that is less than its invocations planned says so first. Warm-up spawns
 // never enter any statistic.
 //

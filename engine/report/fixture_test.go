@@ -89,8 +89,15 @@ func addCell(s *results.Set, c cellSpec) {
 		}
 		if status == results.StatusOK || c.failedSpawns {
 			run.Samples = c.n
+			spawns := make([]int64, c.n)
+			for t := range spawns {
+				spawns[t] = c.spawnNS(p, t)
+			}
+			// As the journal stores it: what the busy rule reads.
+			typical := int64(math.Round(TypicalSpawnNS(spawns)))
+			run.TypicalSpawnNS = &typical
 			for t := 0; t < int(c.n); t++ {
-				v := c.spawnNS(p, t)
+				v := spawns[t]
 				joined := v + 1000
 				s.Samples = append(s.Samples, results.SpawnSample{
 					Environment: c.env, Kind: c.env, Mode: c.mode, N: c.n, Process: int32(p), Thread: int32(t),

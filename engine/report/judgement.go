@@ -17,21 +17,37 @@ const (
 	NotJudged = "not judged"
 )
 
-// Judgement is what a report says of a cell: whether the machine was
-// busy while it was measured (the load /proc/stat recorded, results'
-// CellLoad) and the verdict its processes' evidence gives.
+// Judgement is what a report says of a cell: how loaded the machine was
+// while it was measured (the load /proc/stat recorded, as numbers),
+// whether that load moved its figure (results' CellLoad), and the
+// verdict its processes' evidence gives.
 type Judgement struct {
 	// Busy is the busy rule's verdict (stats.Busy, via results.CellLoad):
-	// the machine's other work (others_cpu_ns) or the hypervisor's
-	// (steal_ns), pooled over the cell's processes, clearly above
-	// stats.BusyThreshold of their wall time. BusyKnown is false when no
-	// process of the cell recorded the machine's load (older sets, or a
-	// platform without /proc/stat).
-	Busy      bool `json:"busy"`
-	BusyKnown bool `json:"busy_known"`
-	// OthersShare and StealShare are those shares (0 when unknown).
+	// the cell's figure rises with its processes' load (BusyRises), or
+	// others' work took half the wall time or more throughout
+	// (BusyThroughout); BusyEvidence says which, with its numbers ("" when
+	// not busy). BusyKnown is false when no process of the cell recorded
+	// the machine's load (older sets, or a platform without /proc/stat).
+	Busy           bool   `json:"busy"`
+	BusyKnown      bool   `json:"busy_known"`
+	BusyRises      bool   `json:"busy_rises"`
+	BusyThroughout bool   `json:"busy_throughout"`
+	BusyEvidence   string `json:"busy_evidence,omitempty"`
+	// OthersShare and StealShare are the machine's other work (less
+	// spawnbench's own) and the hypervisor's steal over the cell's wall
+	// time, pooled over its processes (0 when unknown).
 	OthersShare Float `json:"others_share"`
 	StealShare  Float `json:"steal_share"`
+	// LoadTested is how many processes the test of figure against load
+	// took (0: too few); LoadRho, LoadP and LoadRatio are its correlation,
+	// one-sided p-value and most-loaded half's figure over the
+	// least-loaded half's (null when untested), LoadEffect the three in
+	// words.
+	LoadTested int    `json:"load_tested"`
+	LoadRho    Float  `json:"load_rho"`
+	LoadP      Float  `json:"load_p"`
+	LoadRatio  Float  `json:"load_ratio"`
+	LoadEffect string `json:"load_effect,omitempty"`
 	// Verdict is Stable, Unstable or NotJudged, for every cell; Reason
 	// says why in a few words. A cell is judged when it has
 	// MinIntervalProcesses processes or more, and unstable only on
@@ -74,8 +90,9 @@ func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, tar
 	var n Judgement
 	load := results.CellLoad(runs)
 	n.BusyKnown = !math.IsNaN(load.OthersShare) || !math.IsNaN(load.StealShare)
-	n.Busy = load.Busy
+	n.Busy, n.BusyRises, n.BusyThroughout, n.BusyEvidence = load.Busy, load.Rises, load.Throughout, load.Evidence()
 	n.OthersShare, n.StealShare = finite(load.OthersShare), finite(load.StealShare)
+	n.LoadTested, n.LoadRho, n.LoadP, n.LoadRatio, n.LoadEffect = load.Tested, Float(load.Rho), Float(load.P), Float(load.Ratio), load.EffectText()
 	n.Target = Float(target)
 	if est == nil || !est.est.Judged() {
 		k := 0
@@ -158,9 +175,6 @@ func finite(v float64) Float {
 	}
 	return Float(v)
 }
-
-// busyShareThreshold is the busy rule's threshold, for legends.
-const busyShareThreshold = stats.BusyThreshold
 
 // flagText is a cell's flags in brackets, for appending to a table cell;
 // a cell too small to judge says so with its process count.

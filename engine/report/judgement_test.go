@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -13,42 +14,77 @@ import (
 // share returns a constant share of wall time for every process.
 func share(v float64) func(int) float64 { return func(int) float64 { return v } }
 
+// TestBusyFlagOnSyntheticSet: a cell is flagged busy only where its
+// processes say the load moved its figure, and the report shows every
+// cell's load as numbers either way.
 func TestBusyFlagOnSyntheticSet(t *testing.T) {
+	// Half the processes (the even ones) loaded and 1.5× slower.
+	half := func(loaded, idle float64) func(int) float64 {
+		return func(p int) float64 {
+			if p%2 == 0 {
+				return loaded
+			}
+			return idle
+		}
+	}
+	slowedHalf := func(p, t int) int64 {
+		v := lognormalSpawns(40e3, 1)(p, t)
+		if p%2 == 0 {
+			v = v * 3 / 2
+		}
+		return v
+	}
 	cases := []struct {
 		name          string
+		processes     int
+		spawnNS       func(p, t int) int64
 		others, steal func(int) float64
 		busy, known   bool
+		evidence      string
 	}{
-		{"idle machine", share(0.01), share(0), false, true},
-		{"other work above 10%", share(0.30), share(0), true, true},
-		{"steal above 10%", share(0.02), share(0.15), true, true},
-		{"just under the threshold", share(0.09), share(0.09), false, true},
+		{"idle machine", 5, nil, share(0.01), share(0), false, true, ""},
+		// Load that moved no figure is a number, not a flag.
+		{"steady other work of 30%", 20, nil, share(0.30), share(0), false, true, ""},
+		{"a hypervisor stealing 15%", 20, nil, share(0.02), share(0.15), false, true, ""},
+		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), share(0), false, true, ""},
+		{"other work of 80% in every process", 5, nil, share(0.8), share(0), true, true, "busy throughout: others' work took 80% of wall time"},
 		// Pooled over the cell: one process in five with 40% is 8%.
-		{"one busy process of five", func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true},
-		// Two of five with 50% is 20%, but five processes cannot tell it
-		// from two that happened to see other work.
-		{"two busy processes of five", func(p int) float64 { return []float64{0.5, 0.5, 0, 0, 0}[p] }, nil, false, true},
-		{"every process a little over", func(p int) float64 { return []float64{0.25, 0.3, 0.2, 0.28, 0.22}[p] }, nil, true, true},
-		{"load not recorded", nil, nil, false, false},
+		{"one busy process of five", 5, nil, func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true, ""},
+		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), share(0), true, true, "busy: figure rises with load (ρ = "},
+		{"steal that slows half the processes", 20, slowedHalf, share(0), half(0.4, 0.05), true, true, "busy: figure rises with load (ρ = "},
+		{"load not recorded", 5, nil, nil, nil, false, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			spawns := tc.spawnNS
+			if spawns == nil {
+				spawns = lognormalSpawns(40e3, 1)
+			}
 			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 5, wallNS: 200e6,
-				spawnNS: lognormalSpawns(40e3, 1), others: tc.others, steal: tc.steal})
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: tc.processes, wallNS: 200e6,
+				spawnNS: spawns, others: tc.others, steal: tc.steal})
 			r := build(t, s)
 			c := r.Cell("native", "sequential", Column{N: 10})
-			if c.Judgement.Busy != tc.busy || c.Judgement.BusyKnown != tc.known {
-				t.Errorf("busy, known = %v, %v; want %v, %v (noise %+v)", c.Judgement.Busy, c.Judgement.BusyKnown, tc.busy, tc.known, c.Judgement)
+			n := c.Judgement
+			if n.Busy != tc.busy || n.BusyKnown != tc.known || !strings.HasPrefix(n.BusyEvidence, tc.evidence) || (tc.evidence == "") != (n.BusyEvidence == "") {
+				t.Errorf("busy, known = %v, %v, evidence %q; want %v, %v, %q… (%+v)", n.Busy, n.BusyKnown, n.BusyEvidence, tc.busy, tc.known, tc.evidence, n)
 			}
 			var md bytes.Buffer
 			if err := r.Write(&md, FormatMarkdown, nil); err != nil {
 				t.Fatal(err)
 			}
 			out := md.String()
-			flagged := strings.Contains(out, "| native | sequential | ") && (strings.Contains(out, " [busy] |") || strings.Contains(out, " [busy, "))
+			flagged := strings.Contains(out, "| native | sequential | ") && strings.Contains(out, "| busy; ")
 			if flagged != tc.busy || strings.Contains(out, "BUSY MACHINE") != tc.busy {
 				t.Errorf("markdown shows busy = %v, want %v:\n%s", flagged, tc.busy, out)
+			}
+			if tc.busy && !strings.Contains(out, "native sequential n=10 ("+n.BusyEvidence+")") {
+				t.Errorf("the warning does not name the cell with its evidence %q:\n%s", n.BusyEvidence, out)
+			}
+			// The load is a number whether or not it flags the cell.
+			row := fmt.Sprintf("| native | sequential | 10 | %s | %s |", sharePercent(float64(n.OthersShare)), sharePercent(float64(n.StealShare)))
+			if strings.Contains(out, "## Load while measured") != tc.known || (tc.known && !strings.Contains(out, row)) {
+				t.Errorf("the load table lacks %q:\n%s", row, out)
 			}
 		})
 	}
@@ -88,6 +124,9 @@ func TestUnstableFlag(t *testing.T) {
 	}
 }
 
+// TestCompareWarnsWhenBusyLevelsDiffer: a set with busy cells beside one
+// without is a warning, with each set's median load; a steady load that
+// flags neither set is none.
 func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 	set := func(others float64) *results.Set {
 		s := &results.Set{Provenance: fixtureProvenance("", "")}
@@ -98,7 +137,7 @@ func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 	for _, tc := range []struct {
 		old, new float64
 		warn     bool
-	}{{0.01, 0.02, false}, {0.01, 0.4, true}, {0.4, 0.5, false}} {
+	}{{0.01, 0.02, false}, {0.01, 0.8, true}, {0.6, 0.8, false}, {0.01, 0.4, false}} {
 		cmp, err := Compare(Input{Dir: "old", Set: set(tc.old)}, Input{Dir: "new", Set: set(tc.new)}, CompareOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -110,8 +149,11 @@ func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 		if cmp.BusyDiffers != tc.warn || strings.Contains(md.String(), "BUSY LEVELS DIFFER") != tc.warn {
 			t.Errorf("others %.2f then %.2f: busy levels differ = %v, want %v", tc.old, tc.new, cmp.BusyDiffers, tc.warn)
 		}
-		if tc.new > 0.1 && !strings.Contains(md.String(), "old: —; new: busy") && tc.old < 0.1 {
+		if tc.new > 0.5 && !strings.Contains(md.String(), "old: —; new: busy") && tc.old < 0.5 {
 			t.Errorf("compare table does not flag the busy side:\n%s", md.String())
+		}
+		if loads := fmt.Sprintf("took %s and 0.0%% of its wall time in old, %s and 0.0%% in new", sharePercent(tc.old), sharePercent(tc.new)); tc.warn && !strings.Contains(md.String(), loads) {
+			t.Errorf("the warning does not give the loads %q:\n%s", loads, md.String())
 		}
 	}
 }

@@ -82,8 +82,10 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 			strings.Join(c.OldMachines, ", "), strings.Join(c.NewMachines, ", "))
 	}
 	if c.BusyDiffers {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **BUSY LEVELS DIFFER:** %d of %d cells busy in old, %d of %d in new. Changes may be the machine's load, not the code; re-measure both on an idle machine.\n\n",
-			c.OldBusy.Busy, c.OldBusy.Judged, c.NewBusy.Busy, c.NewBusy.Judged)
+		fmt.Fprintf(&b, "> [!WARNING]\n> **BUSY LEVELS DIFFER:** %d of %d cells busy (the machine's load moved their figures) in old, %d of %d in new; "+
+			"the median cell's others' CPU and steal took %s and %s of its wall time in old, %s and %s in new. Changes may be the machine's load, not the code; re-measure both on an idle machine.\n\n",
+			c.OldBusy.Busy, c.OldBusy.Judged, c.NewBusy.Busy, c.NewBusy.Judged,
+			sharePercent(float64(c.OldBusy.OthersShare)), sharePercent(float64(c.OldBusy.StealShare)), sharePercent(float64(c.NewBusy.OthersShare)), sharePercent(float64(c.NewBusy.StealShare)))
 	}
 	for _, env := range c.Untrusted {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **CLOCK NOT TRUSTED: %s** in at least one set. Its rows are marked %s; do not draw conclusions from them.\n\n",

@@ -19,7 +19,8 @@ func (r *Report) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := []string{"environment", "mode", "n", "view_last", "classic", "samples", "processes", "failures",
 		"untrusted_samples", "typical_us", "low_us", "high_us", "precision", "processes_used", "mean_us", "median_us", "p95_us",
-		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "verdict", "unstable", "spread", "machine"}
+		"baseline", "ratio", "ratio_low", "ratio_high", "family", "busy", "verdict", "unstable", "spread",
+		"others_share", "steal_share", "load_rho", "load_p", "load_ratio", "busy_evidence", "machine"}
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write CSV: %w", err)
 	}
@@ -63,11 +64,16 @@ func (r *Report) writeCSVRows(cw *csv.Writer) error {
 		} else {
 			row = append(row, "", "", "", "")
 		}
-		busy := ""
-		if c.Judgement.BusyKnown {
-			busy = strconv.FormatBool(c.Judgement.Busy)
+		n := c.Judgement
+		busy, others, steal, rho, p, ratio := "", "", "", "", "", ""
+		if n.BusyKnown {
+			busy, others, steal = strconv.FormatBool(n.Busy), csvFloat(n.OthersShare), csvFloat(n.StealShare)
 		}
-		row = append(row, c.Family, busy, c.Judgement.Verdict, strconv.FormatBool(c.Judgement.Unstable), csvFloat(c.Judgement.Spread), c.Machine)
+		if n.LoadTested > 0 {
+			rho, p, ratio = csvFloat(n.LoadRho), csvFloat(n.LoadP), csvFloat(n.LoadRatio)
+		}
+		row = append(row, c.Family, busy, n.Verdict, strconv.FormatBool(n.Unstable), csvFloat(n.Spread),
+			others, steal, rho, p, ratio, n.BusyEvidence, c.Machine)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write CSV: %w", err)
 		}

@@ -281,6 +281,7 @@ func (r *Report) writeMarkdown(w io.Writer, plots []Plot) error {
 	r.writeVariance(&b)
 	r.writeRegimes(&b)
 	r.writeClusters(&b)
+	r.writeLoad(&b)
 	r.writePlacement(&b)
 	r.writeParallel(&b)
 	r.writeReleases(&b, plots)
@@ -568,13 +569,17 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 }
 
 // flagLegend explains the flags wherever they appear.
-var flagLegend = fmt.Sprintf("[busy]: summed over the cell's processes, other work on the machine (others_cpu_ns, less spawnbench's own work per process, own_work_ns) "+
-	"or the hypervisor's steal (steal_ns) took more than %.0f%% of their wall time, by more than three standard errors over its processes (/proc/stat rounds to 10 ms ticks). "+
+var flagLegend = fmt.Sprintf("[busy]: the cell's processes say the machine's load moved its figure: either its figure rises with their load "+
+	"(each process's load share, others' CPU less spawnbench's own work plus the hypervisor's steal over its wall time, "+
+	"regressed on the rank of its figure: one-sided p < %g with a robust standard error, over %d processes or more, and the most-loaded half's median figure at least %.2g× the least-loaded half's), "+
+	"or it is busy throughout (others' work took %.0f%% of the wall time or more, pooled, and clearly so over its processes: no process saw an idle machine). "+
+	"Steal flags a cell only by its effect; every cell's load is a number in the load table. "+
 	"[unstable]: the cell's processes say its figure depends on when or how it was measured: their figures drifted over the run "+
 	"(the processes of the run's later half differ from those of its earlier half, Mann–Whitney p < %g), or they fall into two clusters "+
 	"(the best split of their log figures explains more of the variance than a single skewed peak does in %.0f%% of cells, the clusters at least %.2g× apart). "+
 	"[not judged: k processes]: fewer than %d processes, too few for an interval or a verdict. A ratio carries its own environment's flags, never its baseline's.",
-	100*busyShareThreshold, DriftAlpha, 100*stats.ClusterAlpha, stats.ClusterMinRatio, MinIntervalProcesses)
+	stats.BusyAlpha, stats.BusyMinProcesses, stats.BusyMinRatio, 100*stats.SaturatedShare,
+	DriftAlpha, 100*stats.ClusterAlpha, stats.ClusterMinRatio, MinIntervalProcesses)
 
 // estimateLegend says how the figures of the typical-time table are made.
 func estimateLegend(target float64) string {
@@ -618,21 +623,84 @@ func writeIncomplete(b *strings.Builder, notes []string) {
 	b.WriteString("\n")
 }
 
-// writeBusyWarning puts busy cells above the tables: their numbers carry
-// other work's cost.
+// writeBusyWarning puts busy cells above the tables, each with its
+// evidence: their numbers carry the machine's load.
 func writeBusyWarning(b *strings.Builder, cells []Cell) {
 	var busy []string
 	for i := range cells {
 		c := &cells[i]
 		if c.Judgement.Busy && c.Last == 0 {
-			busy = append(busy, cellName(c))
+			busy = append(busy, fmt.Sprintf("%s (%s)", loadCellName(c), c.Judgement.BusyEvidence))
 		}
 	}
 	if len(busy) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "> [!WARNING]\n> **BUSY MACHINE: %d cells** measured while other work or steal took more than %.0f%% of wall time (median over the cell's processes): %s. Marked [busy] below; re-measure them on an idle machine.\n\n",
-		len(busy), 100*busyShareThreshold, strings.Join(busy[:min(len(busy), 12)], ", ")+more(len(busy)-12))
+	fmt.Fprintf(b, "> [!WARNING]\n> **BUSY MACHINE: %s** whose processes say the machine's load moved their figures: %s. Marked [busy] below; re-measure them on an idle machine. Every cell's load is in the load table.\n\n",
+		plural(len(busy), "cell", "cells"), strings.Join(busy[:min(len(busy), 12)], "; ")+more(len(busy)-12))
+}
+
+// loadCellName names a cell without its view: its load is the same in
+// every view.
+func loadCellName(c *Cell) string {
+	return fmt.Sprintf("%s %s n=%d", c.Environment, c.Mode, c.N)
+}
+
+// writeLoad renders each cell's load as numbers, with the test of
+// whether it moved the figure: the evidence behind [busy], and the load
+// of the cells it does not flag.
+func (r *Report) writeLoad(b *strings.Builder) {
+	grouped := r.grouped()
+	var rows [][]string
+	family := ""
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		n := c.Judgement
+		if c.Last != 0 || !n.BusyKnown {
+			continue
+		}
+		if grouped && c.Family != family {
+			family = c.Family
+			rows = append(rows, familyRow(family, 7))
+		}
+		effect := fmt.Sprintf("— (a test needs %d processes with a figure)", stats.BusyMinProcesses)
+		if n.LoadTested > 0 {
+			effect = fmt.Sprintf("%s (%d processes)", n.LoadEffect, n.LoadTested)
+		}
+		var verdict []string
+		if n.BusyThroughout {
+			verdict = append(verdict, "busy throughout")
+		}
+		if n.BusyRises {
+			verdict = append(verdict, "figure rises with load")
+		}
+		if len(verdict) == 0 {
+			verdict = []string{"no"}
+		}
+		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), sharePercent(float64(n.OthersShare)), sharePercent(float64(n.StealShare)), effect, strings.Join(verdict, "; ")})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Load while measured\n\n")
+	mdTable(b, []string{"Environment", "Mode", "n", "Others' CPU", "Steal", "Figure against load", "Busy"}, "llrrrll", rows)
+	fmt.Fprintf(b, "Others' CPU is the CPU time the rest of the machine used (others_cpu_ns less spawnbench's own work, own_work_ns) and steal the hypervisor's (steal_ns), "+
+		"each summed over the cell's measured processes over their summed wall time (100%% is one CPU's worth; /proc/stat counts in 10 ms ticks, so a short process reads no tick or a whole one and only the sum means much). "+
+		"The test asks whether the processes that saw more load are the slower ones: ρ correlates each process's load share (others' CPU plus steal over its wall time) with the rank of its figure, "+
+		"p is one-sided, and the ratio is the median figure of the most-loaded half of the processes (by load share) over the least-loaded half's, "+
+		"which alone is no evidence: a process shorter than a few ticks reads a coarse share, and the halves differ in whatever else differs between processes. "+
+		"A cell is busy where p < %g and the ratio is at least %.2g×, or where others' work took %.0f%% of the wall time or more, pooled and clearly so over its processes; "+
+		"a steady load that moved no figure, such as a hypervisor's steal, is a number here and no flag.\n\n",
+		stats.BusyAlpha, stats.BusyMinRatio, 100*stats.SaturatedShare)
+}
+
+// sharePercent is a share of wall time in percent, to two significant
+// digits below 10%.
+func sharePercent(v float64) string {
+	if v < 0.1 {
+		return fmt.Sprintf("%.1f%%", 100*v)
+	}
+	return fmt.Sprintf("%.0f%%", 100*v)
 }
 
 func more(n int) string {

@@ -44,6 +44,13 @@ type CellFigure struct {
 	Verdict, Reason string
 	Busy, Drifted   bool
 	Clusters        int32
+	// OthersShare and StealShare are the machine's load beside the cell
+	// over its wall time (NaN, null, where unrecorded); LoadRho, LoadP and
+	// LoadRatio the test of its figure against that load (NaN where
+	// untested); BusyEvidence the busy flag's evidence in words.
+	OthersShare, StealShare   float64
+	LoadRho, LoadP, LoadRatio float64
+	BusyEvidence              string
 	// Occasions is the number of occasions the figure is computed over
 	// (0: over processes); OccasionSD, ProcessSD and SpawnSD the cell's
 	// variance components as standard deviations of the log spawn time,
@@ -81,7 +88,13 @@ var cellColumns = []column[CellFigure]{
 	optFloat64Col("p95_us", func(r *CellFigure) *float64 { return &r.P95US }).doc("the 95th percentile of every spawn pooled, µs"),
 	stringCol("verdict", func(r *CellFigure) *string { return &r.Verdict }).doc("stable, unstable (its processes drifted over the run or fall into two clusters) or not judged (under 5 processes)"),
 	optStringCol("reason", func(r *CellFigure) *string { return &r.Reason }).doc("why the cell is unstable or not judged; null for a stable cell"),
-	boolCol("busy", func(r *CellFigure) *bool { return &r.Busy }).doc("other work or steal took clearly more than 10% of the processes' wall time"),
+	boolCol("busy", func(r *CellFigure) *bool { return &r.Busy }).doc("the cell's processes say the machine's load moved its figure: it rises with their load, or others' work took half their wall time or more, clearly (busy throughout)"),
+	addedLater(optFloat64Col("others_share", func(r *CellFigure) *float64 { return &r.OthersShare })).doc("others' CPU time (less spawnbench's own work) over the wall time, summed over the cell's processes (1 is one CPU's worth); null where unrecorded"),
+	addedLater(optFloat64Col("steal_share", func(r *CellFigure) *float64 { return &r.StealShare })).doc("the hypervisor's steal over the wall time, summed over the cell's processes; null where unrecorded"),
+	addedLater(optFloat64Col("load_rho", func(r *CellFigure) *float64 { return &r.LoadRho })).doc("the correlation of each process's load share (others' CPU less own work, plus steal, over its wall time) with the rank of its figure; null under 10 processes"),
+	addedLater(optFloat64Col("load_p", func(r *CellFigure) *float64 { return &r.LoadP })).doc("the one-sided p-value that the figure rises with the load; busy needs p < 0.001"),
+	addedLater(optFloat64Col("load_ratio", func(r *CellFigure) *float64 { return &r.LoadRatio })).doc("the median figure of the most-loaded half of the processes over the least-loaded half's; busy needs 1.1 or more"),
+	addedLater(optStringCol("busy_evidence", func(r *CellFigure) *string { return &r.BusyEvidence })).doc("what makes the cell busy, with its numbers; null for a cell that is not"),
 	boolCol("drifted", func(r *CellFigure) *bool { return &r.Drifted }).doc("the processes of the run's later half differ from its earlier half (p < 0.01)"),
 	int32Col("clusters", func(r *CellFigure) *int32 { return &r.Clusters }).doc("2 when the processes fall into two clusters, else 0"),
 	int32Col("occasions", func(r *CellFigure) *int32 { return &r.Occasions }).doc("the occasions the figure and interval are computed over (3 or more); 0 when over processes"),

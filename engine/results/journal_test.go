@@ -13,10 +13,12 @@ import (
 
 func i64(v int64) *int64 { return &v }
 
-// TestBusyRule: the busy flag on synthetic cells, one rule for all.
+// TestBusyRule: the busy flag on synthetic cells, one rule for all, as
+// CellLoad feeds it the runs: warm-ups ignored, each ok process's figure
+// its typical_spawn_ns, a failed process's load counted but no figure.
 func TestBusyRule(t *testing.T) {
 	run := func(wall, others, steal int64, warm bool) ProcessRun {
-		r := ProcessRun{WallNS: wall, Warmup: warm}
+		r := ProcessRun{WallNS: wall, Warmup: warm, Status: StatusOK}
 		if others >= 0 {
 			r.OthersCPUNS = i64(others)
 		}
@@ -25,30 +27,57 @@ func TestBusyRule(t *testing.T) {
 		}
 		return r
 	}
+	// slowHalf is 20 processes of 100 ms, the even ones with others' CPU
+	// of loadNS (and steal of stealNS) and a typical spawn 1.5× the odd
+	// ones', each a little apart from the next.
+	slowHalf := func(loadNS, stealNS int64) []ProcessRun {
+		var runs []ProcessRun
+		for p := range 20 {
+			r := run(100e6, 0, 0, false)
+			typical := 40e3 + int64(p)*100
+			if p%2 == 0 {
+				r = run(100e6, loadNS, stealNS, false)
+				typical = typical * 3 / 2
+			}
+			r.TypicalSpawnNS = &typical
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	failed := slowHalf(80e6, 0)
+	for i := range failed {
+		if i%2 == 0 {
+			failed[i].Status = StatusCrashed
+		}
+	}
 	cases := []struct {
 		name string
 		runs []ProcessRun
 		busy bool
 	}{
 		{"idle", []ProcessRun{run(100e6, 1e6, 0, false), run(100e6, 5e6, 0, false), run(100e6, 9e6, 0, false)}, false},
-		{"others above 10% of the cell's wall time", []ProcessRun{run(100e6, 30e6, 0, false), run(100e6, 35e6, 0, false), run(100e6, 40e6, 0, false)}, true},
-		{"steal above 10%", []ProcessRun{run(100e6, 0, 20e6, false), run(100e6, 0, 30e6, false), run(100e6, 0, 25e6, false)}, true},
+		// A steady load that moved no figure is a number, not a flag.
+		{"others at 35% of the cell's wall time", slices.Repeat([]ProcessRun{run(100e6, 30e6, 0, false), run(100e6, 35e6, 0, false), run(100e6, 40e6, 0, false)}, 5), false},
+		{"steal at 25%", slices.Repeat([]ProcessRun{run(100e6, 0, 20e6, false), run(100e6, 0, 30e6, false), run(100e6, 0, 25e6, false)}, 5), false},
+		{"others at 70% in every process", slices.Repeat([]ProcessRun{run(100e6, 65e6, 0, false), run(100e6, 70e6, 0, false), run(100e6, 75e6, 0, false)}, 2), true},
+		{"exactly half is not above", slices.Repeat([]ProcessRun{run(100e6, 50e6, 10e6, false)}, 10), false},
 		// A 5 ms process sees either no 10 ms tick of other load or a
 		// whole one (200%): one tick in 25 such processes is 8% of their
-		// wall time, not busy.
+		// wall time, and a tick in two of three is as likely rounding as
+		// load; the same in every process of thirty is two CPUs' worth.
 		{"one tick in 25 short processes", append([]ProcessRun{run(5e6, 10e6, 0, false)}, slices.Repeat([]ProcessRun{run(5e6, 0, 0, false)}, 24)...), false},
-		// Two ticks in three: as likely rounding as load, so not busy;
-		// the same in every process of thirty is load.
 		{"a tick in two of three short processes", []ProcessRun{run(5e6, 10e6, 0, false), run(5e6, 10e6, 0, false), run(5e6, 0, 0, false)}, false},
 		{"a tick in every one of thirty short processes", slices.Repeat([]ProcessRun{run(5e6, 10e6, 0, false)}, 30), true},
-		{"long processes weigh by their wall time", []ProcessRun{run(1e9, 0, 0, false), run(1e6, 1e6, 0, false)}, false},
-		{"busy warm-ups do not count", []ProcessRun{run(100e6, 90e6, 90e6, true), run(100e6, 1e6, 0, false)}, false},
-		{"exactly 10% is not above", []ProcessRun{run(100e6, 10e6, 10e6, false), run(100e6, 10e6, 10e6, false)}, false},
+		{"long processes weigh by their wall time", slices.Repeat([]ProcessRun{run(1e9, 0, 0, false), run(1e6, 1e6, 0, false)}, 5), false},
+		{"busy warm-ups do not count", append(slices.Repeat([]ProcessRun{run(100e6, 90e6, 90e6, true)}, 10), run(100e6, 1e6, 0, false)), false},
+		{"others' work beside the slower half", slowHalf(80e6, 0), true},
+		{"steal beside the slower half", slowHalf(0, 40e6), true},
+		{"the loaded half failed: its figures are not the cell's", failed, false},
 		{"unknown noise is not busy", []ProcessRun{run(1000, -1, -1, false)}, false},
 	}
 	for _, c := range cases {
-		if got := CellLoad(c.runs).Busy; got != c.busy {
-			t.Errorf("%s: busy = %v, want %v (%+v)", c.name, got, c.busy, CellLoad(c.runs))
+		if got := CellLoad(c.runs); got.Busy != c.busy {
+			t.Errorf("%s: busy = %v, want %v (%+v)", c.name, got.Busy, c.busy, got)
 		}
 	}
 }

@@ -22,7 +22,8 @@ func tickCell(wallNS int64, every int, ownNS *int64, pattern ...int64) []Process
 
 // TestCellLoadJudgesBeyondTickRounding: a tick that lands now and then on
 // short processes (the rounding of an idle machine) is not busy, whatever
-// its share; other load that is there in every process is.
+// its share; a CPU's worth of other load beside every process is busy
+// throughout.
 func TestCellLoadJudgesBeyondTickRounding(t *testing.T) {
 	own := int64(200e3)
 	// 8 ms processes on an idle machine: the readings of the processes
@@ -32,31 +33,32 @@ func TestCellLoadJudgesBeyondTickRounding(t *testing.T) {
 		t.Errorf("tick rounding on 8 ms processes: %+v, want a share above 10%% judged not busy", n)
 	}
 	// A CPU hog beside 10 ms processes: a tick in every one.
-	if n := CellLoad(tickCell(10e6, 1, &own)); !n.Busy {
+	if n := CellLoad(tickCell(10e6, 1, &own)); !n.Busy || !n.Throughout {
 		t.Errorf("a whole CPU of others' work in every 10 ms process: %+v, want busy", n)
 	}
 	// The same hog beside 4 ms processes: a tick in every other one,
 	// and a hundred processes show it clearly.
-	if n := CellLoad(tickCell(4e6, 2, &own)); !n.Busy {
+	if n := CellLoad(tickCell(4e6, 2, &own)); !n.Busy || !n.Throughout {
 		t.Errorf("a whole CPU of others' work beside 2 ms processes: %+v, want busy", n)
 	}
 }
 
-// TestCellLoadSubtractsOwnWork: the same others' CPU is busy or not
-// depending on how much of it is spawnbench's own work per process.
+// TestCellLoadSubtractsOwnWork: the same others' CPU is busy throughout
+// or not depending on how much of it is spawnbench's own work per
+// process.
 func TestCellLoadSubtractsOwnWork(t *testing.T) {
 	var runs []ProcessRun
 	for p := range 50 {
-		others, own := int64(30e6+p%3*1e6), int64(28e6)
+		others, own := int64(60e6+p%3*1e6), int64(28e6)
 		runs = append(runs, ProcessRun{WallNS: 100e6, OthersCPUNS: &others, OwnWorkNS: &own})
 	}
-	if n := CellLoad(runs); n.Busy || n.OthersShare > 0.04 {
-		t.Errorf("28 of 31 ms others' CPU a process is own work: %+v, want not busy, share 3%%", n)
+	if n := CellLoad(runs); n.Busy || n.OthersShare > 0.34 {
+		t.Errorf("28 of 61 ms others' CPU a process is own work: %+v, want not busy, share 33%%", n)
 	}
 	for i := range runs {
 		runs[i].OwnWorkNS = nil
 	}
-	if n := CellLoad(runs); !n.Busy || n.OthersShare < 0.30 {
-		t.Errorf("31 ms of others' CPU in every 100 ms process, none own: %+v, want busy, share 31%%", n)
+	if n := CellLoad(runs); !n.Busy || !n.Throughout || n.OthersShare < 0.60 {
+		t.Errorf("61 ms of others' CPU in every 100 ms process, none own: %+v, want busy throughout, share 61%%", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // Summary is the short table printed after a run: per cell, processes by
@@ -51,9 +52,16 @@ func Summary(set *results.Set) string {
 	return b.String()
 }
 
-// BusyCells are the keys of the set's cells that the busy rule
-// (results.CellLoad) flags, in first-seen order.
-func BusyCells(set *results.Set) []string {
+// BusyCell is a cell the busy rule flags, with the evidence.
+type BusyCell struct {
+	Key  string
+	Load stats.Load
+}
+
+// BusyCells are the set's cells that the busy rule (results.CellLoad)
+// flags, in first-seen order: those whose figure the machine's load
+// moved, or that ran beside others' work throughout.
+func BusyCells(set *results.Set) []BusyCell {
 	byCell := map[string][]results.ProcessRun{}
 	var keys []string
 	for _, r := range set.Runs {
@@ -63,10 +71,10 @@ func BusyCells(set *results.Set) []string {
 		}
 		byCell[k] = append(byCell[k], r)
 	}
-	var busy []string
+	var busy []BusyCell
 	for _, k := range keys {
-		if results.CellLoad(byCell[k]).Busy {
-			busy = append(busy, k)
+		if l := results.CellLoad(byCell[k]); l.Busy {
+			busy = append(busy, BusyCell{k, l})
 		}
 	}
 	return busy

@@ -1,57 +1,103 @@
 package stats
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
 
-// BusyThreshold is the share of a process's wall time that other work on
-// the machine or the hypervisor's steal may take before the process's
-// cell is called busy.
-const BusyThreshold = 0.10
+	mstats "github.com/aclements/go-moremath/stats"
+)
+
+// The busy rule. Load is always a number (the cell's others' CPU and
+// steal over its wall time); a flag is a claim that the load moved the
+// figure, and it needs evidence. A hypervisor that steals a steady tenth
+// of every CPU, as many do and nobody inside the VM can stop, slows
+// every process alike or not at all: it is no reason to distrust one
+// cell more than another, and a flag that most cells carry is no flag.
+const (
+	// BusyAlpha is the effect test's level: a run judges about a hundred
+	// cells, and on an idle machine none may misfire.
+	BusyAlpha = 0.001
+	// BusyMinRatio is how much higher the most-loaded half's figure must
+	// be than the least-loaded half's for the effect to matter.
+	BusyMinRatio = 1.1
+	// BusyMinProcesses is the fewest processes, with a figure and a
+	// recorded load, that the effect test takes: fewer cannot reach
+	// BusyAlpha unless every process agrees, and its t reference is not
+	// to be trusted so far out in the tail.
+	BusyMinProcesses = 10
+	// SaturatedShare is the share of wall time others' work (not steal)
+	// must take, pooled and clearly (clearlyAbove), for a cell to be busy
+	// throughout.
+	SaturatedShare = 0.5
+	// BusyThreshold is the others' load, in CPUs, beyond which a run
+	// warns at its start that other programs load the machine. It flags
+	// no cell: cells are flagged by Busy.
+	BusyThreshold = 0.10
+)
 
 // ProcessLoad is what the machine did beside one process, in ns: its wall
 // time, the CPU time everything else used meanwhile (OthersNS, NaN where
 // unknown) less spawnbench's own part of it (OwnWorkNS, 0 where unknown),
-// and the hypervisor's steal (StealNS, NaN where unknown).
+// and the hypervisor's steal (StealNS, NaN where unknown); and the
+// process's figure, its typical spawn (Figure, any unit; NaN for a
+// process without one, which counts in the shares only).
 type ProcessLoad struct {
 	WallNS, OthersNS, OwnWorkNS, StealNS float64
+	Figure                               float64
 }
 
-// Load is how much the machine disturbed one cell's processes.
+// Load is how much the machine did beside one cell's processes, and
+// whether that moved the cell's figure.
 type Load struct {
 	// OthersShare and StealShare are the cell's others' CPU (less own
 	// work) and steal over its wall time, summed over its processes; NaN
 	// when no process recorded them.
 	OthersShare, StealShare float64
-	// Busy: others' CPU or steal clearly above BusyThreshold of the wall
-	// time.
+	// Busy is Throughout or Rises.
 	Busy bool
+	// Throughout: others' work took SaturatedShare or more of the wall
+	// time, pooled, and clearly so over the cell's processes
+	// (clearlyAbove): no process saw an idle machine, so nothing tells the
+	// figure from an idle machine's.
+	Throughout bool
+	// Rises: over the cell's processes, the figure rises with the load
+	// (P < BusyAlpha), and the most-loaded half's figure is Ratio ≥
+	// BusyMinRatio times the least-loaded half's.
+	Rises bool
+	// Tested is how many processes the effect test took (0: too few, or
+	// every figure tied; Rho, P and Ratio are then NaN). Rho is the
+	// correlation of their figures' ranks with their load shares, P the
+	// one-sided p-value that the load rises with the figure, Ratio the
+	// most-loaded half's median figure over the least-loaded half's.
+	Tested        int
+	Rho, P, Ratio float64
 }
 
 // Busy applies the busy rule to the processes of one cell (processes
 // with no wall time are ignored). It is the one place the rule lives.
 //
-// The shares are pooled over the cell (Σ others / Σ wall), not the median
-// of each process's share: /proc/stat counts in 10 ms ticks, so a 5 ms
-// process sees either no tick of other load or a whole one (200% of its
-// wall time). Summed over the cell the ticks average out; for processes
-// long against a tick, the pooled share and the median process's share
-// agree.
+// The shares are pooled over the cell (Σ others / Σ wall): /proc/stat
+// counts in 10 ms ticks, so a 5 ms process sees either no tick of other
+// load or a whole one; summed over the cell the ticks average out. Each
+// process's own work (spawnbench's cost of starting and ending it, which
+// /proc/stat counts as nobody's) is subtracted first.
 //
-// Each process's own work is subtracted first: spawnbench's own cost of
-// starting and ending a process, which /proc/stat counts as nobody's
-// (without it a cell of 1 ms processes reads a quarter busy on an idle
-// machine).
+// A cell is busy on one of two kinds of evidence:
 //
-// And the share must exceed the threshold by more than chance: each of a
-// process's two /proc/stat readings rounds its counters to a 10 ms tick,
-// so a short process reads 0 or 10 ms of others' CPU, and ten 8 ms
-// processes can read 25% busy from rounding alone. The cell is busy when
-// the mean excess over the threshold, per process, is above three times
-// its standard error over the cell's processes (at least the rounding of
-// one counter, tickNoiseNS, per process): a CPU hog beside even 1 ms
-// processes clears that, a tick that happened to land does not.
+//   - busy throughout: others' work, pooled, took SaturatedShare of the
+//     wall time or more, and clearly so (clearlyAbove). Then no process
+//     ran on an idle machine and there is no unloaded baseline to
+//     compare with. Steal never counts here: it is the hypervisor's, and
+//     as steady as the machine.
+//   - the figure rises with the load (loadEffect): the processes that saw
+//     more load are the slower ones, clearly (P < BusyAlpha) and by
+//     enough to matter (Ratio ≥ BusyMinRatio). Steal alone raises a flag
+//     only this way.
 func Busy(procs []ProcessLoad) Load {
 	var wallO, others, wallS, steal float64
-	var excessO, excessS []float64
+	var excess []float64 // others' work beyond SaturatedShare of the wall time
 	for _, p := range procs {
 		if p.WallNS <= 0 {
 			continue
@@ -60,12 +106,11 @@ func Busy(procs []ProcessLoad) Load {
 			o := p.OthersNS - p.OwnWorkNS
 			wallO += p.WallNS
 			others += o
-			excessO = append(excessO, o-BusyThreshold*p.WallNS)
+			excess = append(excess, o-SaturatedShare*p.WallNS)
 		}
 		if !math.IsNaN(p.StealNS) {
 			wallS += p.WallNS
 			steal += p.StealNS
-			excessS = append(excessS, p.StealNS-BusyThreshold*p.WallNS)
 		}
 	}
 	share := func(part, whole float64) float64 {
@@ -77,56 +122,207 @@ func Busy(procs []ProcessLoad) Load {
 	// One process's others' CPU may be negative (whole ticks less exact
 	// CPU times); the sum is right, and a negative sum is an idle machine.
 	l := Load{OthersShare: max(0, share(others, wallO)), StealShare: max(0, share(steal, wallS))}
-	l.Busy = clearlyAbove(excessO) || clearlyAbove(excessS) ||
-		saturated(l.OthersShare, excessO) || saturated(l.StealShare, excessS)
+	l.Throughout = l.OthersShare >= SaturatedShare && clearlyAbove(excess)
+	l.Tested, l.Rho, l.P, l.Ratio = loadEffect(procs, wallO > 0, wallS > 0)
+	l.Rises = l.Tested > 0 && l.P < BusyAlpha && l.Ratio >= BusyMinRatio
+	l.Busy = l.Throughout || l.Rises
 	return l
 }
 
-// saturated: the share is at least SaturatedShare and most of the
-// cell's processes (of MinIntervalProcesses or more) are above the
-// threshold on their own. On a machine saturated by other work a few
-// processes that waited long for a CPU read far more than the rest, and
-// that tail widens clearlyAbove's standard error: beside two CPU hogs a
-// cell whose others took 140–180% of its wall time read not busy. Tick
-// rounding on an idle machine reaches neither bar: it puts a tick in a
-// few short processes, not in most.
-func saturated(share float64, excess []float64) bool {
-	if len(excess) < MinIntervalProcesses || math.IsNaN(share) || share < SaturatedShare {
-		return false
-	}
-	above := 0
-	for _, x := range excess {
-		if x > 0 {
-			above++
+// loadEffect tests whether the figure rises with the load over the
+// processes that have a figure and every load column the cell recorded:
+// the test behind Load.Rises. A process's load share is its others' CPU
+// less own work, plus its steal, over its wall time.
+//
+// A rank test of figure against load share would be fooled by
+// /proc/stat's ticks: a process shorter than a tick reads no tick (its
+// share lowest) or a whole one (highest), and a longer, slower process is
+// likelier to read one, so on an idle machine the slower processes seem
+// the more loaded (in simulated cells of short processes in two
+// placements a Spearman test at p < 0.001 misfired in about one in
+// twenty). The ticks are right on average, though: whatever a process's
+// length, its expected share is the machine's. So the test is linear in
+// the shares: they are regressed on the figures' ranks (midranks for
+// ties), and the slope's t takes a heteroscedasticity-robust (HC3)
+// standard error, each process's squared residual at least one tick's
+// rounding per recorded counter over its wall time squared (a short
+// process's share says little), against Student's t with k − 2 degrees
+// of freedom. Rho is the correlation of shares and ranks. The effect size
+// splits the processes by load share: the median figure of the
+// most-loaded half over the least-loaded half's.
+func loadEffect(procs []ProcessLoad, withOthers, withSteal bool) (tested int, rho, p, ratio float64) {
+	nan := math.NaN()
+	var figure, wall, load []float64
+	for _, q := range procs {
+		if q.WallNS <= 0 || math.IsNaN(q.Figure) || (!withOthers && !withSteal) ||
+			(withOthers && math.IsNaN(q.OthersNS)) || (withSteal && math.IsNaN(q.StealNS)) {
+			continue
 		}
+		var l float64
+		if withOthers {
+			l += q.OthersNS - q.OwnWorkNS
+		}
+		if withSteal {
+			l += q.StealNS
+		}
+		figure, wall, load = append(figure, q.Figure), append(wall, q.WallNS), append(load, l)
 	}
-	return 2*above > len(excess)
+	k := len(figure)
+	if k < BusyMinProcesses {
+		return 0, nan, nan, nan
+	}
+	ranks := midranks(figure)
+	centre := float64(k+1) / 2
+	var meanShare float64
+	for i := range k {
+		meanShare += load[i] / wall[i] / float64(k)
+	}
+	c, d := make([]float64, k), make([]float64, k)
+	var scc, scd, sdd float64
+	for i := range k {
+		c[i], d[i] = ranks[i]-centre, load[i]/wall[i]-meanShare
+		scc, scd, sdd = scc+c[i]*c[i], scd+c[i]*d[i], sdd+d[i]*d[i]
+	}
+	if scc == 0 {
+		return 0, nan, nan, nan // every figure tied: nothing to rank
+	}
+	// Both c and d have mean 0, so the fit has no intercept to speak of.
+	slope := scd / scc
+	counters := 0.0
+	if withOthers {
+		counters++
+	}
+	if withSteal {
+		counters++
+	}
+	var v float64
+	for i := range k {
+		e := d[i] - slope*c[i]
+		if free := 1 - 1/float64(k) - c[i]*c[i]/scc; free > 1e-9 {
+			e /= free
+		} else {
+			e = 0 // a process that alone sets the slope (every other figure tied): only the floor is known
+		}
+		floor := counters * tickNoiseNS * tickNoiseNS / (wall[i] * wall[i])
+		v += c[i] * c[i] * max(e*e, floor)
+	}
+	t := slope / (math.Sqrt(v) / scc)
+	p = mstats.TDist{V: float64(k - 2)}.CDF(-t)
+	rho = 0
+	if sdd > 0 {
+		rho = scd / math.Sqrt(scc*sdd)
+	}
+	return k, rho, p, halvesRatio(figure, wall, load)
 }
 
-// SaturatedShare is the share of wall time others' work or steal takes
-// beyond which a cell is busy if most of its processes say so too,
-// whatever its tail (saturated).
-const SaturatedShare = 0.5
+// halvesRatio is the median figure of the most-loaded half of the
+// processes (by load share) over the least-loaded half's; with an odd
+// count the middle process is in neither.
+func halvesRatio(figure, wall, load []float64) float64 {
+	order := make([]int, len(figure))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return load[order[a]]/wall[order[a]] < load[order[b]]/wall[order[b]] })
+	half := len(order) / 2
+	pick := func(idx []int) []float64 {
+		v := make([]float64, len(idx))
+		for i, j := range idx {
+			v[i] = figure[j]
+		}
+		return v
+	}
+	least, most := Median(pick(order[:half])), Median(pick(order[len(order)-half:]))
+	if least <= 0 {
+		if most > 0 {
+			return math.Inf(1)
+		}
+		return math.NaN()
+	}
+	return most / least
+}
 
-// clearlyAbove: the mean of the processes' excesses over the threshold is
-// more than three standard errors above zero. Three, not two: a run
-// judges a hundred cells, and on an idle machine none may misfire.
+// clearlyAbove: the processes' excesses (others' work beyond
+// SaturatedShare of each one's wall time), MinIntervalProcesses of them
+// or more, have a mean or a 20% trimmed mean more than three of its
+// standard errors (plain, or Tukey–McLaughlin's from the winsorized
+// variance) above zero, each variance at least one tick's rounding. The
+// trimmed mean for a tail: beside CPU hogs a few processes that waited
+// long for a CPU read far more than the rest, which widens the plain
+// standard error; the plain mean for processes of about a tick, whose
+// two-valued readings the trimming wastes. And a standard error, not a
+// count of processes above the bar: a process shorter than a tick reads
+// a whole tick or none, so on an idle machine most of ten short
+// processes can read "above half" by chance.
 func clearlyAbove(excess []float64) bool {
-	k := float64(len(excess))
-	if k == 0 {
+	k := len(excess)
+	if k < MinIntervalProcesses {
 		return false
 	}
-	var mean, variance float64
-	for _, x := range excess {
-		mean += x / k
+	floor := tickNoiseNS * tickNoiseNS
+	y, varW := yuenOf(excess)
+	h := float64(k - 2*int(math.Floor(TrimFraction*float64(k))))
+	if y.tm > 3*math.Sqrt(max(varW, floor)*float64(k-1)/(h*(h-1))) {
+		return true
 	}
-	if k >= 2 {
-		for _, x := range excess {
-			variance += (x - mean) * (x - mean) / (k - 1)
+	return mstats.Mean(excess) > 3*math.Sqrt(max(varianceOf(excess), floor)/float64(k))
+}
+
+// midranks are the ranks of values, 1 for the smallest, ties sharing
+// the mean of their ranks.
+func midranks(values []float64) []float64 {
+	order := make([]int, len(values))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case values[a] < values[b]:
+			return -1
+		case values[a] > values[b]:
+			return 1
 		}
+		return 0
+	})
+	ranks := make([]float64, len(values))
+	for i := 0; i < len(order); {
+		j := i
+		for j < len(order) && values[order[j]] == values[order[i]] {
+			j++
+		}
+		for _, o := range order[i:j] {
+			ranks[o] = float64(i+j+1) / 2 // ranks i+1..j, averaged
+		}
+		i = j
 	}
-	se := math.Sqrt(max(variance, tickNoiseNS*tickNoiseNS) / k)
-	return mean > 3*se
+	return ranks
+}
+
+// Evidence is the busy flag with the evidence behind it, as reports and
+// warnings print it: "busy throughout: others' work took 82% of wall
+// time", "busy: figure rises with load (ρ = 0.64, p = 2.1e-07,
+// most-loaded half 1.45× the least)", both joined, or "" for a cell that
+// is not busy.
+func (l Load) Evidence() string {
+	rises := fmt.Sprintf("figure rises with load (%s)", l.EffectText())
+	switch {
+	case l.Throughout && l.Rises:
+		return fmt.Sprintf("busy throughout: others' work took %.0f%% of wall time, and its %s", 100*l.OthersShare, rises)
+	case l.Throughout:
+		return fmt.Sprintf("busy throughout: others' work took %.0f%% of wall time", 100*l.OthersShare)
+	case l.Rises:
+		return "busy: " + rises
+	}
+	return ""
+}
+
+// EffectText is the effect test's numbers, "ρ = 0.64, p = 2.1e-07,
+// most-loaded half 1.45× the least", or "" when it was not made.
+func (l Load) EffectText() string {
+	if l.Tested == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ρ = %.2f, p = %.2g, most-loaded half %s× the least", l.Rho, l.P, FormatRatio(l.Ratio))
 }
 
 // tickNoiseNS is the standard deviation of the difference of two
