@@ -98,9 +98,10 @@ var deployFiles = []deployFile{
 
 // kubernetesRetries: each index is retried on its own (a per-index
 // backoff, no Job-wide limit that one failure exhausts), a disruption
-// does not count, pods are not restarted in place, and the run line's
-// directory is on a PersistentVolumeClaim (not the pod's emptyDir), which
-// the file defines for every node to mount.
+// does not count, pods are not restarted in place, spawnbench is the
+// container's first process (it gets the pod's SIGTERM), and the run
+// line's directory is on a PersistentVolumeClaim (not the pod's
+// emptyDir), which the file defines for every node to mount.
 func kubernetesRetries(t *testing.T, doc map[string]any, text string, run parsedFlags) {
 	spec := doc["spec"].(map[string]any)
 	if n, _ := spec["backoffLimitPerIndex"].(int); n < 1 {
@@ -126,8 +127,10 @@ func kubernetesRetries(t *testing.T, doc map[string]any, text string, run parsed
 		t.Errorf("restartPolicy %v, want Never (a new pod per try, as backoffLimitPerIndex needs)", pod["restartPolicy"])
 	}
 	container := asSlice(pod["containers"])[0].(map[string]any)
-	if script := strings.Join(asStrings(container["args"]), "\n"); !strings.Contains(script, "bin/spawnbench run ") {
-		t.Errorf("the container's args run no spawnbench: %q", script)
+	// The pod's SIGTERM goes to the container's first process, which a
+	// shell there would ignore: spawnbench must be it.
+	if script := strings.Join(asStrings(container["args"]), "\n"); !regexp.MustCompile(`(?m)^\s*exec bin/spawnbench run `).MatchString(script) {
+		t.Errorf("the container's args do not exec spawnbench run (so the pod's SIGTERM would not reach it): %q", script)
 	}
 	claims := map[string]string{} // volume name -> claim
 	for _, v := range asSlice(pod["volumes"]) {

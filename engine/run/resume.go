@@ -1,6 +1,11 @@
 package run
 
 import (
+	"context"
+	"syscall"
+	"time"
+
+	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
@@ -92,4 +97,25 @@ func completeOn(set *results.Set, m string, plan *spec.RunPlan) bool {
 		}
 	}
 	return len(part.Incomplete()) == 0
+}
+
+// interruptGrace is how long a benchmark's death by SIGINT or SIGTERM
+// waits for spawnbench's own interrupt (see awaitInterrupt).
+const interruptGrace = 2 * time.Second
+
+// awaitInterrupt waits, after a benchmark ended by SIGINT or SIGTERM, up
+// to interruptGrace for ctx's interrupt. A scheduler that stops a task
+// signals every process of it at once (Slurm's requeue and preemption
+// do), so the benchmark may die of the signal a moment before spawnbench
+// hears of it: then it is the process in flight of an interrupt, not one
+// that crashed, and the retry measures it again. A benchmark that ends
+// so on its own costs the wait, and is recorded as it ended.
+func awaitInterrupt(ctx context.Context, out env.Outcome) {
+	if ctx.Err() != nil || out.Signal != syscall.SIGTERM.String() && out.Signal != syscall.SIGINT.String() {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(interruptGrace):
+	}
 }

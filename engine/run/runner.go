@@ -391,6 +391,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	}
 	lines := protocol.NewCollector(c.n)
 	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)
+	awaitInterrupt(ctx, out)
 	if ctx.Err() != nil {
 		// Interrupted: this process's output is incomplete; keep the rest.
 		return ctx.Err()
