@@ -7,9 +7,10 @@
 // The catching starts in this package's init, which has only the standard
 // library below it and so runs among the first of the binary's (before
 // the CUE, Arrow and protobuf packages' own), and keeps the signal until
-// main calls Start. Only the Go runtime's own start comes before it: a
-// few milliseconds of CPU for a binary this large, in which a signal
-// still ends the process as the kernel's default says.
+// main calls Start. Only the kernel's loading of the binary and the Go
+// runtime's own start come before it: milliseconds of CPU for a binary
+// this large, in which a signal still ends the process as the kernel's
+// default says.
 //
 // Work that stops cleanly when its context is cancelled (a run or a
 // calibration recording into a result set, a report or a merge writing
