@@ -260,6 +260,18 @@ watch:
 		if requeued[k] && !strings.Contains(string(logText), "spawnbench: interrupted") {
 			t.Errorf("task %d's log does not show the first attempt interrupted:\n%s", k, logText)
 		}
+		if requeued[k] {
+			var story []string
+			for _, line := range strings.Split(string(logText), "\n") {
+				for _, mark := range []string{", attempt ", "DUE TO JOB REQUEUE", "interrupted", "resuming:", "holds no run", "results in"} {
+					if strings.Contains(line, mark) {
+						story = append(story, line)
+						break
+					}
+				}
+			}
+			t.Logf("task %d's log, its attempts:\n%s", k, strings.Join(story, "\n"))
+		}
 		set, err := results.Read(filepath.Join(work, "results", "slurm-"+job, fmt.Sprintf("shard-%d", k)))
 		if err != nil {
 			t.Fatal(err)
