@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +32,9 @@ type deployFile struct {
 	// shards reads the scheduler's shard count from the parsed file (YAML)
 	// or its text.
 	shards func(t *testing.T, doc map[string]any, text string) int
+	// retries checks that the scheduler runs a failed shard again on
+	// what its first attempt left, given the file and its run line.
+	retries func(t *testing.T, doc map[string]any, text string, run parsedFlags)
 }
 
 var deployFiles = []deployFile{
@@ -42,6 +49,7 @@ var deployFiles = []deployFile{
 			}
 			return spec["completions"].(int)
 		},
+		retries: kubernetesRetries,
 	},
 	{path: "deploy/kubernetes/merge-job.yaml", yaml: true},
 	{
@@ -61,6 +69,7 @@ var deployFiles = []deployFile{
 			}
 			return len(shards)
 		},
+		retries: githubRetries,
 	},
 	{
 		path: "deploy/slurm/array.sbatch",
@@ -75,7 +84,158 @@ var deployFiles = []deployFile{
 			hi, _ := strconv.Atoi(m[2])
 			return hi - lo + 1
 		},
+		retries: func(t *testing.T, _ map[string]any, text string, _ parsedFlags) {
+			// Requeue allowed (scontrol requeue, preemption, a failed node),
+			// and the log appended to, so it keeps every attempt.
+			for _, want := range []string{"#SBATCH --requeue", "#SBATCH --open-mode=append"} {
+				if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(text) {
+					t.Errorf("no %q line", want)
+				}
+			}
+		},
 	},
+}
+
+// kubernetesRetries: each index is retried on its own (a per-index
+// backoff, no Job-wide limit that one failure exhausts), a disruption
+// does not count, pods are not restarted in place, spawnbench is the
+// container's first process (it gets the pod's SIGTERM), and the run
+// line's directory is on a PersistentVolumeClaim (not the pod's
+// emptyDir), which the file defines for every node to mount.
+func kubernetesRetries(t *testing.T, doc map[string]any, text string, run parsedFlags) {
+	spec := doc["spec"].(map[string]any)
+	if n, _ := spec["backoffLimitPerIndex"].(int); n < 1 {
+		t.Errorf("backoffLimitPerIndex %v: a failed index must be run again", spec["backoffLimitPerIndex"])
+	}
+	if _, ok := spec["backoffLimit"]; ok {
+		t.Errorf("backoffLimit %v: with backoffLimitPerIndex the Job-wide limit stays unset", spec["backoffLimit"])
+	}
+	ignoresDisruption := false
+	for _, r := range dig[[]any](t, spec, "podFailurePolicy", "rules") {
+		rule := r.(map[string]any)
+		for _, c := range asSlice(rule["onPodConditions"]) {
+			if c.(map[string]any)["type"] == "DisruptionTarget" && rule["action"] == "Ignore" {
+				ignoresDisruption = true
+			}
+		}
+	}
+	if !ignoresDisruption {
+		t.Error("podFailurePolicy does not Ignore a DisruptionTarget: an evicted or preempted pod would use up its index's retries")
+	}
+	pod := dig[map[string]any](t, spec, "template", "spec")
+	if pod["restartPolicy"] != "Never" {
+		t.Errorf("restartPolicy %v, want Never (a new pod per try, as backoffLimitPerIndex needs)", pod["restartPolicy"])
+	}
+	container := asSlice(pod["containers"])[0].(map[string]any)
+	// The pod's SIGTERM goes to the container's first process, which a
+	// shell there would ignore: spawnbench must be it.
+	if script := strings.Join(asStrings(container["args"]), "\n"); !regexp.MustCompile(`(?m)^\s*exec bin/spawnbench run `).MatchString(script) {
+		t.Errorf("the container's args do not exec spawnbench run (so the pod's SIGTERM would not reach it): %q", script)
+	}
+	claims := map[string]string{} // volume name -> claim
+	for _, v := range asSlice(pod["volumes"]) {
+		v := v.(map[string]any)
+		if pvc, ok := v["persistentVolumeClaim"].(map[string]any); ok {
+			claims[v["name"].(string)] = pvc["claimName"].(string)
+		}
+	}
+	mounted := ""
+	for _, m := range asSlice(container["volumeMounts"]) {
+		m := m.(map[string]any)
+		if path := m["mountPath"].(string); strings.HasPrefix(run.out, path+"/") && claims[m["name"].(string)] != "" {
+			mounted = claims[m["name"].(string)]
+		}
+	}
+	if mounted == "" {
+		t.Fatalf("-o %s is not on a PersistentVolumeClaim: a retry in a new pod would find nothing", run.out)
+	}
+	defined := false
+	for _, d := range yamlDocs(t, []byte(text)) {
+		if d["kind"] == "PersistentVolumeClaim" && dig[map[string]any](t, d, "metadata")["name"] == mounted {
+			defined = slices.Contains(asStrings(dig[map[string]any](t, d, "spec")["accessModes"]), "ReadWriteMany")
+		}
+	}
+	if !defined {
+		t.Errorf("the file defines no ReadWriteMany PersistentVolumeClaim %s for pods on every node", mounted)
+	}
+}
+
+// githubRetries: a re-run of a failed shard job downloads the artifact
+// its earlier attempt kept, whatever that attempt's end, into the run
+// line's directory, and uploads over it.
+func githubRetries(t *testing.T, doc map[string]any, _ string, run parsedFlags) {
+	steps := asSlice(dig[map[string]any](t, doc, "jobs", "shard")["steps"])
+	var download, upload map[string]any
+	for _, s := range steps {
+		s := s.(map[string]any)
+		switch uses, _ := s["uses"].(string); {
+		case strings.HasPrefix(uses, "actions/download-artifact@"):
+			download = s
+		case strings.HasPrefix(uses, "actions/upload-artifact@"):
+			upload = s
+		}
+	}
+	if download == nil || upload == nil {
+		t.Fatal("the shard job does not both download and upload its artifact")
+	}
+	with := func(s map[string]any) map[string]any { return s["with"].(map[string]any) }
+	if upload["if"] != "always()" || with(upload)["overwrite"] != true || with(upload)["path"] != run.out {
+		t.Errorf("upload step %v: want if: always(), overwrite: true and path %s, so a failed attempt's set is kept and a re-run's replaces it", upload, run.out)
+	}
+	if with(download)["name"] != with(upload)["name"] || with(download)["path"] != run.out || download["continue-on-error"] != true {
+		t.Errorf("download step %v: want the upload's name %v into %s, not failing when there is none", download, with(upload)["name"], run.out)
+	}
+}
+
+// dig is the value at keys in a parsed YAML document.
+func dig[T any](t *testing.T, doc map[string]any, keys ...string) T {
+	t.Helper()
+	var v any = doc
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("no %s in %v", strings.Join(keys, "."), doc)
+		}
+		v = m[k]
+	}
+	out, ok := v.(T)
+	if !ok {
+		t.Fatalf("%s is %T, not %T", strings.Join(keys, "."), v, out)
+	}
+	return out
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+func asStrings(v any) []string {
+	var out []string
+	for _, x := range asSlice(v) {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// yamlDocs are the documents of a YAML file.
+func yamlDocs(t *testing.T, b []byte) []map[string]any {
+	t.Helper()
+	var docs []map[string]any
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var d map[string]any
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatalf("not YAML: %v", err)
+		}
+		docs = append(docs, d)
+	}
 }
 
 // TestDeployFiles checks every file of deploy/: it parses (YAML), never
@@ -94,10 +254,15 @@ func TestDeployFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := string(b)
-			var doc map[string]any
+			var doc map[string]any // the scheduler's: the first Job, else the only one
 			if f.yaml {
-				if err := yaml.Unmarshal(b, &doc); err != nil {
-					t.Fatalf("not YAML: %v", err)
+				docs := yamlDocs(t, b)
+				doc = docs[0]
+				for _, d := range docs {
+					if d["kind"] == "Job" {
+						doc = d
+						break
+					}
 				}
 			}
 			if !strings.Contains(text, "bash .ci/setup") {
@@ -123,6 +288,15 @@ func TestDeployFiles(t *testing.T) {
 					continue
 				}
 				ran = true
+				// The requeue-safe line: right on every attempt of a
+				// scheduler's retry (it starts, continues, or finds the
+				// shard complete) only with --resume into a named directory.
+				if !flags.resume || flags.out == "" {
+					t.Errorf("%v: not the requeue-safe line `run SPEC -o DIR --resume`: a retry of the shard would be refused or start elsewhere", args)
+				}
+				if f.retries != nil {
+					f.retries(t, doc, text, flags)
+				}
 				shard, err := run.ShardFrom(flags.shard, flags.shards, func(k string) string { return f.env[k] })
 				if err != nil || shard == nil {
 					t.Fatalf("%v: shard: %v, %v", args, shard, err)
@@ -173,6 +347,8 @@ func spawnbenchLines(text string, vars map[string]string) [][]string {
 type parsedFlags struct {
 	shard      string
 	shards     int
+	out        string
+	resume     bool
 	positional []string
 }
 
@@ -199,6 +375,12 @@ func parseCommandLine(t *testing.T, args []string) (*cobra.Command, parsedFlags)
 	}
 	if cmd.Flags().Lookup("shards") != nil {
 		p.shards, _ = cmd.Flags().GetInt("shards")
+	}
+	if cmd.Flags().Lookup("resume") != nil {
+		p.resume, _ = cmd.Flags().GetBool("resume")
+	}
+	if cmd.Flags().Lookup("out") != nil {
+		p.out, _ = cmd.Flags().GetString("out")
 	}
 	if cmd.Name() == "merge" || cmd.Name() == "run" {
 		if out, _ := cmd.Flags().GetString("out"); out == "" && cmd.Name() == "merge" {

@@ -202,24 +202,3 @@ func TestDamagedJournalLineIsSkipped(t *testing.T) {
 		t.Errorf("after --resume: %d processes, want 12", len(set.Runs))
 	}
 }
-
-// TestResumeIntoNoSet: issue 33, item 6. --resume into a directory that
-// holds no result set is bad input, exit 2, naming the cause and the fix,
-// and creates nothing.
-func TestResumeIntoNoSet(t *testing.T) {
-	dir := t.TempDir()
-	p := writeSpec(t, dir, edgeSpec)
-	empty := filepath.Join(dir, "empty")
-	if err := os.Mkdir(empty, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, out := range []string{filepath.Join(dir, "missing"), empty} {
-		_, stderr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
-		if code != 2 || !strings.Contains(stderr, out+" holds no result set to resume") || !strings.Contains(stderr, "drop --resume") {
-			t.Errorf("-o %s: exit %d, stderr %q", out, code, stderr)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the missing directory was created: %v", err)
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"spawnbench/cmd/spawnbench/internal/interrupt"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 
@@ -104,7 +105,10 @@ func init() {
 }
 
 func main() {
-	if err := rootCmd.Execute(); err != nil {
+	// First: an interrupt from here on (or caught since the interrupt
+	// package's init) exits 130, never by the signal.
+	ctx := interrupt.Start()
+	if err := rootCmd.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "spawnbench:", err)
 		os.Exit(exitCode(err))
 	}
@@ -128,7 +132,7 @@ func exitCode(err error) int {
 	case errors.As(err, &in) || errors.As(err, &use) || errors.As(err, &locked) || errors.As(err, &format):
 		return 2
 	case errors.Is(err, context.Canceled):
-		return 130
+		return interrupt.ExitCode
 	}
 	return 1
 }

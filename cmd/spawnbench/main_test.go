@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,6 +24,9 @@ var bin string
 // TestMain builds the real binary once; the tests run it as a user would,
 // from a directory other than the repository.
 func TestMain(m *testing.M) {
+	// The test binary holds package main, whose interrupt package catches
+	// Ctrl-C from its init: the tests themselves stop on it as tests do.
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	dir, err := os.MkdirTemp("", "spawnbench-cli-")
 	if err != nil {
 		panic(err)
@@ -211,11 +215,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startRun starts `spawnbench run spec -o out` and waits until it has
-// built and begun measuring.
-func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
+// startLogged starts spawnbench with args in dir, its stderr kept.
+func startLogged(t *testing.T, dir string, args ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"run", spec, "-o", out}, extra...)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
 	stderr := &lockedBuffer{}
@@ -223,6 +226,14 @@ func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, stderr
+}
+
+// startRun starts `spawnbench run spec -o out` and waits until it has
+// built and begun measuring.
+func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd, stderr := startLogged(t, dir, append([]string{"run", spec, "-o", out}, extra...)...)
 	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(stderr.String(), " done\n") && !strings.Contains(stderr.String(), " cached\n") {
 		if time.Now().After(deadline) {
@@ -333,7 +344,14 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 				}
 			}
 			invs := set.Provenance.Invocations
-			if len(invs) != 2 || invs[0].Command != "run" || invs[1].Command != "resume" || invs[1].EndedAt == nil || invs[1].Seed != invs[0].Seed {
+			switch {
+			case len(invs) == 1 && invs[0].EndedAt != nil && !invs[0].Interrupted:
+				// The run had finished before the kill: the resume has
+				// nothing to do.
+				if !strings.Contains(stderr, out+" is complete") {
+					t.Errorf("resume of a finished run: %s", stderr)
+				}
+			case len(invs) != 2 || invs[0].Command != "run" || invs[1].Command != "resume" || invs[1].EndedAt == nil || invs[1].Seed != invs[0].Seed:
 				t.Errorf("invocations: %+v", invs)
 			}
 			if left, _ := filepath.Glob(filepath.Join(out, ".*"+atomicfile.TempMarker+"*")); len(left) > 0 {

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"spawnbench/cmd/spawnbench/internal/interrupt"
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
@@ -259,9 +258,8 @@ func writeOutput(out string, write func(io.Writer) error) error {
 // replaced after it) and returns the interrupt (exit 130) at once. With
 // wait it first lets work stop (a merge removes its hidden directory) and
 // returns work's success if work had finished everything anyway.
-func interruptible(parent context.Context, wait bool, work func() error) error {
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func interruptible(ctx context.Context, wait bool, work func() error) error {
+	defer interrupt.Hold()()
 	done := make(chan error, 1)
 	go func() { done <- work() }()
 	select {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"spawnbench"
+	"spawnbench/cmd/spawnbench/internal/interrupt"
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/inputerr"
@@ -50,9 +52,16 @@ directory. Each process reaches disk as it finishes. Ctrl-C (or SIGTERM)
 stops cleanly, keeps every process measured so far, records the run as
 interrupted and exits 130; so does a standard output or error whose reader
 goes away (` + "`| head`" + ` that has its lines, a pager that was quit): that is
-an interrupt, not a death by SIGPIPE. --resume continues an interrupted or
-killed run with the same schedule. A stdout closed before the start is
+an interrupt, not a death by SIGPIPE. A stdout closed before the start is
 not an interrupt: Go gives it /dev/null, and the run goes on.
+
+--resume continues an interrupted or killed run with the same schedule,
+and is right on every attempt of one command line, which is what a
+scheduler's retry (a Slurm requeue, a Kubernetes pod run again) needs:
+into a directory with nothing of a run yet (missing, or what a run killed
+at its start left) it starts the run; into one holding part of it, it
+measures the rest; into one holding all of it, it says so and exits 0 at
+once. A directory of another spec, shard or seed is refused (exit 2).
 
 --shard K/N runs shard K of N (numbered from 0, as spawnbench plan --shards N
 shows them): whole cells, balanced by expected wall time (the built-in
@@ -110,11 +119,6 @@ from the costs, scaled by how fast this run goes).`,
 			if resume && out == "" {
 				return usageError{errors.New("run --resume: give the result directory to continue with -o DIR")}
 			}
-			if resume && !results.Exists(out) {
-				// A set with no measuring run yet resumes as a plain run
-				// (engine/run); no set at all is a wrong -o.
-				return &inputerr.Error{Msg: fmt.Sprintf("run --resume -o %s: %s holds no result set to resume; check -o, or drop --resume to start a run there", out, out)}
-			}
 			if out == "" {
 				name := plan.Spec.SafeName()
 				if shard != nil {
@@ -122,18 +126,37 @@ from the costs, scaled by how fast this run goes).`,
 				}
 				out = defaultOutDir(name)
 			}
-			// Shards are cut by the model as measured, the same on every
-			// machine; what this one expects is the model rescaled to it.
-			estimate := machineCosts(cmd.Context(), model, costs, plan, os.Stderr)
-			fmt.Fprintf(os.Stderr, "spawnbench: %d processes, %s (costs from %s)\n", plan.TotalProcesses(), expectedText(plan, estimate), estimate.Source)
-			opts := run.RunOptions{Resume: resume, Shard: shard, Costs: estimate, ProgressEvery: progressEvery}
+			opts := run.RunOptions{Resume: resume, Shard: shard, ProgressEvery: progressEvery}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return usageError{fmt.Errorf("run --seed %d: the seed must be >= 0", seed)}
 				}
 				opts.Seed = &seed
 			}
-			return runPlan(cmd.Context(), plan, out, opts)
+			ses, err := openSession(cmd.Context(), out)
+			if err != nil {
+				return err
+			}
+			defer ses.close()
+			ses.retry = retryLine(os.Args, out, cmd.Flags().Changed("out"), resume)
+			if err := refuseOtherSpec(ses.writer.Set(), plan, out, resume); err != nil {
+				return err
+			}
+			if resume {
+				complete, err := ses.runner.Complete(plan, opts)
+				if err != nil {
+					return err
+				}
+				if complete {
+					return ses.alreadyComplete(plan)
+				}
+				noteResume(ses.writer.Set(), plan, out)
+			}
+			// Shards are cut by the model as measured, the same on every
+			// machine; what this one expects is the model rescaled to it.
+			opts.Costs = machineCosts(ses.ctx, model, costs, plan, os.Stderr)
+			fmt.Fprintf(os.Stderr, "spawnbench: %d processes, %s (costs from %s)\n", plan.TotalProcesses(), expectedText(plan, opts.Costs), opts.Costs.Source)
+			return ses.runPlan(plan, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "result directory (default results/<time>-<spec name>); an existing result set there is appended to")
@@ -142,7 +165,7 @@ from the costs, scaled by how fast this run goes).`,
 	cmd.Flags().StringVar(&nList, "n", "", "a quick look: these thread counts instead of the spec's, e.g. 1,10 (recorded in the provenance)")
 	cmd.Flags().StringVar(&modeFlag, "mode", "", "a quick look: this mode (sequential or parallel) instead of the spec's (recorded in the provenance)")
 	cmd.Flags().IntVar(&overrides.Occasions, "occasions", 0, "measure the matrix in this many blocks, one after another, each an occasion (replaces schedule.occasions; recorded in the provenance)")
-	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted or killed run into -o DIR: keep its processes, run the missing ones in the same order")
+	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted or killed run into -o DIR: keep its processes, run the missing ones in the same order; start it where DIR holds none yet, exit 0 where it is complete (the line for a scheduler's retries)")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the interleaved order (default: the spec's; the seed used is recorded)")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "run shard K of N (K/N, numbered from 0); default from SPAWNBENCH_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")
 	cmd.Flags().IntVar(&shards, "shards", 0, "the shard count, when the index comes from JOB_COMPLETION_INDEX (else SPAWNBENCH_SHARDS)")
@@ -154,29 +177,35 @@ from the costs, scaled by how fast this run goes).`,
 // session is one invocation's hold on a result directory: its lock (via
 // the writer, held until close, report included), a runner, and a context
 // that Ctrl-C, SIGTERM or the end of the reader of spawnbench's standard
-// output or error (SIGPIPE's cause: `| head`, a pager quit) cancels.
+// output or error (SIGPIPE's cause: `| head`, a pager quit) cancels. It
+// holds interrupts (see package interrupt) from before the lock is taken
+// until it is closed.
 type session struct {
 	ctx    context.Context
 	stop   func()
 	writer *results.Writer
 	runner *run.Runner
+	// retry is the command line that continues the run after an
+	// interrupt (the one given, with -o and --resume).
+	retry string
 }
 
 func openSession(parent context.Context, dir string) (*session, error) {
+	release := interrupt.Hold()
 	w, err := results.Open(dir)
 	if err != nil {
+		release()
 		return nil, err
 	}
 	if warn := w.Set().DamageWarning(dir); warn != "" {
 		fmt.Fprintln(os.Stderr, "spawnbench: warning:", warn)
 	}
-	sigCtx, stopSignals := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancelCause(sigCtx)
+	ctx, cancel := context.WithCancelCause(parent)
 	stopWatch := watchOutputs(cancel)
 	stop := func() {
 		stopWatch()
 		cancel(nil)
-		stopSignals()
+		release()
 	}
 	r := run.New(w, run.Options{Cache: buildcache.Default(spawnbench.Sources), Log: os.Stderr, Version: version, Args: os.Args})
 	return &session{ctx: ctx, stop: stop, writer: w, runner: r}, nil
@@ -245,9 +274,9 @@ func (s *session) close() {
 }
 
 // writeReport writes the report into the directory unless interrupted
-// first, and returns it (nil when it failed); an interrupt amends the
-// invocation as interrupted and returns at once (the results are
-// intact).
+// first, and returns it (nil when it failed); an interrupt amends this
+// session's invocation, if any, as interrupted and returns at once (the
+// results are intact).
 func (s *session) writeReport() (*report.Report, error) {
 	type written struct {
 		r   *report.Report
@@ -267,8 +296,12 @@ func (s *session) writeReport() (*report.Report, error) {
 		}
 		return w.r, nil
 	case <-s.ctx.Done():
-		if err := s.writer.End(s.runner.Invocation(), true); err != nil {
-			return nil, err
+		// The invocation that measured is amended (none: the report of a
+		// set complete before this invocation).
+		if id := s.runner.Invocation(); id != 0 {
+			if err := s.writer.End(id, true); err != nil {
+				return nil, err
+			}
 		}
 		// The set is compacted; end the report's writes in flight so no
 		// temporary plot file stays behind.
@@ -277,15 +310,14 @@ func (s *session) writeReport() (*report.Report, error) {
 	}
 }
 
-// runPlan runs a plan into dir.
-func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.RunOptions) error {
-	s, err := openSession(parent, dir)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	if err := refuseOtherSpec(s.writer.Set(), plan, dir, opts.Resume); err != nil {
-		return err
+// runPlan runs a plan into the session's directory.
+func (s *session) runPlan(plan *spec.RunPlan, opts run.RunOptions) error {
+	dir := s.writer.Dir()
+	if s.ctx.Err() != nil {
+		// Interrupted before the run began (while the costs were probed):
+		// nothing to record.
+		fmt.Fprintf(os.Stderr, "spawnbench: interrupted before anything was recorded; start again with: %s\n", s.retry)
+		return s.ctx.Err()
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: %d cells from %s into %s\n", len(plan.Cells), plan.Spec.Path, dir)
 	runErr := s.runner.Run(s.ctx, plan, opts)
@@ -294,6 +326,7 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 	}
 	set := s.runner.Set()
 	var rep *report.Report
+	var err error
 	if runErr == nil {
 		if rep, err = s.writeReport(); err != nil {
 			runErr = err
@@ -308,11 +341,11 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 		fmt.Fprintf(os.Stderr, "spawnbench: %v: stopping as for Ctrl-C\n", errOutputGone)
 	}
 	if runErr != nil && len(set.Provenance.Invocations) == 0 {
-		fmt.Fprintf(os.Stderr, "spawnbench: interrupted before anything was recorded; start again with: spawnbench run %s -o %s\n", plan.Spec.Path, dir)
+		fmt.Fprintf(os.Stderr, "spawnbench: interrupted before anything was recorded; start again with: %s\n", s.retry)
 		return runErr
 	}
 	if runErr != nil {
-		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d processes kept in %s; continue with: spawnbench run %s -o %s --resume\n", len(set.Runs), dir, plan.Spec.Path, dir)
+		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d processes kept in %s; continue with: %s\n", len(set.Runs), dir, s.retry)
 		return runErr
 	}
 	if busy := run.BusyCells(set); len(busy) > 0 {
@@ -325,6 +358,95 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
 	return nil
+}
+
+// alreadyComplete ends a --resume into a set that holds the whole plan:
+// nothing is measured or recorded; only a report that a kill cut short
+// (missing, or older than the set's last invocation) is written again.
+func (s *session) alreadyComplete(plan *spec.RunPlan) error {
+	dir, set := s.writer.Dir(), s.runner.Set()
+	what := "the whole plan of " + plan.Spec.Path
+	if last := set.Provenance.LastMeasuring(); last != nil && last.Shard != nil {
+		what = fmt.Sprintf("shard %s of %s", last.Shard, plan.Spec.Path)
+	}
+	fmt.Fprintf(os.Stderr, "spawnbench: %s is complete: it holds %s (%d cells, %d processes); nothing to run\n", dir, what, len(plan.Cells), len(set.Runs))
+	if !reportStale(dir, set) {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "spawnbench: its report was not written whole; writing it\n")
+	if _, err := s.writeReport(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// reportStale: dir's report.md is missing or older than the end of the
+// set's last invocation (a kill during the report).
+func reportStale(dir string, set *results.Set) bool {
+	st, err := os.Stat(filepath.Join(dir, report.ReportFile))
+	if err != nil {
+		return true
+	}
+	for _, inv := range set.Provenance.Invocations {
+		if inv.EndedAt != nil && st.ModTime().Before(*inv.EndedAt) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteResume says, at the start of a --resume that has something to do,
+// what it starts from where that may surprise: a directory with nothing
+// of a set yet (a first attempt, or one killed before it recorded
+// anything), or processes another machine measured, which stay that
+// machine's while this one measures its own.
+func noteResume(set *results.Set, plan *spec.RunPlan, dir string) {
+	if set.Provenance.LastMeasuring() == nil {
+		fmt.Fprintf(os.Stderr, "spawnbench: %s holds no run of %s yet: starting it\n", dir, plan.Spec.Path)
+		return
+	}
+	here := run.Machine().ID
+	others := map[string]int{}
+	for _, r := range set.Runs {
+		if r.Machine != "" && r.Machine != here {
+			others[r.Machine]++
+		}
+	}
+	for m, n := range others {
+		host := "another machine"
+		for _, inv := range set.Provenance.Invocations {
+			if inv.Machine.Identity() == m {
+				host = inv.Machine.Hostname
+			}
+		}
+		fmt.Fprintf(os.Stderr, "spawnbench: %s holds %d processes measured on %s (machine %s), not on this one (%s): they stay that machine's, and this machine measures the plan's processes itself\n",
+			dir, n, host, m, here)
+	}
+}
+
+// retryLine is the command line that continues an interrupted run: args
+// as given (the program as it was called), with -o DIR when the directory
+// was the default, and --resume.
+func retryLine(args []string, dir string, outGiven, resume bool) string {
+	line := slices.Clone(args)
+	if !outGiven {
+		line = append(line, "-o", dir)
+	}
+	if !resume {
+		line = append(line, "--resume")
+	}
+	for i, a := range line {
+		line[i] = shellQuote(a)
+	}
+	return strings.Join(line, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell where it needs it.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,@%+-") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // refuseOtherSpec is an input error when dir holds an unfinished run of

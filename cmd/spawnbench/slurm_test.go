@@ -42,41 +42,7 @@ schedule: seed: 5
 // daemon is stopped at the end, by its pid, pass or fail; they also die
 // with the test process (parent-death signal) if it is killed.
 func TestSlurmArray(t *testing.T) {
-	for _, tool := range []string{"munged", "mungekey", "slurmctld", "slurmd", "sbatch", "sinfo", "squeue", "scancel"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (bash .ci/setup installs Debian's slurm-wlm and munge): %v", tool, err)
-		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: munged runs as the munge user and slurmd as root, as their packages set them up")
-	}
-	if runtime.NumCPU() < 2 {
-		t.Skip("deploy/slurm/array.sbatch asks for 2 CPUs per task; this machine has 1")
-	}
-	root := repoRoot(t)
-	commands := docSection(t, root, "docs/many-machines.md", "### Slurm")
-	cluster := startSlurm(t)
-
-	// A directory laid out as a checkout: the page's lines run in it.
-	work := t.TempDir()
-	for _, d := range []string{"bin", "deploy/slurm", "specs", "results"} {
-		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sbatch, err := os.ReadFile(filepath.Join(root, "deploy", "slurm", "array.sbatch"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, body := range map[string][]byte{"deploy/slurm/array.sbatch": sbatch, "specs/sequential.cue": []byte(slurmFleetSpec)} {
-		if err := os.WriteFile(filepath.Join(work, path), body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(bin, filepath.Join(work, "bin", "spawnbench")); err != nil {
-		t.Fatal(err)
-	}
-	env := cluster.env(work)
+	commands, cluster, work, env := slurmPage(t, slurmFleetSpec)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -129,6 +95,260 @@ func TestSlurmArray(t *testing.T) {
 	if want := "0/4 SLURM_ARRAY_TASK_ID,1/4 SLURM_ARRAY_TASK_ID,2/4 SLURM_ARRAY_TASK_ID,3/4 SLURM_ARRAY_TASK_ID"; strings.Join(shards, ",") != want {
 		t.Errorf("merged shards %v, want %s", shards, want)
 	}
+}
+
+// slurmPage is what a test of docs/many-machines.md's Slurm section
+// needs: the section's lines, a one-node cluster of the test's own, a
+// checkout of spec (slurmCheckout) and the environment the lines run in.
+// It skips the test where the cluster cannot be started.
+func slurmPage(t *testing.T, spec string) (commands string, cluster *slurmCluster, work string, env []string) {
+	t.Helper()
+	needSlurm(t)
+	root := repoRoot(t)
+	commands = docSection(t, root, "docs/many-machines.md", "### Slurm")
+	cluster = startSlurm(t)
+	work = slurmCheckout(t, root, spec)
+	return commands, cluster, work, cluster.env(work)
+}
+
+// needSlurm skips the test where a one-node Slurm cluster cannot be
+// started.
+func needSlurm(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"munged", "mungekey", "slurmctld", "slurmd", "sbatch", "sinfo", "squeue", "scancel", "scontrol"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (bash .ci/setup installs Debian's slurm-wlm and munge): %v", tool, err)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: munged runs as the munge user and slurmd as root, as their packages set them up")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("deploy/slurm/array.sbatch asks for 2 CPUs per task; this machine has 1")
+	}
+}
+
+// slurmCheckout is a directory laid out as a checkout, where the page's
+// lines run: deploy/slurm/array.sbatch, spec at specs/sequential.cue,
+// bin/spawnbench (the test's build) and an empty results/.
+func slurmCheckout(t *testing.T, root, spec string) string {
+	t.Helper()
+	work := t.TempDir()
+	for _, d := range []string{"bin", "deploy/slurm", "specs", "results"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sbatch, err := os.ReadFile(filepath.Join(root, "deploy", "slurm", "array.sbatch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, body := range map[string][]byte{"deploy/slurm/array.sbatch": sbatch, "specs/sequential.cue": []byte(spec)} {
+		if err := os.WriteFile(filepath.Join(work, path), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(bin, filepath.Join(work, "bin", "spawnbench")); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
+// slurmRequeueSpec is what the requeue test shards: four cells of five
+// processes of 0.4 s, one cell a shard, so a task runs for seconds.
+const slurmRequeueSpec = `// A stand-in for specs/sequential.cue: what the Slurm requeue test runs.
+environments: [for e in ["a", "b", "c", "d"] {name: e, kind: "command", run: ["/bin/sh", "-c", "sleep 0.4; echo 1 2 3", "{arg}"]}]
+n: [1]
+samples: {min: 5, processes: 1}
+schedule: seed: 5
+`
+
+// TestSlurmRequeue runs the page's Slurm lines, as TestSlurmArray does, on
+// a spec of four shards, and requeues two running tasks with `scontrol
+// requeue` (Slurm sends SIGTERM to the task, then runs the script again):
+// task 1 midway, once it has journaled two processes, and task 2 right at
+// its start, before its first process. Each requeued task must run twice
+// (its log, appended to, shows both attempts) and complete its shard,
+// and the merged set must hold every planned process exactly once, each
+// ok (none recorded as killed by the requeue's signal).
+func TestSlurmRequeue(t *testing.T) {
+	commands, cluster, work, env := slurmPage(t, slurmRequeueSpec)
+	slurm := func(name string, args ...string) (string, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sh := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+commands)
+	sh.Dir, sh.Env = work, env
+	shOut := &lockedBuffer{}
+	sh.Stdout, sh.Stderr = shOut, shOut
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sh.Wait() }()
+
+	// Requeue task 1 once it holds 2 processes, task 2 as soon as it runs.
+	const midway, atStart = 1, 2
+	requeued := map[int]bool{}
+	job := ""
+	var shErr error
+watch:
+	for {
+		select {
+		case shErr = <-done:
+			break watch
+		case <-time.After(50 * time.Millisecond):
+		}
+		if job == "" {
+			job, _ = slurm("squeue", "-h", "-o", "%F")
+			job, _, _ = strings.Cut(job, "\n")
+			continue
+		}
+		tasks, err := slurm("squeue", "-h", "-r", "-j", job, "-o", "%K %T")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(tasks, "\n") {
+			id, state, _ := strings.Cut(line, " ")
+			k, err := strconv.Atoi(id)
+			if err != nil || state != "RUNNING" || requeued[k] || (k != midway && k != atStart) {
+				continue
+			}
+			set, _ := results.Read(filepath.Join(work, "results", "slurm-"+job, fmt.Sprintf("shard-%d", k)))
+			measured := 0
+			if set != nil {
+				measured = len(set.Runs)
+			}
+			// At its start: spawnbench holds the shard's directory (it is
+			// timing the machine, checking or building), no process yet.
+			_, held := os.Stat(filepath.Join(work, "results", "slurm-"+job, fmt.Sprintf("shard-%d", k), results.LockFile))
+			if k == midway && measured < 2 || k == atStart && (held != nil || measured > 0) {
+				continue
+			}
+			if out, err := slurm("scontrol", "requeue", fmt.Sprintf("%s_%d", job, k)); err != nil {
+				t.Fatalf("scontrol requeue %s_%d: %v: %s", job, k, err, out)
+			}
+			requeued[k] = true
+			t.Logf("requeued task %d with %d processes measured", k, measured)
+		}
+	}
+	if shErr != nil {
+		t.Fatalf("docs/many-machines.md's Slurm section: %v\n%s\n%s", shErr, shOut.String(), cluster.logs(work))
+	}
+	if !requeued[midway] || !requeued[atStart] {
+		t.Fatalf("the tasks ended before both requeues (done: %v)\n%s", requeued, shOut.String())
+	}
+	t.Logf("the page's lines:\n%s\n%s", commands, shOut.String())
+
+	for k := range 4 {
+		logText, err := os.ReadFile(filepath.Join(work, "results", fmt.Sprintf("slurm-%s_%d.log", job, k)))
+		if err != nil {
+			t.Fatalf("task %d left no log: %v", k, err)
+		}
+		// The log is appended to: a requeued task's shows both attempts.
+		for attempt := 1; attempt <= 3; attempt++ {
+			want := attempt == 1 || attempt == 2 && requeued[k]
+			if got := strings.Contains(string(logText), fmt.Sprintf("spawnbench: task %d, attempt %d,", k, attempt)); got != want {
+				t.Errorf("task %d's log shows attempt %d: %v, want %v:\n%s", k, attempt, got, want, logText)
+			}
+		}
+		if requeued[k] && !strings.Contains(string(logText), "spawnbench: interrupted") {
+			t.Errorf("task %d's log does not show the first attempt interrupted:\n%s", k, logText)
+		}
+		if requeued[k] {
+			var story []string
+			for _, line := range strings.Split(string(logText), "\n") {
+				for _, mark := range []string{", attempt ", "DUE TO JOB REQUEUE", "interrupted", "resuming:", "holds no run", "results in"} {
+					if strings.Contains(line, mark) {
+						story = append(story, line)
+						break
+					}
+				}
+			}
+			t.Logf("task %d's log, its attempts:\n%s", k, strings.Join(story, "\n"))
+		}
+		set, err := results.Read(filepath.Join(work, "results", "slurm-"+job, fmt.Sprintf("shard-%d", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		byInv := map[int32]int{}
+		for _, r := range set.Runs {
+			byInv[r.Invocation]++
+		}
+		invs := set.Provenance.Invocations
+		t.Logf("shard %d: %d processes, by invocation %v; invocations %s", k, len(set.Runs), byInv, invocationsText(invs))
+		last := invs[len(invs)-1]
+		switch k {
+		case midway:
+			// The first attempt's processes kept, the rest measured by the
+			// second.
+			if len(invs) != 2 || !invs[0].Interrupted || invs[1].Command != "resume" || byInv[invs[0].ID] < 2 || byInv[invs[1].ID] == 0 {
+				t.Errorf("shard %d, requeued midway: invocations %s, processes by invocation %v", k, invocationsText(invs), byInv)
+			}
+		case atStart:
+			// The first attempt measured nothing: every process is the
+			// second's.
+			if byInv[last.ID] != len(set.Runs) || last.Interrupted || last.EndedAt == nil {
+				t.Errorf("shard %d, requeued at its start: invocations %s, processes by invocation %v", k, invocationsText(invs), byInv)
+			}
+		}
+		if why := set.Incomplete(); len(why) > 0 {
+			t.Errorf("shard %d incomplete: %v", k, why)
+		}
+	}
+
+	merged, err := results.Read(filepath.Join(work, "results", "slurm-"+job, "merged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range merged.Runs {
+		seen[fmt.Sprintf("%s/%s/%d %d %v", r.Environment, r.Mode, r.N, r.Process, r.Warmup)]++
+		if r.Status != results.StatusOK {
+			t.Errorf("process %s %d: %s: %s", r.Environment, r.Process, r.Status, r.Error)
+		}
+	}
+	var planned []string
+	for _, e := range []string{"a", "b", "c", "d"} {
+		for p := range 5 {
+			planned = append(planned, fmt.Sprintf("%s/sequential/1 %d false", e, p))
+		}
+	}
+	for _, k := range planned {
+		if seen[k] != 1 {
+			t.Errorf("planned process %s is in the merged set %d times", k, seen[k])
+		}
+	}
+	if len(seen) != len(planned) || len(merged.Runs) != len(planned) {
+		t.Errorf("merged set: %d runs of %d distinct processes, want the %d planned once each", len(merged.Runs), len(seen), len(planned))
+	}
+	t.Logf("merged set: %d runs, %d distinct processes of %d planned", len(merged.Runs), len(seen), len(planned))
+}
+
+// invocationsText is a set's invocations in a line: ID, command, how it
+// ended, shard.
+func invocationsText(invs []results.Invocation) string {
+	var parts []string
+	for _, inv := range invs {
+		end := "ended"
+		switch {
+		case inv.Interrupted:
+			end = "interrupted"
+		case inv.EndedAt == nil:
+			end = "never ended"
+		}
+		shard := "whole"
+		if inv.Shard != nil {
+			shard = inv.Shard.String()
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s shard %s", inv.ID, inv.Command, end, shard))
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
 }
 
 // setKeys are a set's processes and spawns without their measurements.
@@ -275,7 +495,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=%[2]s
+# cred_expire is also how long a requeued job waits before it runs again
+# (120 s by default).
+AuthInfo=socket=%[2]s,cred_expire=10
 SlurmctldPort=%[3]d
 SlurmdPort=%[4]d
 StateSaveLocation=%[5]s/state

@@ -207,19 +207,13 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 	}
 	command := "run"
 	if opts.Resume {
+		last, err := r.resumes(plan, opts)
+		if err != nil {
+			return err
+		}
 		// Resuming a directory no run wrote into is a plain run.
-		if last := r.Set().Provenance.LastMeasuring(); last != nil {
+		if last != nil {
 			command = "resume"
-			if last.SpecHash != plan.Spec.Hash {
-				return inputerr.New("--resume: %s was made by spec %s (sha256 %.12s), not by %s (sha256 %.12s); resume with the same spec, or run into a new directory",
-					r.w.Dir(), last.SpecPath, last.SpecHash, plan.Spec.Path, plan.Spec.Hash)
-			}
-			if !sameShard(last.Shard, opts.Shard) {
-				return inputerr.New("--resume: the run in %s was %s, not %s; resume it with the same --shard", r.w.Dir(), shardText(last.Shard), shardText(opts.Shard))
-			}
-			if opts.Seed != nil && *opts.Seed != last.Seed {
-				return inputerr.New("--resume --seed %d: the run in %s used seed %d; drop --seed to resume in the same order", *opts.Seed, r.w.Dir(), last.Seed)
-			}
 			seed := last.Seed
 			opts.Seed = &seed
 		}
@@ -419,6 +413,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	}
 	lines := protocol.NewCollector(c.n)
 	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)
+	awaitInterrupt(ctx, out)
 	if ctx.Err() != nil {
 		// Interrupted: this process's output is incomplete; keep the rest.
 		return ctx.Err()
