@@ -170,6 +170,11 @@ type ProcessRun struct {
 	// to have had one of its own; nil for a process, and in sets written
 	// before the column.
 	RendererPID *int64 `json:",omitempty"`
+	// RefusedRequests counts the requests the page's server refused for
+	// want of the page's secret: another local user's or another web
+	// page's, never the page's own; nil for a process, and in sets
+	// written before the column.
+	RefusedRequests *int64 `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -264,6 +269,7 @@ var runColumns = []column[ProcessRun]{
 	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })).doc("the process's first spawn_ns; null for a process that printed none"),
 	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })).doc("the process as one number: the 20% trimmed mean of its spawn times, ns, rounded; what reports compute figures and intervals over; null for a process that printed no spawn"),
 	addedLater(optInt64Col("renderer_pid", func(r *ProcessRun) **int64 { return &r.RendererPID })).doc("the OS process id of the renderer that ran a page (a browser host's repetition), so that each repetition can be seen to have had one of its own; null for a process, and in sets older than the column"),
+	addedLater(optInt64Col("refused_requests", func(r *ProcessRun) **int64 { return &r.RefusedRequests })).doc("the requests a page's server refused (403) because they lacked the page's secret: someone else's (another local user, a web page in another browser), never the page's own, and none of them reached the page; the error column describes the first few; null for a process, and in sets older than the column"),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{
