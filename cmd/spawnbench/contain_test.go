@@ -150,7 +150,9 @@ func markedProcesses(marker string) []int {
 // ordinaryUser makes a directory that the user nobody may write, with a
 // copy of the spawnbench binary nobody may run (go test's directories
 // are their user's only), and returns both; it skips the test where this
-// process cannot run another user's.
+// process cannot run another user's. The directory is sticky, as /tmp
+// is: nobody's build cache in it is nobody's own (engine/buildcache
+// refuses one another user could change).
 func ordinaryUser(t *testing.T) (sb, dir string) {
 	t.Helper()
 	if os.Getuid() != 0 {
@@ -163,7 +165,7 @@ func ordinaryUser(t *testing.T) (sb, dir string) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, "spawnbench")
 	copyFile(t, bin, copied)
-	if err := os.Chmod(dir, 0o777); err != nil {
+	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
 	return copied, dir

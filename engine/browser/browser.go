@@ -83,6 +83,10 @@ type Browser interface {
 	// that can open it at its start does, and says so (opened), so that
 	// it runs as it would without spawnbench driving it.
 	launch(ctx, life context.Context, cpus []int, profile string, env []string, first *firstPage) (inst instance, opened bool, err error)
+	// pageListener makes the listeners of the page servers of a page
+	// started warm or cold: in the network the browser is in; nil for
+	// the machine's loopback.
+	pageListener(cold bool) listenFunc
 }
 
 // instance is one started browser: the part of a page's run that differs
@@ -127,7 +131,7 @@ type tab interface {
 var reporterTemplate string
 
 // reporterScript is reporter.js for a page with argv (JSON), posting to
-// path.
+// path (under the page's secret).
 func reporterScript(path string, argv []byte) string {
 	return fmt.Sprintf(reporterTemplate, path, argv)
 }
@@ -156,6 +160,9 @@ type recorder struct {
 	deathCode   int64
 	// lost says why the page was lost, if it was.
 	lost string
+	// refused counts the requests its page server refused for want of
+	// the page's secret.
+	refused int64
 	// done is closed once the page has exited, crashed or been lost.
 	done     chan struct{}
 	doneOnce sync.Once
@@ -191,6 +198,26 @@ func (r *recorder) take(msg string) {
 		}
 		r.exitCode, r.exited = code, true
 		r.end()
+	}
+}
+
+// refusedShown is how many refused requests a page's standard error
+// describes, each in a line; the rest are only counted, so that a flood
+// of them cannot fill spawnbench's memory.
+const refusedShown = 5
+
+// refuse records a request that the page server refused for want of the
+// page's secret: someone else's, since the page's own carry it. It is
+// recorded whenever it comes, after the page's exit too.
+func (r *recorder) refuse(what string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refused++
+	switch {
+	case r.refused <= refusedShown:
+		r.stderr = appendLine(r.stderr, "spawnbench: the page server refused a request without the page's secret (not the page's): "+what)
+	case r.refused == refusedShown+1:
+		r.stderr = appendLine(r.stderr, "spawnbench: the page server refused more requests without the page's secret; they are counted, not shown")
 	}
 }
 
@@ -269,9 +296,10 @@ func (r *recorder) outcome() proc.Outcome {
 		stdout = append([]byte(nil), r.stdout...)
 	}
 	return proc.Outcome{
-		Stdout:   stdout,
-		Stderr:   append([]byte(nil), r.stderr...),
-		ExitCode: r.exitCode,
+		Stdout:          stdout,
+		Stderr:          append([]byte(nil), r.stderr...),
+		ExitCode:        r.exitCode,
+		RefusedRequests: ptr(r.refused),
 	}
 }
 

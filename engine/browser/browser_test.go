@@ -190,7 +190,7 @@ func TestServerServesOnlyItsDirectory(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve(dir, "127.0.0.1", nil)
+	srv, err := serve(dir, "127.0.0.1", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

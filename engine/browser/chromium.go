@@ -176,6 +176,11 @@ func (c Chromium) start(ctx, life context.Context, cpus []int, profile string, e
 	return chrome, nil
 }
 
+// pageListener: Chromium is on the machine's loopback. Its DevTools
+// channel is a pipe no one else holds, and its pages' servers refuse
+// requests without their secrets.
+func (c Chromium) pageListener(bool) listenFunc { return nil }
+
 // startErr is err, or errBrowserExited if the browser has exited.
 func (c *chromium) startErr(err error) error {
 	if isClosed(c.exited()) {

@@ -1,14 +1,19 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"spawnbench/engine/atomicfile"
@@ -139,34 +144,54 @@ type firefox struct {
 	proc    *proc.Started
 	profile string
 	stdout  *tail
-	bidi    *bidi
-	lost    chan struct{}
+	// agent is what the remote agent logged of its connections; nil for
+	// a cold start, which has no remote agent.
+	agent *agentLog
+	bidi  *bidi
+	lost  chan struct{}
 }
 
 // launch writes the profile's preferences and starts Firefox. A cold
-// start opens its page from the command line, with no remote agent, as
-// Firefox runs when a person starts it on a page; a warm one starts the
-// remote agent on a port the kernel picks and opens a WebDriver BiDi
-// session, to open each page in a user context of its own.
+// start opens its page as its home page, with no remote agent, as
+// Firefox runs when a person starts it on a page (the page's URL holds
+// its secret, so it goes in the profile, not on a command line that any
+// local user can read); a warm one starts the remote agent on a port the
+// kernel picks, in spawnbench's own network namespace where there is one
+// (privatenet.go), opens a WebDriver BiDi session, and checks that it is
+// the agent's only client (onlyClient), to open each page in a user
+// context of its own.
 func (f Firefox) launch(ctx, life context.Context, cpus []int, profile string, env []string, first *firstPage) (instance, bool, error) {
-	if err := f.writePrefs(profile); err != nil {
+	if err := f.writePrefs(profile, first); err != nil {
 		return nil, false, err
+	}
+	var n *privateNet
+	if first == nil {
+		n, _ = ownNet() // none: the machine's loopback (Isolation says why)
 	}
 	argv := []string{f.Executable(), "--headless", "--no-remote", "--profile", profile}
 	if first == nil {
 		argv = append(argv, "--remote-debugging-port", "0", "--remote-allow-origins", bidiOrigin)
 	}
 	argv = append(argv, f.Flags...)
-	if first != nil {
-		argv = append(argv, first.url)
-		first.rec.markStarted()
+	var nsFiles []*os.File
+	if n != nil {
+		argv = append(slices.Clone(n.enter), argv...)
+		nsFiles = n.ns
 	}
 	stdout := &tail{max: 64 << 10}
-	started, err := proc.Start(life, proc.Command{Argv: argv, Env: append(env, firefoxEnv(profile)...), CPUs: cpus, Stdout: stdout})
+	var out io.Writer = stdout
+	var agent *agentLog
+	if first == nil {
+		agent = &agentLog{changed: make(chan struct{})}
+		out = io.MultiWriter(stdout, agent)
+	} else {
+		first.rec.markStarted()
+	}
+	started, err := proc.Start(life, proc.Command{Argv: argv, Env: append(env, firefoxEnv(profile)...), CPUs: cpus, Stdout: out}, nsFiles...)
 	if err != nil {
 		return nil, false, fmt.Errorf("start firefox: %w", err)
 	}
-	ff := &firefox{proc: started, profile: profile, stdout: stdout, lost: make(chan struct{})}
+	ff := &firefox{proc: started, profile: profile, stdout: stdout, agent: agent, lost: make(chan struct{})}
 	if first != nil {
 		go func() {
 			<-started.Done()
@@ -178,10 +203,24 @@ func (f Firefox) launch(ctx, life context.Context, cpus []int, profile string, e
 	if err != nil {
 		return ff, false, err
 	}
-	ff.bidi, err = dialBiDi(ctx, url)
+	dial := dialHere
+	if n != nil {
+		dial = n.dial
+	}
+	if testHookBeforeSession != nil {
+		testHookBeforeSession(url)
+	}
+	ff.bidi, err = dialBiDi(ctx, url, dial)
+	if err == nil {
+		err = ff.onlyClient(ctx, url, dial)
+	}
 	if err != nil {
 		if isClosed(ff.exited()) {
 			return ff, false, errBrowserExited
+		}
+		var refused *bidiError
+		if errors.As(err, &refused) && refused.Code == "session not created" {
+			err = fmt.Errorf("%w: another local client took the remote agent's one session before spawnbench (the agent logged connections from %s); a browser someone else drives is not used", err, strings.Join(ff.agent.snapshot(), ", "))
 		}
 		return ff, false, err
 	}
@@ -193,6 +232,128 @@ func (f Firefox) launch(ctx, life context.Context, cpus []int, profile string, e
 		close(ff.lost)
 	}()
 	return ff, false, nil
+}
+
+// testHookBeforeSession lets tests reach a warm Firefox's remote agent,
+// at url, before spawnbench asks it for a session.
+var testHookBeforeSession func(url string)
+
+// onlyClient checks that the remote agent took no connection but
+// spawnbench's own before spawnbench's session was made: a client that
+// came first may have had a session of its own and driven the browser
+// (open file:// pages, say) before ending it. The agent logs each
+// connection it takes (agentLog), in order; a second connection of
+// spawnbench's own, made once the session is, marks where the log has
+// reached the session's making.
+func (f *firefox) onlyClient(ctx context.Context, url string, dial dialFunc) error {
+	mark, err := touchBiDi(ctx, url, dial)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	peers, err := f.agent.until(wctx, mark, f.proc.Done())
+	if err != nil {
+		return fmt.Errorf("the remote agent did not log spawnbench's connection from %s (remote.log.level Info), so spawnbench cannot tell who else connected: %w", mark, err)
+	}
+	var others []string
+	own := false
+	for _, p := range peers {
+		switch p {
+		case f.bidi.local:
+			own = true
+		case mark:
+		default:
+			others = append(others, p)
+		}
+	}
+	if len(others) > 0 {
+		return fmt.Errorf("the remote agent took connections from %s besides spawnbench's own (%s) before spawnbench's session was made: another local client reached it first, and a browser someone else may have driven is not used", strings.Join(others, ", "), f.bidi.local)
+	}
+	if !own {
+		return fmt.Errorf("the remote agent did not log spawnbench's session connection from %s (it logged %s)", f.bidi.local, strings.Join(peers, ", "))
+	}
+	return nil
+}
+
+// agentLog reads Firefox's output as it comes for the remote agent's
+// line about each connection it takes, "Perform WebSocket upgrade for
+// incoming connection from 127.0.0.1:40312": the only record of who
+// connected to it.
+type agentLog struct {
+	mu      sync.Mutex
+	partial []byte
+	peers   []string
+	// changed is closed, and replaced, when a peer is added.
+	changed chan struct{}
+}
+
+// agentConnection is the line's mark; the peer's address follows it.
+const agentConnection = "\tRemoteAgent\tINFO\tPerform WebSocket upgrade for incoming connection from "
+
+func (a *agentLog) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.partial = append(a.partial, p...)
+	for {
+		i := bytes.IndexByte(a.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(a.partial[:i])
+		a.partial = a.partial[i+1:]
+		if _, peer, ok := strings.Cut(line, agentConnection); ok {
+			a.peers = append(a.peers, strings.TrimSpace(peer))
+			close(a.changed)
+			a.changed = make(chan struct{})
+		}
+	}
+	if len(a.partial) > 64<<10 {
+		a.partial = nil // a page's endless line: no line of the agent's
+	}
+	a.partial = slices.Clip(a.partial)
+	return len(p), nil
+}
+
+// snapshot is the peers logged so far.
+func (a *agentLog) snapshot() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.peers)
+}
+
+// until waits until peer is logged and returns the peers logged up to it.
+func (a *agentLog) until(ctx context.Context, peer string, exited <-chan struct{}) ([]string, error) {
+	for {
+		a.mu.Lock()
+		if i := slices.Index(a.peers, peer); i >= 0 {
+			out := slices.Clone(a.peers[:i+1])
+			a.mu.Unlock()
+			return out, nil
+		}
+		changed := a.changed
+		a.mu.Unlock()
+		select {
+		case <-changed:
+		case <-exited:
+			return nil, errBrowserExited
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// pageListener: a warm Firefox's pages are served in its network, the
+// namespace of spawnbench's own where there is one; a cold Firefox, with
+// no remote agent, is on the machine's loopback.
+func (f Firefox) pageListener(cold bool) listenFunc {
+	if cold {
+		return nil
+	}
+	if n, err := ownNet(); err == nil {
+		return n.listen
+	}
+	return nil
 }
 
 // listening waits until Firefox's remote agent listens: it then writes
@@ -303,11 +464,18 @@ func firefoxEnv(profile string) []string {
 	}
 }
 
-// writePrefs writes the profile's user.js.
-func (f Firefox) writePrefs(profile string) error {
+// writePrefs writes the profile's user.js: FirefoxPrefs, the Firefox's
+// own, and last, so that they hold, what spawnbench's checks rely on:
+// the remote agent's log of its connections (onlyClient), or a cold
+// start's page as its home page.
+func (f Firefox) writePrefs(profile string, first *firstPage) error {
+	held := map[string]any{"remote.log.level": "Info"}
+	if first != nil {
+		held = map[string]any{"browser.startup.page": 1, "browser.startup.homepage": first.url}
+	}
 	var b strings.Builder
 	b.WriteString("// Written by spawnbench (engine/browser.FirefoxPrefs).\n")
-	for _, prefs := range []map[string]any{FirefoxPrefs, f.Prefs} {
+	for _, prefs := range []map[string]any{FirefoxPrefs, f.Prefs, held} {
 		names := make([]string, 0, len(prefs))
 		for name := range prefs {
 			names = append(names, name)

@@ -106,11 +106,11 @@ func TestBrowserThatCannotStartIsAnOutcome(t *testing.T) {
 
 func TestReporterGoesBeforeThePageScripts(t *testing.T) {
 	for _, c := range []struct{ page, want string }{
-		{"<!doctype html>\n<script>x</script>", "<!doctype html>\n<script src=\"/__spawnbench/reporter.js\"></script>\n\n<script>x</script>"},
-		{"<!DOCTYPE html><p>", "<!DOCTYPE html>\n<script src=\"/__spawnbench/reporter.js\"></script>\n<p>"},
-		{"<script>x</script>", "<script src=\"/__spawnbench/reporter.js\"></script>\n<script>x</script>"},
+		{"<!doctype html>\n<script>x</script>", "<!doctype html>\n<script src=\"/S/__spawnbench/reporter.js\"></script>\n\n<script>x</script>"},
+		{"<!DOCTYPE html><p>", "<!DOCTYPE html>\n<script src=\"/S/__spawnbench/reporter.js\"></script>\n<p>"},
+		{"<script>x</script>", "<script src=\"/S/__spawnbench/reporter.js\"></script>\n<script>x</script>"},
 	} {
-		if got := string(withReporter([]byte(c.page))); got != c.want {
+		if got := string(withReporter([]byte(c.page), "/S/__spawnbench/reporter.js")); got != c.want {
 			t.Errorf("withReporter(%q) = %q, want %q", c.page, got, c.want)
 		}
 	}

@@ -3,6 +3,8 @@ package browser
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,55 +24,117 @@ import (
 // (SharedArrayBuffer, and so Emscripten's pthreads, need that). It also
 // takes the page's lines (reporter.js) under reportPath, and puts the
 // reporter into every HTML page it serves, before the page's own scripts.
+//
+// Any local user can find the port (/proc/net/tcp), and a web page in any
+// browser on the machine may send it a simple request. So everything the
+// server serves, and takes, is under a path of the page's own secret:
+// the page learns it from the URL it is opened at (which never appears on
+// a command line), and its files, its workers and its reporter reach it by
+// relative URLs. A request without it is refused (403), and each refusal
+// goes to the page's record (reporter.refuse): nothing outside the page
+// can end it, add to its output or read its files. Only the browser's own
+// request for /favicon.ico is answered otherwise: there is none (404).
 type server struct {
+	// url is the page's base: http://host:port/<secret>/.
 	url  string
 	root *os.Root
 	http *http.Server
 	done chan error
+	// refused counts the requests refused for want of the secret.
+	refused atomic.Int64
 }
 
 // reporter is the page-to-spawnbench channel: the same in every browser.
 type reporter struct {
-	// script is reporter.js, filled in for the page.
-	script []byte
+	// argv is the page's spawnbench.argv, as JSON.
+	argv []byte
 	// take gets each message the page posts, in order.
 	take func(msg string)
+	// refuse gets each request refused for want of the page's secret,
+	// described in a line.
+	refuse func(what string)
 }
 
-// reportPath is where the page's reporter lives and posts; no build
-// directory has a directory of that name.
+// reportPath is where, under the page's secret, the page's reporter lives
+// and posts; no build directory has a directory of that name.
 const reportPath = "/__spawnbench/"
 
+// listenFunc makes a TCP listener on addr: net.Listen's, or one in
+// spawnbench's own network namespace (privateNet.listen).
+type listenFunc func(addr string) (net.Listener, error)
+
+func listenHere(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+
+// newSecret is a page's secret: 130 random bits, in letters and digits
+// that need no escaping in a URL.
+func newSecret() string { return rand.Text() }
+
 // serve starts serving dir on host (a loopback address), or on 127.0.0.1
-// where the system has no such address. os.Root keeps every request
-// inside dir, even through a symbolic link. rep may be nil (tests).
-func serve(dir, host string, rep *reporter) (*server, error) {
+// where the system has no such address, with a listener of listen (nil:
+// the machine's loopback). os.Root keeps every request inside dir, even
+// through a symbolic link. rep may be nil (tests).
+func serve(dir, host string, listen listenFunc, rep *reporter) (*server, error) {
+	if listen == nil {
+		listen = listenHere
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open the directory to serve: %w", err)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	ln, err := listen(net.JoinHostPort(host, "0"))
 	if err != nil && host != "127.0.0.1" {
 		// Not every system routes all of 127.0.0.0/8 to loopback; a new
 		// port is a new origin too.
-		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		ln, err = listen("127.0.0.1:0")
 	}
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("listen on loopback: %w", err)
 	}
+	secret := newSecret()
 	s := &server{
-		url:  "http://" + ln.Addr().String() + "/",
+		url:  "http://" + ln.Addr().String() + "/" + secret + "/",
 		root: root,
 		done: make(chan error, 1),
 	}
 	var files http.Handler = http.FileServerFS(root.FS())
 	if rep != nil {
-		files = rep.handler(root, files)
+		files = rep.handler(root, files, "/"+secret+reportPath)
 	}
-	s.http = &http.Server{Handler: isolated(files, rep != nil), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.guard(secret, isolated(files, rep != nil), rep), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.done <- s.http.Serve(ln) }()
 	return s, nil
+}
+
+// guard passes on only the requests under the secret's path, with that
+// path taken off, and refuses the rest.
+func (s *server) guard(secret string, next http.Handler, rep *reporter) http.Handler {
+	prefix := "/" + secret + "/"
+	inside := http.StripPrefix("/"+secret, next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		// In constant time: the answer's timing tells nothing of the
+		// secret.
+		if len(p) >= len(prefix) && subtle.ConstantTimeCompare([]byte(p[:len(prefix)]), []byte(prefix)) == 1 {
+			inside.ServeHTTP(w, r)
+			return
+		}
+		if p == "/favicon.ico" && r.Method == http.MethodGet {
+			// The browser asks for it by itself, at the origin's root:
+			// there is none, and the answer gives nothing away.
+			http.NotFound(w, r)
+			return
+		}
+		s.refused.Add(1)
+		if rep != nil && rep.refuse != nil {
+			shown := r.URL.Path
+			if len(shown) > 80 {
+				shown = shown[:80] + "..."
+			}
+			rep.refuse(fmt.Sprintf("%s %q from %s", r.Method, shown, r.RemoteAddr))
+		}
+		http.Error(w, "forbidden", http.StatusForbidden)
+	})
 }
 
 // isolated adds the cross-origin isolation headers to every answer and
@@ -114,8 +179,10 @@ func (s *server) close() error {
 }
 
 // handler serves the reporter's script and posts, and every HTML page of
-// root with the reporter's script put first.
-func (rep *reporter) handler(root *os.Root, files http.Handler) http.Handler {
+// root with the reporter's script put first; at is where the page finds
+// the reporter (under its secret).
+func (rep *reporter) handler(root *os.Root, files http.Handler, at string) http.Handler {
+	script := []byte(reporterScript(at+"report", rep.argv))
 	var mu sync.Mutex // one message at a time, in the order they came
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -131,7 +198,7 @@ func (rep *reporter) handler(root *os.Root, files http.Handler) http.Handler {
 			w.WriteHeader(http.StatusNoContent)
 		case r.URL.Path == reportPath+"reporter.js":
 			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-			w.Write(rep.script)
+			w.Write(script)
 		case strings.HasSuffix(r.URL.Path, ".html"):
 			page, err := root.ReadFile(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))
 			if err != nil {
@@ -139,18 +206,18 @@ func (rep *reporter) handler(root *os.Root, files http.Handler) http.Handler {
 				return
 			}
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write(withReporter(page))
+			w.Write(withReporter(page, at+"reporter.js"))
 		default:
 			files.ServeHTTP(w, r)
 		}
 	})
 }
 
-// withReporter puts the reporter's script tag at the start of an HTML
-// page, after its doctype (a tag before it would put the page in quirks
-// mode), so it runs before any of the page's own scripts.
-func withReporter(page []byte) []byte {
-	tag := []byte(`<script src="` + reportPath + `reporter.js"></script>` + "\n")
+// withReporter puts the reporter's script tag (of src) at the start of an
+// HTML page, after its doctype (a tag before it would put the page in
+// quirks mode), so it runs before any of the page's own scripts.
+func withReporter(page []byte, src string) []byte {
+	tag := []byte(`<script src="` + src + `"></script>` + "\n")
 	at := 0
 	if bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(page)), []byte("<!doctype")) {
 		if end := bytes.IndexByte(page, '>'); end >= 0 {

@@ -169,7 +169,7 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	}
 	begun := time.Now()
 	rec := newRecorder(p.Stdout)
-	srv, err := serve(p.Dir, w.nextHost(), &reporter{script: []byte(reporterScript(reportPath+"report", argv)), take: rec.take})
+	srv, err := serve(p.Dir, w.nextHost(), w.b.pageListener(cold), &reporter{argv: argv, take: rec.take, refuse: rec.refuse})
 	if err != nil {
 		return proc.Outcome{}, err
 	}

@@ -319,12 +319,13 @@ func ProfilePrefix(kind string) string {
 }
 
 // RemoveStaleProfiles removes the temporary browser profiles of
-// spawnbenches that are gone (a SIGKILL leaves them).
+// spawnbenches that are gone (a SIGKILL leaves them): only this user's,
+// since anyone may make a directory of that name in /tmp.
 func RemoveStaleProfiles() {
 	entries, _ := os.ReadDir(os.TempDir())
 	for _, e := range entries {
 		for _, kind := range []string{"chromium", "firefox"} {
-			if pid, start, ok := parseOwner(e.Name(), "spawnbench-"+kind+"-"); ok && !ownerAlive(pid, start) {
+			if pid, start, ok := parseOwner(e.Name(), "spawnbench-"+kind+"-"); ok && !ownerAlive(pid, start) && mine(e) {
 				os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 			}
 		}
@@ -332,15 +333,25 @@ func RemoveStaleProfiles() {
 }
 
 // removeProfiles removes the temporary browser profiles of the
-// spawnbench pid that started at start.
+// spawnbench pid that started at start (this user's only).
 func removeProfiles(pid int, start uint64) {
 	entries, _ := os.ReadDir(os.TempDir())
 	owner := fmt.Sprintf("-%d-%d-", pid, start)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "spawnbench-") && strings.Contains(e.Name(), owner) {
+		if strings.HasPrefix(e.Name(), "spawnbench-") && strings.Contains(e.Name(), owner) && mine(e) {
 			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 		}
 	}
+}
+
+// mine says whether the directory entry e is this user's.
+func mine(e os.DirEntry) bool {
+	fi, err := e.Info()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
 }
 
 // probeCgroup starts a process that exits at once into a fresh cgroup,

@@ -56,6 +56,11 @@ type Outcome struct {
 	RendererPID int
 	// Wall is the wall time, measured outside the process.
 	Wall time.Duration
+	// RefusedRequests counts the requests a page's server refused for
+	// want of the page's secret (engine/browser): another local user's or
+	// another web page's, never the page's own. Nil for a process, which
+	// has no server.
+	RefusedRequests *int64
 
 	// The cost of the whole process tree: the main process and every
 	// descendant, from the rusage of each as it was reaped (CPU times and

@@ -72,6 +72,20 @@ type Invocation struct {
 	// sentence: the mechanism, where, and why not a cgroup.
 	Containment       string `json:"containment,omitempty"`
 	ContainmentDetail string `json:"containment_detail,omitempty"`
+	// BrowserIsolation is what kept other local users out of the run's
+	// browsers (see engine/browser), for an invocation that planned
+	// browser pages: "netns" (the warm Firefox and its page servers in a
+	// network namespace of spawnbench's own, which nothing else on the
+	// machine can connect into) or "session-check" (on the machine's
+	// loopback, where a Firefox whose remote agent took someone else's
+	// connection before spawnbench's session is refused). Either way
+	// Chromium is driven over a pipe and every page server refuses
+	// requests without its page's secret. BrowserIsolationDetail says it
+	// in a sentence, and why no namespace where there was none. Empty in
+	// sets measured before it, which had neither the namespace nor the
+	// secrets.
+	BrowserIsolation       string `json:"browser_isolation,omitempty"`
+	BrowserIsolationDetail string `json:"browser_isolation_detail,omitempty"`
 	// OwnWork is what starting and ending one trivial process cost the
 	// machine beyond the CPU time charged to it and to spawnbench, and
 	// the other programs' load at the time, measured before the first

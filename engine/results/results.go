@@ -186,6 +186,11 @@ type ProcessRun struct {
 	// settle.
 	SettleNS         *int64   `json:",omitempty"`
 	SettleOthersCPUs *float64 `json:",omitempty"`
+	// RefusedRequests counts the requests the page's server refused for
+	// want of the page's secret: another local user's or another web
+	// page's, never the page's own; nil for a process, and in sets
+	// written before the column.
+	RefusedRequests *int64 `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -284,6 +289,7 @@ var runColumns = []column[ProcessRun]{
 	addedLater(dictStringCol("placement_of", func(r *ProcessRun) *string { return &r.PlacementOf })).doc("for a one-cpu twin, the environment it measures pinned; empty otherwise"),
 	addedLater(optInt64Col("settle_ns", func(r *ProcessRun) **int64 { return &r.SettleNS })).doc("how long the run waited before the process for the machine's other work to fall below schedule.settle's bar, ns; null where it did not settle"),
 	addedLater(optFloat64PtrCol("settle_others_cpus", func(r *ProcessRun) **float64 { return &r.SettleOthersCPUs })).doc("the machine's other work over the settle step's last window, in CPUs: at most the bar unless the wait reached its cap; null where it did not settle"),
+	addedLater(optInt64Col("refused_requests", func(r *ProcessRun) **int64 { return &r.RefusedRequests })).doc("the requests a page's server refused (403) because they lacked the page's secret: someone else's (another local user, a web page in another browser), never the page's own, and none of them reached the page; the error column describes the first few; null for a process, and in sets older than the column"),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{

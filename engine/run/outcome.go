@@ -79,8 +79,8 @@ func oomKilled(o env.Outcome) bool {
 }
 
 // recordLoad copies the process's resource use, the machine's noise over
-// its span and the renderer that ran a page into its row; unknown stays
-// null.
+// its span, and the renderer that ran a page and the requests its server
+// refused, into its row; unknown stays null.
 func recordLoad(row *results.ProcessRun, o env.Outcome) {
 	row.UserNS, row.SysNS, row.MaxRSSBytes = o.UserNS, o.SysNS, o.MaxRSSBytes
 	row.CtxSwitchesInvoluntary = o.InvoluntaryCtxSwitches
@@ -89,6 +89,7 @@ func recordLoad(row *results.ProcessRun, o env.Outcome) {
 		pid := int64(o.RendererPID)
 		row.RendererPID = &pid
 	}
+	row.RefusedRequests = o.RefusedRequests
 }
 
 func mentionsOOM(s string) bool {

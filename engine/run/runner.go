@@ -20,9 +20,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"spawnbench/engine/browser"
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/cost"
 	"spawnbench/engine/env"
@@ -361,6 +363,10 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 	kind, detail := proc.Containment()
 	inv.Containment, inv.ContainmentDetail = kind, detail
 	r.logf("process trees held by: %s (%s)\n", kind, detail)
+	if slices.ContainsFunc(cells, func(c cell) bool { return c.env.Host == "chromium" || c.env.Host == "firefox" }) {
+		inv.BrowserIsolation, inv.BrowserIsolationDetail = browser.Isolation()
+		r.logf("browsers kept from other users by: %s (%s)\n", inv.BrowserIsolation, inv.BrowserIsolationDetail)
+	}
 	// What a SIGKILLed spawnbench left in the temporary directory.
 	proc.RemoveStaleProfiles()
 	id, err := r.w.Begin(inv)
@@ -434,6 +440,11 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	if row.Status != results.StatusOK {
 		r.progress.pause()
 		r.logf("%s %s n=%d process %d: %s: %s\n", c.env.Name, c.mode, c.n, st.Process, row.Status, firstLine(row.Error))
+		r.progress.resume()
+	}
+	if n := row.RefusedRequests; n != nil && *n > 0 {
+		r.progress.pause()
+		r.logf("warning: %s %s n=%d process %d: its page server refused %d requests without the page's secret (another local user or web page; none reached the page)\n", c.env.Name, c.mode, c.n, st.Process, *n)
 		r.progress.resume()
 	}
 	return nil
