@@ -21,6 +21,7 @@ func Nearest(given string, known []string) []string {
 		}
 		d := distance(strings.ToLower(given), strings.ToLower(k))
 		switch {
+		case d > limit:
 		case d < best:
 			best, out = d, []string{k}
 		case d == best && !slices.Contains(out, k):

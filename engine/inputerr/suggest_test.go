@@ -27,7 +27,7 @@ func TestDistance(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
-	fields := []string{"min", "processes", "max_processes", "precision", "pause", "warmup"}
+	fields := []string{"wamr", "min", "processes", "max_processes", "precision", "pause", "warmup"}
 	for _, c := range []struct {
 		given string
 		want  []string
@@ -37,6 +37,7 @@ func TestNearest(t *testing.T) {
 		{"paus", []string{"pause"}},
 		{"mn", []string{"min"}},
 		{"timeout", nil}, // nothing near: no guess
+		{"wasi", nil},    // two edits of four letters are no typo
 		{"min", nil},     // the name itself is no suggestion
 	} {
 		if got := Nearest(c.given, fields); !slices.Equal(got, c.want) {

@@ -6,24 +6,42 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
+
+	"spawnbench/engine/inputerr"
 )
 
 // cueInputError turns CUE's errors into one message that keeps each
-// error's position in the user's files and its field path. user, when
-// given, places an error that has no position in the user's files at the
-// nearest field the user wrote.
-func cueInputError(path string, files map[string]string, what string, err error, user ...cue.Value) error {
-	type line struct{ where, field, msg string }
+// error's position in the user's files and its field path. values, when
+// given, are the user's own value, which places an error that has no
+// position in the user's files at the nearest field the user wrote and
+// holds the value given, and the spec as the schema unified it, which
+// holds the fields allowed where one is not.
+func cueInputError(path string, files map[string]string, what string, err error, values ...cue.Value) error {
+	type line struct {
+		where, field, msg string
+		at                []string
+	}
+	var user, unified cue.Value
+	if len(values) > 0 {
+		user = values[0]
+	}
+	if len(values) > 1 {
+		unified = values[1]
+	}
 	var all []line
 	for _, e := range cueerrors.Errors(err) {
-		field := strings.Join(specPath(e.Path()), ".")
+		at := specPath(e.Path())
+		field := strings.Join(at, ".")
 		msg := e.Error()
 		// e.Error() leads with the path as CUE spells it.
 		msg = strings.TrimPrefix(msg, strings.Join(e.Path(), ".")+": ")
@@ -40,13 +58,31 @@ func cueInputError(path string, files map[string]string, what string, err error,
 				break
 			}
 		}
-		if where == "" && len(user) > 0 {
-			where = nearestPosition(path, files, user[0], specPath(e.Path()))
+		if where == "" && user.Exists() {
+			where = nearestPosition(path, files, user, at)
 		}
 		if where == "" {
 			where = path
 		}
-		all = append(all, line{where, field, msg})
+		all = append(all, line{where, field, plainer(msg, at, unified), at})
+	}
+	// A value of the wrong type fails in each arm of "default |
+	// constraint" with a conflict that names both types: one line says
+	// what was given and what the field wants, and the field's other
+	// errors go.
+	mismatches := map[string][]string{}
+	var order []line
+	for _, l := range all {
+		if mismatch.MatchString(l.msg) {
+			if mismatches[l.field] == nil {
+				order = append(order, l)
+			}
+			mismatches[l.field] = append(mismatches[l.field], l.msg)
+		}
+	}
+	typed := map[string]string{}
+	for _, l := range order {
+		typed[l.field] = wrongType(l.at, lookup(user, l.at), mismatches[l.field])
 	}
 	// A field with a default fails in each arm of "default | constraint":
 	// the default arm's conflict says nothing the constraint's error does
@@ -56,6 +92,10 @@ func cueInputError(path string, files map[string]string, what string, err error,
 	real := map[string]bool{}
 	conflicts := map[string][][2]string{}
 	for _, l := range all {
+		if typed[l.field] != "" {
+			real[l.field] = true
+			continue
+		}
 		if m := conflict.FindStringSubmatch(l.msg); m != nil {
 			conflicts[l.field] = append(conflicts[l.field], [2]string{m[1], m[2]})
 		} else if !isNoise(l.msg) {
@@ -88,7 +128,12 @@ func cueInputError(path string, files map[string]string, what string, err error,
 	said := map[string]bool{}
 	for _, l := range all {
 		msg := l.msg
-		if isNoise(msg) {
+		if t := typed[l.field]; t != "" {
+			if said[l.field] {
+				continue
+			}
+			msg, said[l.field] = t, true
+		} else if isNoise(msg) {
 			if covered(l.field) || said[l.field] {
 				continue
 			}
@@ -132,7 +177,10 @@ func cueInputError(path string, files map[string]string, what string, err error,
 	return inputErrorf("spec %s %s:\n%s", path, what, strings.Join(lines, "\n"))
 }
 
-var noise = regexp.MustCompile(`^(\d+ errors in empty disjunction|conflicting values |incompatible list lengths|invalid left-hand value|invalid operands )`)
+// noise are CUE's errors that only echo another: a disjunction's count,
+// a default's conflict, a comprehension that cannot use a value of the
+// wrong type.
+var noise = regexp.MustCompile(`^(\d+ errors in empty disjunction|conflicting values |incompatible list lengths|invalid left-hand value|invalid operands |cannot use .* \(type \w+\) as type \w+ in )`)
 
 func isNoise(msg string) bool { return noise.MatchString(msg) }
 
@@ -176,15 +224,7 @@ func specPath(p []string) []string {
 // the user wrote.
 func nearestPosition(path string, files map[string]string, user cue.Value, p []string) string {
 	for n := len(p); n > 0; n-- {
-		var sels []cue.Selector
-		for _, part := range p[:n] {
-			if i, err := strconv.Atoi(part); err == nil {
-				sels = append(sels, cue.Index(i))
-			} else {
-				sels = append(sels, cue.Str(part))
-			}
-		}
-		v := user.LookupPath(cue.MakePath(sels...))
+		v := lookup(user, p[:n])
 		if !v.Exists() {
 			continue
 		}
@@ -195,6 +235,206 @@ func nearestPosition(path string, files map[string]string, user cue.Value, p []s
 	return ""
 }
 
+// lookup is v's value at the error path p (list indices as numbers); it
+// does not exist when v does not or holds nothing there.
+func lookup(v cue.Value, p []string) cue.Value {
+	if !v.Exists() {
+		return v
+	}
+	var sels []cue.Selector
+	for _, part := range p {
+		if i, err := strconv.Atoi(part); err == nil {
+			sels = append(sels, cue.Index(i))
+		} else {
+			sels = append(sels, cue.Str(part))
+		}
+	}
+	return v.LookupPath(cue.MakePath(sels...))
+}
+
+var (
+	// mismatch is a conflict of two values of different types.
+	mismatch = regexp.MustCompile(`^conflicting values (.+) \(mismatched types (\w+) and (\w+)\)$`)
+	// notDuration is a string that Go's time.ParseDuration refuses.
+	notDuration = regexp.MustCompile(`^invalid value (.+) \(does not satisfy time\.Duration\)`)
+)
+
+// plainer words two of CUE's errors as a newcomer can act on them: a
+// field the schema does not have gets the nearest fields it does (from
+// unified, the spec as the schema unified it), and a string that is no
+// duration says what one looks like.
+func plainer(msg string, at []string, unified cue.Value) string {
+	if m := notDuration.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s is not a duration; give a number and a unit (ns, us, ms, s, m, h), e.g. %s", m[1], example(at, `"10ms"`))
+	}
+	if msg != "field not allowed" || len(at) == 0 || !unified.Exists() {
+		return msg
+	}
+	given := at[len(at)-1]
+	parent := at[:len(at)-1]
+	allowed := fieldsAt(unified, parent)
+	allowed = slices.DeleteFunc(allowed, func(f string) bool { return f == given })
+	if guess := inputerr.DidYouMean(given, allowed, "%s"); guess != "" {
+		return msg + "; " + guess
+	}
+	// A field of a struct here, written one level too high (timeout:
+	// for limits: timeout:).
+	for _, f := range allowed {
+		if slices.Contains(fieldsAt(unified, append(slices.Clip(parent), f)), given) {
+			return fmt.Sprintf("%s; did you mean %s?", msg, strings.Join(append(slices.Clip(parent), f, given), "."))
+		}
+	}
+	if len(allowed) > 0 {
+		sort.Strings(allowed)
+		return msg + "; the fields here are " + strings.Join(allowed, ", ")
+	}
+	return msg
+}
+
+// fieldsAt are the names of the fields v has at the error path at,
+// optional ones included.
+func fieldsAt(v cue.Value, at []string) []string {
+	var out []string
+	it, err := lookup(v, at).Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	for it.Next() {
+		if sel := it.Selector(); sel.IsString() {
+			out = append(out, sel.Unquoted())
+		}
+	}
+	return out
+}
+
+// wrongType words a value of the wrong type from the field's conflicts
+// (msgs, each matching mismatch): the value given (v, the user's, when
+// it is theirs to see), what it is, and what to give instead, with an
+// example made from it where one can be.
+func wrongType(at []string, v cue.Value, msgs []string) string {
+	given, givenType := "", ""
+	if v.Exists() && v.IsConcrete() {
+		if text := fmt.Sprint(v); !strings.Contains(text, "\n") {
+			given = text
+		}
+	}
+	var wanted, defaults []string
+	duration := false
+	for _, msg := range msgs {
+		m := mismatch.FindStringSubmatch(msg)
+		body, t1, t2 := m[1], m[2], m[3]
+		var a, b string
+		switch {
+		case given != "" && strings.HasPrefix(body, given+" and "):
+			a, b = given, strings.TrimPrefix(body, given+" and ")
+		case given != "" && strings.HasSuffix(body, " and "+given):
+			a, b, t1, t2 = given, strings.TrimSuffix(body, " and "+given), t2, t1
+		default:
+			a, b, _ = strings.Cut(body, " and ")
+			if given == "" {
+				given = a
+			}
+			if a != given {
+				a, b, t1, t2 = b, a, t2, t1
+			}
+		}
+		givenType = t1
+		if !slices.Contains(wanted, t2) {
+			wanted = append(wanted, t2)
+		}
+		switch {
+		case strings.Contains(b, "time.Duration") || isDuration(b):
+			duration = true
+		case !strings.ContainsAny(b, "()") && b != t2:
+			defaults = append(defaults, b) // a default of the wanted type
+		}
+	}
+	is := map[string]string{"int": "a number", "float": "a number", "number": "a number", "string": "a string", "bool": "a boolean",
+		"struct": "a struct", "list": "a list", "null": "null"}[givenType]
+	if is == "" {
+		is = "of type " + givenType
+	}
+	what := given + " is " + is
+	if givenType == "float" && slices.Contains(wanted, "int") {
+		what = given + " is not an integer"
+	}
+	var give string
+	switch want := wanted[0]; {
+	case duration:
+		n := given
+		if givenType != "int" && givenType != "float" {
+			n = "10"
+		}
+		give = fmt.Sprintf("give a duration string with its unit, e.g. %s or %q", example(at, fmt.Sprintf("%q", n+"ms")), n+"s")
+	case want == "int" || want == "float" || want == "number":
+		kind := "a whole number"
+		if want != "int" {
+			kind = "a number"
+		}
+		give = "give " + kind + ", e.g. " + example(at, numberLike(given, want, defaults))
+	case want == "string":
+		text := given
+		if givenType != "string" {
+			text = strconv.Quote(given)
+		}
+		give = "give a string in quotes, e.g. " + example(at, text)
+	case want == "bool":
+		b := "true"
+		if given == "0" || given == `"false"` {
+			b = "false"
+		}
+		give = "give true or false, e.g. " + example(at, b)
+	case want == "list":
+		give = "give a list, e.g. " + example(at, "["+given+"]")
+	default:
+		give = "give " + map[string]string{"struct": "a struct of its fields, { ... }", "null": "null"}[want]
+		if give == "give " {
+			give = "give a value of type " + want
+		}
+	}
+	return what + "; " + give
+}
+
+// isDuration: the CUE literal s is a string Go reads as a duration with
+// a unit (a default such as "120s").
+func isDuration(s string) bool {
+	text, err := strconv.Unquote(s)
+	if err != nil {
+		return false
+	}
+	_, err = time.ParseDuration(text)
+	return err == nil && strings.ContainsAny(text, "hmsun")
+}
+
+// numberLike is an example number of type want close to what was given:
+// a fraction rounded, a number in quotes unquoted, else the field's
+// default, else 1.
+func numberLike(given, want string, defaults []string) string {
+	if f, err := strconv.ParseFloat(strings.Trim(given, `"`), 64); err == nil {
+		if want == "int" {
+			return strconv.FormatInt(int64(math.Round(f)), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	if len(defaults) > 0 {
+		return defaults[0]
+	}
+	return "1"
+}
+
+// example is "field: value" for the field at the error path at; an
+// element of a list is shown as the list, "n: [2]".
+func example(at []string, value string) string {
+	if len(at) == 0 {
+		return value
+	}
+	name := at[len(at)-1]
+	if _, err := strconv.Atoi(name); err == nil && len(at) > 1 {
+		name, value = at[len(at)-2], "["+value+"]"
+	}
+	return name + ": " + value
+}
+
 func dedupe(in []string) []string {
 	out := in[:0]
 	for i, s := range in {
@@ -203,4 +443,30 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
+}
+
+// guess is "did you mean X? " for the names of known nearest to given,
+// to lead a list of them, or "".
+func guess(given string, known []string) string {
+	if g := inputerr.DidYouMean(given, known, "%q"); g != "" {
+		return g + " "
+	}
+	return ""
+}
+
+// guessEnv is guess for an --env that matched nothing: the names nearest
+// a name, or the pattern a name is the start of ('wasmtime*').
+func guessEnv(pattern string, names []string) string {
+	if strings.ContainsAny(pattern, "*?[\\") {
+		return ""
+	}
+	if g := guess(pattern, names); g != "" {
+		return g
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, pattern) {
+			return fmt.Sprintf("did you mean '%s*'? ", pattern)
+		}
+	}
+	return ""
 }

@@ -299,7 +299,7 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	}
 	v := sc.v.LookupPath(cue.MakePath(cue.Def("Spec"))).Unify(user)
 	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
-		return nil, cueInputError(path, files, "does not match the spec schema (see `spawnbench schema`)", err, user)
+		return nil, cueInputError(path, files, "does not match the spec schema (see `spawnbench schema`)", err, user, v)
 	}
 	var raw rawSpec
 	if err := v.Decode(&raw); err != nil {
@@ -508,15 +508,15 @@ func (sc *Schema) explainPair(path string, files map[string]string, name string,
 	if kind, err := kv.String(); err == nil {
 		p, h, ok := sc.PairOfKind(kind)
 		if !ok {
-			return inputErrorf("%s: environment %q: unknown kind %q; known kinds: %s (run `spawnbench envs`)",
-				position(path, files, kv), name, kind, strings.Join(sc.KindNames(), ", "))
+			return inputErrorf("%s: environment %q: unknown kind %q; %sknown kinds: %s (run `spawnbench envs`)",
+				position(path, files, kv), name, kind, guess(kind, sc.KindNames()), strings.Join(sc.KindNames(), ", "))
 		}
 		payload, host = p, h
 	}
 	if p, err := pv.String(); err == nil {
 		if !slices.Contains(sc.PayloadNames(), p) {
-			return inputErrorf("%s: environment %q: unknown payload %q; known payloads: %s (run `spawnbench envs`)",
-				position(path, files, pv), name, p, strings.Join(sc.PayloadNames(), ", "))
+			return inputErrorf("%s: environment %q: unknown payload %q; %sknown payloads: %s (run `spawnbench envs`)",
+				position(path, files, pv), name, p, guess(p, sc.PayloadNames()), strings.Join(sc.PayloadNames(), ", "))
 		}
 		if payload != "" && payload != p {
 			return inputErrorf("%s: environment %q: kind %q is payload %q, not %q; give the kind or the payload and host, not both",
@@ -526,8 +526,8 @@ func (sc *Schema) explainPair(path string, files map[string]string, name string,
 	}
 	if h, err := hv.String(); err == nil {
 		if !slices.Contains(sc.HostNames(), h) {
-			return inputErrorf("%s: environment %q: unknown host %q; known hosts: %s (run `spawnbench envs`)",
-				position(path, files, hv), name, h, strings.Join(sc.HostNames(), ", "))
+			return inputErrorf("%s: environment %q: unknown host %q; %sknown hosts: %s (run `spawnbench envs`)",
+				position(path, files, hv), name, h, guess(h, sc.HostNames()), strings.Join(sc.HostNames(), ", "))
 		}
 		if host != "" && host != h {
 			return inputErrorf("%s: environment %q: kind %q is host %q, not %q; give the kind or the payload and host, not both",
