@@ -80,7 +80,7 @@ pipe (every finished process is kept; continue with run --resume).`,
 	Version:       version,
 	Args: func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageError{fmt.Errorf("unknown command %q; run `spawnbench --help` for the commands", args[0])}
+			return unknownCommand(cmd, args[0])
 		}
 		return nil
 	},
@@ -94,12 +94,6 @@ func init() {
 		Example: "  spawnbench version",
 		Args:    exactArgs(0, "version takes no arguments"),
 		Run:     func(*cobra.Command, []string) { fmt.Println("spawnbench", version) },
-	})
-}
-
-func init() {
-	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w; run `spawnbench %s --help`", cmd.Name(), err, cmd.Name())}
 	})
 }
 

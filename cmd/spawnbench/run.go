@@ -114,7 +114,7 @@ from the costs, scaled by how fast this run goes).`,
 			if resume && !results.Exists(out) {
 				// A set with no measuring run yet resumes as a plain run
 				// (engine/run); no set at all is a wrong -o.
-				return &inputerr.Error{Msg: fmt.Sprintf("run --resume -o %s: %s holds no result set to resume; check -o, or drop --resume to start a run there", out, out)}
+				return &inputerr.Error{Msg: fmt.Sprintf("run --resume -o %s: %s holds no result set to resume; check -o, or %s", out, out, startHint(out))}
 			}
 			if out == "" {
 				name := plan.Spec.SafeName()
