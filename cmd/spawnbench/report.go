@@ -375,7 +375,7 @@ func checkOutput(out string, dirs []string) error {
 	}
 	if results.Reserved(filepath.Base(out)) {
 		return &inputerr.Error{Msg: fmt.Sprintf("-o %s takes the name %s, which a result set keeps for its own files; name the report otherwise, e.g. -o %s",
-			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", ".md"))}
+			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", reportExt(out)))}
 	}
 	return nil
 }
