@@ -18,7 +18,7 @@ const textWidth = 100
 
 // wideFlag adds --wide, the one way a command asks for its wide rows.
 func wideFlag(cmd *cobra.Command, wide *bool, what string) {
-	cmd.Flags().BoolVar(wide, "wide", false, what+" on one line each, however wide, instead of fitting "+strconv.Itoa(textWidth)+" columns")
+	cmd.Flags().BoolVar(wide, "wide", false, "print wide rows ("+what+") instead of fitting "+strconv.Itoa(textWidth)+" columns")
 }
 
 // table is text in columns two spaces apart, each as wide as its widest

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +73,7 @@ an error.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, strings.Join(compareFormats, ", ")+" (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, orList(compareFormats)+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().Float64Var(&opts.Alpha, "alpha", report.CompareAlpha, "the test's level: a change is significant when p < alpha")
 	cmd.Flags().Float64Var(&opts.Confidence, "confidence", report.Confidence, "the confidence of each change's interval")

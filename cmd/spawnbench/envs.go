@@ -61,7 +61,7 @@ the row, with the install command of ready kinds too.`,
 			return err
 		},
 	}
-	wideFlag(cmd, &wide, "print each kind's versions and install command")
+	wideFlag(cmd, &wide, "each kind on one line with its versions and install command")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -52,6 +52,7 @@ they are that earlier result set's, as measured. Builds are not included.
 by expected time, as run --shard K/N cuts them. --format json prints the
 whole resolved plan: the spec with its defaults filled, each cell with
 everything its processes need, and every step of the schedule in run order.
+The text fits 100 columns; --wide adds each cell's kind and payload.
 
 --precision P --from SET designs instead: for every cell SET measured, the
 occasions and processes per occasion that reach a 95% interval of ±P at the
@@ -115,7 +116,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 	cmd.Flags().IntVar(&shards, "shards", 0, "show how the plan splits into this many shards of whole cells, balanced by expected time")
 	cmd.Flags().Float64Var(&precision, "precision", 0, "design for this relative half-width of each cell's 95% interval (with --from), e.g. 0.05")
 	cmd.Flags().StringVar(&from, "from", "", "the measured result set whose variance components and costs --precision designs from")
-	wideFlag(cmd, &wide, "print each cell's kind and payload, and each shard's cells,")
+	wideFlag(cmd, &wide, "each cell's kind and payload; each shard's cells and each sentence on one line")
 	costsFlag(cmd, &costs)
 	rootCmd.AddCommand(cmd)
 }

@@ -80,7 +80,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, strings.Join(reportFormats, ", ")+" (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, orList(reportFormats)+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")

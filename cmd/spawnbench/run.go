@@ -55,6 +55,10 @@ an interrupt, not a death by SIGPIPE. --resume continues an interrupted or
 killed run with the same schedule. A stdout closed before the start is
 not an interrupt: Go gives it /dev/null, and the run goes on.
 
+--processes, --n, --mode and --occasions replace the spec's values for a
+quick look; they are recorded in the provenance (invocations[].overrides)
+and folded into the spec's hash, so --resume needs the same ones.
+
 --shard K/N runs shard K of N (numbered from 0, as spawnbench plan --shards N
 shows them): whole cells, balanced by expected wall time (the built-in
 reference set's costs, or --costs DIR's), the same split on every machine
