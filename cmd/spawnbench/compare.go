@@ -9,6 +9,9 @@ import (
 	"spawnbench/engine/report"
 )
 
+// compareFormats are the formats compare writes.
+var compareFormats = []string{report.FormatMarkdown, report.FormatCSV, report.FormatJSON}
+
 func init() {
 	var format, out string
 	var opts report.CompareOptions
@@ -44,7 +47,10 @@ an error.`,
 			if err := checkOutput(out, args); err != nil {
 				return err
 			}
-			format = formatFor(format, out, cmd.Flags().Changed("format"))
+			format, err := formatFor("compare", format, out, cmd.Flags().Changed("format"), compareFormats)
+			if err != nil {
+				return err
+			}
 			if err := report.CheckCompareFormat(format); err != nil {
 				return err
 			}
@@ -68,7 +74,7 @@ an error.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv or json (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, orList(compareFormats)+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().Float64Var(&opts.Alpha, "alpha", report.CompareAlpha, "the test's level: a change is significant when p < alpha")
 	cmd.Flags().Float64Var(&opts.Confidence, "confidence", report.Confidence, "the confidence of each change's interval")

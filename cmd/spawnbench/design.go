@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"spawnbench/engine/report"
@@ -15,7 +15,7 @@ import (
 // writeDesign prints plan --precision P --from SET: for every cell SET
 // measured, the occasions and processes per occasion that reach ±P at the
 // least wall time, from SET's variance components and costs.
-func writeDesign(w io.Writer, from string, precision float64, format string) error {
+func writeDesign(w io.Writer, from string, precision float64, format string, wide bool) error {
 	if !(precision > 0 && precision < 1) {
 		return usageError{fmt.Errorf("plan --precision %g: give a relative half-width between 0 and 1, e.g. 0.05 for ±5%%", precision)}
 	}
@@ -33,8 +33,21 @@ func writeDesign(w io.Writer, from string, precision float64, format string) err
 		enc.SetIndent("", "  ")
 		return enc.Encode(designs)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ENVIRONMENT\tMODE\tN\tOCCASIONS\tPROCESSES/OCCASION\tPRECISION\tPROCESS\tEXPECTED\t")
+	// The default drops a process's wall time and shortens two cells to
+	// fit; wide keeps them.
+	t := table{right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true}}
+	if wide {
+		t.add("ENVIRONMENT", "MODE", "N", "OCCASIONS", "PROCESSES/OCCASION", "PRECISION", "PROCESS", "EXPECTED")
+	} else {
+		t.add("ENVIRONMENT", "MODE", "N", "OCCASIONS", "PER OCCASION", "PRECISION", "EXPECTED")
+	}
+	row := func(env, mode string, n int32, occasions, processes, precision, process, expected string) {
+		if wide {
+			t.add(env, mode, strconv.Itoa(int(n)), occasions, processes, precision, process, expected)
+		} else {
+			t.add(env, mode, strconv.Itoa(int(n)), occasions, processes, precision, expected)
+		}
+	}
 	var total float64
 	unreached, unmeasured := 0, 0
 	maxOccasions := 0
@@ -44,27 +57,34 @@ func writeDesign(w io.Writer, from string, precision float64, format string) err
 		}
 		if !d.Reached {
 			unreached++
-			fmt.Fprintf(tw, "%s\t%s\t%d\t—\t—\tnot within %d occasions\t%s\t—\t\n", d.Environment, d.Mode, d.N, report.DesignMaxOccasions, seconds(float64(d.ProcessS)))
+			not := "unreached"
+			if wide {
+				not = fmt.Sprintf("not within %d occasions", report.DesignMaxOccasions)
+			}
+			row(d.Environment, d.Mode, d.N, "—", "—", not, seconds(float64(d.ProcessS)), "—")
 			continue
 		}
 		total += float64(d.ExpectedS)
 		maxOccasions = max(maxOccasions, d.Occasions)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t±%.1f%%\t%s\t%s\t\n", d.Environment, d.Mode, d.N, d.Occasions, d.Processes,
-			100*float64(d.Precision), seconds(float64(d.ProcessS)), seconds(float64(d.ExpectedS)))
+		row(d.Environment, d.Mode, d.N, strconv.Itoa(d.Occasions), strconv.Itoa(d.Processes),
+			fmt.Sprintf("±%.1f%%", 100*float64(d.Precision)), seconds(float64(d.ProcessS)), seconds(float64(d.ExpectedS)))
 	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%d cells for ±%.3g%%: expected %s of processes and occasion overhead in all (the costs of %s), up to %d occasions.\n",
+	var b strings.Builder
+	say := lineWriter(&b, wide)
+	b.WriteString(t.String() + "\n")
+	say("%d cells for ±%.3g%%: expected %s of processes and occasion overhead in all (the costs of %s), up to %d occasions.",
 		len(designs), 100*precision, seconds(total), from, maxOccasions)
 	if unreached > 0 {
-		fmt.Fprintf(w, "%d cells reach ±%.3g%% within no %d occasions: their occasions alone are wider than that.\n", unreached, 100*precision, report.DesignMaxOccasions)
+		say("%d cells reach ±%.3g%% within no %d occasions: their occasions alone are wider than that.", unreached, 100*precision, report.DesignMaxOccasions)
 	}
 	if unmeasured > 0 {
-		fmt.Fprintf(w, "%s has one occasion for %d cells, so their between-occasion variance is unknown and the design assumes none; "+
-			"measure occasions (run --occasions K, or runs merged with merge --occasions) and design again from them.\n", from, unmeasured)
+		say("%s has one occasion for %d cells, so their between-occasion variance is unknown and the design assumes none; "+
+			"measure occasions (run --occasions K, or runs merged with merge --occasions) and design again from them.", from, unmeasured)
 	}
-	fmt.Fprintln(w, "Measure a design with schedule.occasions (or run --occasions K) and each cell's processes (samples.processes, or an environment's processes) = occasions × processes per occasion;",
+	say("Measure a design with schedule.occasions (or run --occasions K) and each cell's processes (samples.processes, or an environment's processes) = occasions × processes per occasion; " +
 		"the figure and interval are then computed over occasions.")
-	return nil
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 // seconds prints a duration given in seconds as Go does, rounded.

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"cuelang.org/go/cue"
@@ -13,65 +16,114 @@ import (
 )
 
 func init() {
-	rootCmd.AddCommand(&cobra.Command{
-		Use:     "envs",
-		Short:   "List environments (payload on host, by kind), whether their toolchains are present, and how to install them",
-		Example: `  spawnbench envs               # what can run here, and how to install the rest`,
-		Args:    exactArgs(0, "envs takes no arguments"),
+	var wide bool
+	cmd := &cobra.Command{
+		Use:   "envs",
+		Short: "List environments (payload on host, by kind), whether their toolchains are present, and how to install them",
+		Long: `Envs lists every kind (one row per Wasmtime release) with its payload and
+host and whether its tools are here: ready, missing, unfit, or
+user-defined (command, declared in a spec). Under each row come the tools'
+versions or the problem and, for a kind that is not ready, the command
+that installs what is missing (docs/installing.md); --wide puts them on
+the row, with the install command of ready kinds too.`,
+		Example: `  spawnbench envs               # what can run here, and how to install the rest
+  spawnbench envs --wide        # one line per kind`,
+		Args: exactArgs(0, "envs takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sc, err := spec.LoadSchema()
+			rows, err := envRows(cmd.Context())
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tPAYLOAD\tHOST\tSTATUS\tVERSION / PROBLEM\tINSTALL")
-			for _, kind := range sc.KindNames() {
-				payload, host, _ := sc.PairOfKind(kind)
-				if !env.Runs(payload, host) {
-					fmt.Fprintf(tw, "%s\t%s\t%s\tnot yet available\tthis build of spawnbench cannot run %s on %s\t-\n", kind, payload, host, payload, host)
-					continue
+			if wide {
+				tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "KIND\tPAYLOAD\tHOST\tSTATUS\tVERSION / PROBLEM\tINSTALL")
+				for _, r := range rows {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.label, r.payload, r.host, r.status, r.detail, r.install)
 				}
-				es, err := sc.DefaultEnvironment(kind)
-				if err != nil {
-					fmt.Fprintf(tw, "%s\t%s\t%s\tuser-defined\t%s: %s\t-\n", kind, payload, host, env.HostDoc(host), "declare it in a spec")
-					continue
-				}
-				type row struct {
-					label    string
-					settings cue.Value
-				}
-				rows := []row{{kind, es.Settings}}
-				variants := hostVariants(host)
-				if len(variants) > 0 {
-					rows = nil // each variant is a row of its own, the default's too
-				}
-				for _, v := range variants {
-					settings, err := withSettings(es.Settings, v.settings)
-					if err != nil {
-						return err
-					}
-					rows = append(rows, row{kind + " (" + v.name + ")", settings})
-				}
-				for _, row := range rows {
-					e, err := env.New(es.Name, kind, payload, host, row.settings)
-					if err != nil {
-						fmt.Fprintf(tw, "%s\t%s\t%s\terror\t%v\t-\n", row.label, payload, host, err)
-						continue
-					}
-					tc := e.Toolchain(cmd.Context())
-					switch {
-					case tc.Present:
-						fmt.Fprintf(tw, "%s\t%s\t%s\tready\t%s\t%s\n", row.label, payload, host, tc.Version, tc.Install)
-					case tc.Unfit:
-						fmt.Fprintf(tw, "%s\t%s\t%s\tunfit\t%s\t-\n", row.label, payload, host, tc.Problem)
-					default:
-						fmt.Fprintf(tw, "%s\t%s\t%s\tmissing\t%s\t%s\n", row.label, payload, host, tc.Problem, tc.Install)
-					}
+				return tw.Flush()
+			}
+			var b strings.Builder
+			t := table{}
+			t.add("KIND", "PAYLOAD", "HOST", "STATUS")
+			for _, r := range rows {
+				t.add(r.label, r.payload, r.host, r.status)
+			}
+			lines := strings.SplitAfter(t.String(), "\n")
+			b.WriteString(lines[0])
+			for i, r := range rows {
+				b.WriteString(lines[i+1])
+				b.WriteString(wrap(r.detail, "    ", "      "))
+				if r.status != "ready" && r.install != "-" {
+					b.WriteString(wrap("install: "+r.install, "    ", "      "))
 				}
 			}
-			return tw.Flush()
+			_, err = io.WriteString(os.Stdout, b.String())
+			return err
 		},
-	})
+	}
+	wideFlag(cmd, &wide, "each kind on one line with its versions and install command")
+	rootCmd.AddCommand(cmd)
+}
+
+// envRow is one kind (or Wasmtime release) as envs lists it.
+type envRow struct {
+	label, payload, host, status string
+	// detail is the versions of the tools, or the problem; install the
+	// command that installs them ("-" for none).
+	detail, install string
+}
+
+// envRows checks every kind's toolchain, each Wasmtime release apart.
+func envRows(ctx context.Context) ([]envRow, error) {
+	sc, err := spec.LoadSchema()
+	if err != nil {
+		return nil, err
+	}
+	var out []envRow
+	for _, kind := range sc.KindNames() {
+		payload, host, _ := sc.PairOfKind(kind)
+		if !env.Runs(payload, host) {
+			out = append(out, envRow{kind, payload, host, "not yet available", fmt.Sprintf("this build of spawnbench cannot run %s on %s", payload, host), "-"})
+			continue
+		}
+		es, err := sc.DefaultEnvironment(kind)
+		if err != nil {
+			out = append(out, envRow{kind, payload, host, "user-defined", env.HostDoc(host) + ": declare it in a spec", "-"})
+			continue
+		}
+		type row struct {
+			label    string
+			settings cue.Value
+		}
+		rows := []row{{kind, es.Settings}}
+		variants := hostVariants(host)
+		if len(variants) > 0 {
+			rows = nil // each variant is a row of its own, the default's too
+		}
+		for _, v := range variants {
+			settings, err := withSettings(es.Settings, v.settings)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row{kind + " (" + v.name + ")", settings})
+		}
+		for _, row := range rows {
+			e, err := env.New(es.Name, kind, payload, host, row.settings)
+			if err != nil {
+				out = append(out, envRow{row.label, payload, host, "error", err.Error(), "-"})
+				continue
+			}
+			switch tc := e.Toolchain(ctx); {
+			case tc.Present:
+				out = append(out, envRow{row.label, payload, host, "ready", tc.Version, tc.Install})
+			case tc.Unfit:
+				out = append(out, envRow{row.label, payload, host, "unfit", tc.Problem, "-"})
+			default:
+				out = append(out, envRow{row.label, payload, host, "missing", tc.Problem, tc.Install})
+			}
+		}
+	}
+	return out, nil
 }
 
 type variant struct {

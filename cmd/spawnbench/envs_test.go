@@ -12,16 +12,22 @@ import (
 // TestEnvsShowsEveryRuntimeReady runs `envs` in the source tree, where
 // .ci/setup put the Wasmtime CLIs (bin/) and the JavaScript host's
 // packages (jshost/node_modules), and wants every kind ready, both
-// Wasmtime release with its own version.
+// Wasmtime release with its own version. A row is its line and the
+// indented lines under it.
 func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 	stdout, stderr, code := runCLI(t, repoRoot(t), "envs")
 	if code != 0 {
 		t.Fatalf("envs: exit %d\n%s%s", code, stdout, stderr)
 	}
 	rows := map[string]string{}
+	label := ""
 	for _, line := range strings.Split(stdout, "\n")[1:] {
+		if strings.HasPrefix(line, " ") && label != "" {
+			rows[label] += " " + strings.TrimSpace(line)
+			continue
+		}
 		if f := strings.Fields(line); len(f) > 1 {
-			label := f[0]
+			label = f[0]
 			if strings.HasPrefix(f[1], "(") {
 				label += " " + f[1]
 			}

@@ -68,7 +68,8 @@ func TestPlanShowsExpectedTimes(t *testing.T) {
 n: [1, 10]
 samples: {min: 10, processes: 1}
 `)
-	stdout, stderr, code := runCLI(t, dir, "plan", p)
+	// --wide: a sentence on one line, as the patterns below read it.
+	stdout, stderr, code := runCLI(t, dir, "plan", p, "--wide")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -85,7 +86,7 @@ samples: {min: 10, processes: 1}
 		t.Errorf("want mine's cells marked as estimated from their kind, native's not:\n%s", stdout)
 	}
 	ref := filepath.Join(repoRoot(t), "results", "reference")
-	stdout, stderr, code = runCLI(t, dir, "plan", p, "--costs", ref)
+	stdout, stderr, code = runCLI(t, dir, "plan", p, "--costs", ref, "--wide")
 	if strings.Contains(stdout, "rescaled") {
 		t.Errorf("--costs %s: rescaled, want the set's costs as measured:\n%s", ref, stdout)
 	}
@@ -109,7 +110,8 @@ n: [1]
 samples: {min: 3, processes: 1}
 `)
 	total := regexp.MustCompile(`expected (\S+) \((\S+) to (\S+) as this machine's measurements spread\)`)
-	stdout, stderr, code := runCLI(t, dir, "plan", p)
+	// --wide: a sentence on one line, as the patterns below read it.
+	stdout, stderr, code := runCLI(t, dir, "plan", p, "--wide")
 	if code != 0 {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
@@ -126,7 +128,7 @@ samples: {min: 3, processes: 1}
 	if !strings.Contains(stderr, "3 processes, "+planned) || strings.Contains(stderr, "probe:") {
 		t.Errorf("run does not say plan's %q at its start:\n%s", planned, stderr)
 	}
-	stdout, stderr, code = runCLI(t, dir, "plan", p)
+	stdout, stderr, code = runCLI(t, dir, "plan", p, "--wide")
 	if code != 0 || !strings.Contains(stdout, "by 1 result set(s) measured here (results/here: 3 processes)") {
 		t.Errorf("plan after a run here: exit %d, want it rescaled by that set:\n%s%s", code, stdout, stderr)
 	}

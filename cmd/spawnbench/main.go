@@ -60,28 +60,30 @@ result sets with a report whose bottom line comes first.
 
 The workflow:
 
-  spawnbench envs                          what can run here, how to install the rest
-  spawnbench plan specs/quick.cue          the cells, processes and expected time, nothing run
-  spawnbench run specs/quick.cue           build, measure, write results/<time>-quick/
-  spawnbench report results/<dir>          the bottom line, tables and ratios (md, csv, json, parquet)
-  spawnbench compare results/a results/b   what changed, cell by cell, over processes
-  spawnbench merge -o OUT DIR...           shards or machines of one spec into one set
+    spawnbench envs                          what can run here, how to install the rest
+    spawnbench plan specs/quick.cue          the cells, processes and expected time, nothing run
+    spawnbench run specs/quick.cue           build, measure, write results/<time>-quick/
+    spawnbench report results/<dir>          the bottom line, tables and ratios (md, csv, json, parquet)
+    spawnbench compare results/a results/b   what changed, cell by cell, over processes
+    spawnbench merge -o OUT DIR...           shards or machines of one spec into one set
 
 A spec (specs/*.cue, checked against 'spawnbench schema') says which
 environments, modes, thread counts and sample policy to measure; docs/ says
 the rest.
 
-Exit status: 0 success; 1 a failure (a build, a write; what was measured is
-kept); 2 bad input: a malformed spec, an unknown environment or flag, a
-result directory another spawnbench holds or whose files are not one set
-(nothing is written); 130 interrupted by Ctrl-C, SIGTERM or a closed output
-pipe (every finished process is kept; continue with run --resume).`,
+Exit status: 0 success; 1 a failure (a build, a write, a journal append on
+a full disk; what was measured is kept); 2 bad input: a malformed spec, an
+unknown environment or flag, a result directory another spawnbench holds or
+whose files are not one set (nothing is written); 130 interrupted by
+Ctrl-C, SIGTERM or a closed output pipe (every finished process is kept;
+continue with run --resume). spawnbench wasmtime exits with its module's
+own code instead.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 	Version:       version,
 	Args: func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageError{fmt.Errorf("unknown command %q; run `spawnbench --help` for the commands", args[0])}
+			return unknownCommand(cmd, args[0])
 		}
 		return nil
 	},
@@ -90,17 +92,16 @@ pipe (every finished process is kept; continue with run --resume).`,
 
 func init() {
 	rootCmd.AddCommand(&cobra.Command{
-		Use:     "version",
-		Short:   "Print spawnbench's version (the VCS revision it was built from)",
+		Use:   "version",
+		Short: "Print spawnbench's version (the VCS revision it was built from)",
+		Long: `Version prints the VCS revision the binary was built from, with "+dirty"
+when the checkout had uncommitted changes (build with go build
+-buildvcs=true, as .ci/setup does; otherwise it says unknown). Every
+invocation records it in the provenance; spawnbench --version prints the
+same.`,
 		Example: "  spawnbench version",
 		Args:    exactArgs(0, "version takes no arguments"),
 		Run:     func(*cobra.Command, []string) { fmt.Println("spawnbench", version) },
-	})
-}
-
-func init() {
-	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w; run `spawnbench %s --help`", cmd.Name(), err, cmd.Name())}
 	})
 }
 

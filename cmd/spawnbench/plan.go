@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ func init() {
 	var shards int
 	var costs, from string
 	var precision float64
+	var wide bool
 	cmd := &cobra.Command{
 		Use:   "plan SPEC.cue | plan --precision P --from SET",
 		Short: "Print the resolved plan (cells, processes, expected time, schedule) without running anything",
@@ -49,6 +51,7 @@ they are that earlier result set's, as measured. Builds are not included.
 by expected time, as run --shard K/N cuts them. --format json prints the
 whole resolved plan: the spec with its defaults filled, each cell with
 everything its processes need, and every step of the schedule in run order.
+The text fits 100 columns; --wide adds each cell's kind and payload.
 
 --precision P --from SET designs instead: for every cell SET measured, the
 occasions and processes per occasion that reach a 95% interval of ±P at the
@@ -66,7 +69,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 				if from == "" || !cmd.Flags().Changed("precision") {
 					return usageError{fmt.Errorf("plan: --precision P and --from SET go together, e.g. plan --precision 0.05 --from results/reference")}
 				}
-				return writeDesign(os.Stdout, from, precision, format)
+				return writeDesign(os.Stdout, from, precision, format, wide)
 			}
 			if format != "text" && format != "json" {
 				return usageError{fmt.Errorf("plan: --format %q: give text or json", format)}
@@ -89,7 +92,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 				plan.Reschedule(plan.Schedule.Order, seed)
 			}
 			if shards != 0 {
-				summary, err := shardSummary(plan, shards, model)
+				summary, err := shardSummary(plan, shards, model, wide)
 				if err != nil {
 					return err
 				}
@@ -101,8 +104,8 @@ overhead), after Kalibera and Jones, and the expected time.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(plan)
 			}
-			fmt.Print(planText(plan, machineCosts(cmd.Context(), model, costs, plan, os.Stderr)))
-			fmt.Print(planSkips(cmd.Context(), plan))
+			fmt.Print(planText(plan, machineCosts(cmd.Context(), model, costs, plan, os.Stderr), wide))
+			fmt.Print(planSkips(cmd.Context(), plan, wide))
 			return nil
 		},
 	}
@@ -112,6 +115,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 	cmd.Flags().IntVar(&shards, "shards", 0, "show how the plan splits into this many shards of whole cells, balanced by expected time")
 	cmd.Flags().Float64Var(&precision, "precision", 0, "design for this relative half-width of each cell's 95% interval (with --from), e.g. 0.05")
 	cmd.Flags().StringVar(&from, "from", "", "the measured result set whose variance components and costs --precision designs from")
+	wideFlag(cmd, &wide, "each cell's kind and payload; each shard's cells and each sentence on one line")
 	costsFlag(cmd, &costs)
 	rootCmd.AddCommand(cmd)
 }
@@ -150,31 +154,41 @@ func expectedText(p *spec.RunPlan, model *cost.Model) string {
 }
 
 // planText renders the plan as a table, with each cell's expected wall
-// time and the total.
-func planText(p *spec.RunPlan, model *cost.Model) string {
+// time and the total; wide adds each cell's kind and payload and keeps
+// every sentence on one line.
+func planText(p *spec.RunPlan, model *cost.Model, wide bool) string {
 	var b strings.Builder
+	say := lineWriter(&b, wide)
 	s := p.Spec
-	fmt.Fprintf(&b, "spec %s (%s), sha256 %s\n", s.Path, s.Name, s.Hash[:12])
-	fmt.Fprintf(&b, "min samples %d, min processes %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d\n",
+	say("spec %s (%s), sha256 %s", s.Path, s.Name, s.Hash[:12])
+	say("min samples %d, min processes %d, pause %s, warm-up processes %d, timeout %s, pinning %s, view last %d for n >= %d",
 		s.Samples.Min, s.Samples.Processes, s.Samples.Pause, s.Samples.Warmup, s.Timeout, spec.Pinning(s.CPUs), s.Views.Last, s.Views.MinN)
 	if a := s.Samples; a.Adaptive {
-		fmt.Fprintf(&b, "adaptive: rounds of %d processes until the 95%% interval is within ±%.3g%%, at most %d processes and %s of added rounds per cell (expected times count the planned processes only)\n",
+		say("adaptive: rounds of %d processes until the 95%% interval is within ±%.3g%%, at most %d processes and %s of added rounds per cell (expected times count the planned processes only)",
 			a.Round, a.Precision*100, a.MaxProcesses, a.Budget)
 	} else {
-		fmt.Fprintf(&b, "target precision ±%.3g%% (reported, not enforced: adaptive is off)\n", s.Samples.Precision*100)
+		say("target precision ±%.3g%% (reported, not enforced: adaptive is off)", s.Samples.Precision*100)
 	}
 	for _, e := range s.Environments {
 		if e.Pinning != nil {
-			fmt.Fprintf(&b, "pinning of %s: %s\n", e.Name, spec.Pinning(s.CPUsOf(e)))
+			say("pinning of %s: %s", e.Name, spec.Pinning(s.CPUsOf(e)))
 		}
 	}
 	if p.Schedule.Order == spec.Blocked {
-		fmt.Fprintf(&b, "order blocked (cell by cell)\n")
+		say("order blocked (cell by cell)")
 	} else {
-		fmt.Fprintf(&b, "order %s, seed %d\n", p.Schedule.Order, p.Schedule.Seed)
+		say("order %s, seed %d", p.Schedule.Order, p.Schedule.Seed)
 	}
-	fmt.Fprintf(&b, "expected times from %s\n\n", model.Source)
-	fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7s %10s %8s %8s %10s\n", "ENVIRONMENT", "KIND", "PAYLOAD", "HOST", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES", "EXPECTED")
+	say("expected times from %s", model.Source)
+	b.WriteString("\n")
+	// The default drops the kind (the environment's name says it) and the
+	// payload (the kind says it) to fit.
+	t := table{right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true}}
+	t.add("ENVIRONMENT", "HOST", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES", "EXPECTED")
+	if wide {
+		t = table{right: map[int]bool{5: true, 6: true, 7: true, 8: true, 9: true}}
+		t.add("ENVIRONMENT", "KIND", "PAYLOAD", "HOST", "MODE", "N", "PROCESSES", "WARMUP", "SAMPLES", "EXPECTED")
+	}
 	var guessed []string
 	for _, c := range p.Cells {
 		mark := ""
@@ -182,20 +196,41 @@ func planText(p *spec.RunPlan, model *cost.Model) string {
 			mark = "*"
 			guessed = append(guessed, c.Key())
 		}
-		fmt.Fprintf(&b, "%-26s %-22s %-13s %-13s %-11s %7d %10d %8d %8d %10s\n", c.Env.Name, c.Env.Kind, c.Env.Payload, c.Env.Host, c.Mode, c.N, c.Processes, c.Warmup, c.Samples(), cost.Round(model.Cell(c)).String()+mark)
+		figures := []string{c.Mode, strconv.Itoa(c.N), strconv.Itoa(c.Processes), strconv.Itoa(c.Warmup), strconv.Itoa(c.Samples()), cost.Round(model.Cell(c)).String() + mark}
+		if wide {
+			t.add(append([]string{c.Env.Name, c.Env.Kind, c.Env.Payload, c.Env.Host}, figures...)...)
+		} else {
+			t.add(append([]string{c.Env.Name, c.Env.Host}, figures...)...)
+		}
 	}
-	fmt.Fprintf(&b, "\n%d cells, %d processes, %s (builds not included)\n", len(p.Cells), p.TotalProcesses(), expectedText(p, model))
+	b.WriteString(t.String())
+	b.WriteString("\n")
+	say("%d cells, %d processes, %s (builds not included)", len(p.Cells), p.TotalProcesses(), expectedText(p, model))
 	if len(guessed) > 0 {
-		fmt.Fprintf(&b, "* %d cell(s) whose environment the costs never measured as planned: estimated from their kind, from their cold-started twin less a warm browser's saving, or from other kinds\n", len(guessed))
+		say("* %d cell(s) whose environment the costs never measured as planned: estimated from their kind, from their cold-started twin less a warm browser's saving, or from other kinds", len(guessed))
 	}
 	return b.String()
+}
+
+// lineWriter writes one sentence a line to b: wrapped to textWidth,
+// its later lines indented, unless wide.
+func lineWriter(b *strings.Builder, wide bool) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		if wide {
+			b.WriteString(line + "\n")
+			return
+		}
+		b.WriteString(wrap(line, "", "  "))
+	}
 }
 
 // planSkips asks each planned environment's tools whether they are there
 // and can run it, as run will before it measures anything, and names the
 // environments run would skip, with the reason; empty when none.
-func planSkips(ctx context.Context, p *spec.RunPlan) string {
+func planSkips(ctx context.Context, p *spec.RunPlan, wide bool) string {
 	var b strings.Builder
+	say := lineWriter(&b, wide)
 	seen := map[string]bool{}
 	for _, c := range p.Cells {
 		es := c.Env
@@ -205,22 +240,23 @@ func planSkips(ctx context.Context, p *spec.RunPlan) string {
 		seen[es.Name] = true
 		e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
 		if err != nil {
-			fmt.Fprintf(&b, "run will skip %s: %v\n", es.Name, err)
+			say("run will skip %s: %v", es.Name, err)
 			continue
 		}
 		switch tc := e.Toolchain(ctx); {
 		case tc.Unfit:
-			fmt.Fprintf(&b, "run will skip %s: %s\n", es.Name, tc.Problem)
+			say("run will skip %s: %s", es.Name, tc.Problem)
 		case !tc.Present:
-			fmt.Fprintf(&b, "run will skip %s: toolchain missing: %s; install it with: %s\n", es.Name, tc.Problem, tc.Install)
+			say("run will skip %s: toolchain missing: %s; install it with: %s", es.Name, tc.Problem, tc.Install)
 		}
 	}
 	return b.String()
 }
 
-// shardSummary renders the split of the plan into n shards, one line
-// each, and the spread of their expected times.
-func shardSummary(p *spec.RunPlan, n int, model *cost.Model) (string, error) {
+// shardSummary renders the split of the plan into n shards, each with
+// its cells (on indented lines, or on its line when wide), and the
+// spread of their expected times.
+func shardSummary(p *spec.RunPlan, n int, model *cost.Model, wide bool) (string, error) {
 	var b strings.Builder
 	var lo, hi time.Duration
 	for k := range n {
@@ -233,12 +269,19 @@ func shardSummary(p *spec.RunPlan, n int, model *cost.Model) (string, error) {
 		for _, c := range s.Cells {
 			keys = append(keys, c.Key())
 		}
-		fmt.Fprintf(&b, "shard %d/%d: %d cells, %d processes, expected %s: %v\n", k, n, len(s.Cells), s.TotalProcesses(), cost.Round(expected), keys)
+		head := fmt.Sprintf("shard %d/%d: %d cells, %d processes, expected %s", k, n, len(s.Cells), s.TotalProcesses(), cost.Round(expected))
+		if wide {
+			fmt.Fprintf(&b, "%s: %v\n", head, keys)
+		} else {
+			b.WriteString(head + "\n")
+			b.WriteString(wrap(strings.Join(keys, " "), "  ", "  "))
+		}
 		if k == 0 || expected < lo {
 			lo = expected
 		}
 		hi = max(hi, expected)
 	}
-	fmt.Fprintf(&b, "expected per shard from %s to %s (costs from %s)\n", cost.Round(lo), cost.Round(hi), model.Source)
+	say := lineWriter(&b, wide)
+	say("expected per shard from %s to %s (costs from %s)", cost.Round(lo), cost.Round(hi), model.Source)
 	return b.String(), nil
 }

@@ -64,7 +64,10 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format = formatFor(format, out, cmd.Flags().Changed("format"))
+			format, err := formatFor("report", format, out, cmd.Flags().Changed("format"), reportFormats)
+			if err != nil {
+				return err
+			}
 			if err := report.CheckFormat(format); err != nil {
 				return err
 			}
@@ -78,12 +81,15 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, "md, csv, json, benchfmt or parquet (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, orList(reportFormats)+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
 	rootCmd.AddCommand(cmd)
 }
+
+// reportFormats are the formats report writes.
+var reportFormats = []string{report.FormatMarkdown, report.FormatCSV, report.FormatJSON, report.FormatBenchfmt, report.FormatParquet}
 
 // writeReport reads the result directories and writes their report to
 // out (standard output when empty), plots into plots when given.
@@ -163,21 +169,51 @@ func checkPlotsDir(plots string) error {
 // plotFile matches the names WritePlots gives its files.
 var plotFile = regexp.MustCompile(`^((dist|order)-.+|wasmtime-releases)\.(svg|png)$`)
 
+// extFormats are the formats an output file's extension picks, in the
+// order a message lists them.
+var extFormats = []struct{ ext, format string }{
+	{".md", report.FormatMarkdown}, {".markdown", report.FormatMarkdown}, {".txt", report.FormatMarkdown},
+	{".csv", report.FormatCSV}, {".json", report.FormatJSON}, {".parquet", report.FormatParquet},
+}
+
+// extFormat is the format the extension of the file name out picks, or "".
+func extFormat(out string) string {
+	ext := strings.ToLower(filepath.Ext(out))
+	for _, e := range extFormats {
+		if e.ext == ext {
+			return e.format
+		}
+	}
+	return ""
+}
+
 // formatFor picks the output format: the flag when given, else the
-// extension of the output file, else Markdown.
-func formatFor(flag, out string, changed bool) string {
-	if changed || out == "" {
-		return flag
+// extension of the output file, else Markdown. An extension that picks
+// none of the command's formats (known) is bad input: a report written
+// as cells.xlsx would be Markdown under a spreadsheet's name.
+func formatFor(command, flag, out string, changed bool, known []string) (string, error) {
+	if changed || filepath.Ext(out) == "" {
+		return flag, nil
 	}
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".csv":
-		return report.FormatCSV
-	case ".json":
-		return report.FormatJSON
-	case ".parquet":
-		return report.FormatParquet
+	if f := extFormat(out); slices.Contains(known, f) {
+		return f, nil
 	}
-	return flag
+	var exts []string
+	for _, e := range extFormats {
+		if slices.Contains(known, e.format) {
+			exts = append(exts, e.ext)
+		}
+	}
+	return "", usageError{fmt.Errorf("%s -o %s: %s writes no %s file; end the name in %s, or give the format with --format (%s)",
+		command, out, command, filepath.Ext(out), orList(exts), orList(known))}
+}
+
+// orList is "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // readResultDirs reads each directory with readResultDir, in order.
@@ -218,8 +254,11 @@ func readResultDir(dir string) (report.Input, error) {
 	}
 	switch {
 	case errors.Is(err, results.ErrNoSet):
-		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (make them with `spawnbench run SPEC.cue -o %s`)",
-			dir, results.SamplesFile, dir)}
+		how := "make them with `spawnbench run SPEC.cue -o " + dir + "`"
+		if into := runInto(dir); into != dir {
+			how = "it holds other files, so measure into a new directory: `spawnbench run SPEC.cue -o " + into + "`"
+		}
+		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (%s)", dir, results.SamplesFile, how)}
 	case errors.As(err, &bad):
 		return report.Input{}, &inputerr.Error{Msg: bad.Error()}
 	case err != nil:
@@ -229,6 +268,24 @@ func readResultDir(dir string) (report.Input, error) {
 		fmt.Fprintln(os.Stderr, "spawnbench: warning:", warn)
 	}
 	return report.Input{Dir: dir, Set: set}, nil
+}
+
+// runInto is dir when a run may start there (new, or an empty
+// directory), else a new directory inside it: a fix never names a
+// directory that run refuses because it holds other files.
+func runInto(dir string) string {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return freeName(dir, "results", "")
+	}
+	return dir
+}
+
+// startHint is how to start a run where --resume found no set in out.
+func startHint(out string) string {
+	if into := runInto(out); into != out {
+		return "start the run in a new directory without --resume, e.g. -o " + into + " (" + out + " holds other files)"
+	}
+	return "drop --resume to start a run there"
 }
 
 // journalled: dir has a journal, so a writer may be compacting it.
@@ -318,27 +375,23 @@ func checkOutput(out string, dirs []string) error {
 	}
 	if results.Reserved(filepath.Base(out)) {
 		return &inputerr.Error{Msg: fmt.Sprintf("-o %s takes the name %s, which a result set keeps for its own files; name the report otherwise, e.g. -o %s",
-			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", ".md"))}
+			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", reportExt(out)))}
 	}
 	return nil
 }
 
-// reportExt is out's extension when it is one a report is written in,
-// else ".md".
+// reportExt is out's extension when it picks a report format, else
+// ".md".
 func reportExt(out string) string {
-	switch ext := strings.ToLower(filepath.Ext(out)); ext {
-	case ".md", ".csv", ".json", ".txt":
-		return ext
+	if extFormat(out) != "" {
+		return strings.ToLower(filepath.Ext(out))
 	}
 	return ".md"
 }
 
 // freeName is dir/base+ext, else dir/base-2+ext and so on: the first
-// that does not exist (ext ".md" when empty).
+// that does not exist.
 func freeName(dir, base, ext string) string {
-	if ext == "" {
-		ext = ".md"
-	}
 	for i := 1; ; i++ {
 		name := base + ext
 		if i > 1 {

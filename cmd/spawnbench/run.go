@@ -63,6 +63,10 @@ at its start left) it starts the run; into one holding part of it, it
 measures the rest; into one holding all of it, it says so and exits 0 at
 once. A directory of another spec, shard or seed is refused (exit 2).
 
+--processes, --n, --mode and --occasions replace the spec's values for a
+quick look; they are recorded in the provenance (invocations[].overrides)
+and folded into the spec's hash, so --resume needs the same ones.
+
 --shard K/N runs shard K of N (numbered from 0, as spawnbench plan --shards N
 shows them): whole cells, balanced by expected wall time (the built-in
 reference set's costs, or --costs DIR's), the same split on every machine

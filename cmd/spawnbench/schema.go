@@ -17,10 +17,7 @@ func init() {
 		Long: `Schema prints the spec schema as one self-contained CUE file whose top
 level is a spec. Appended to it, a spec without imports passes
 'cue vet -c' exactly when spawnbench plan accepts it (pinning to CPUs
-this machine lacks aside):
-
-  spawnbench schema > schema.cue
-  cat schema.cue my-spec.cue > checked.cue && cue vet -c checked.cue`,
+this machine lacks aside), as the examples do.`,
 		Args: exactArgs(0, "schema takes no arguments"),
 		RunE: func(*cobra.Command, []string) error {
 			text, err := spec.SchemaText()

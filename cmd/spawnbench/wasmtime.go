@@ -23,7 +23,10 @@ var wasmtimeCmd = &cobra.Command{
 	// user types: hidden from the command list, documented in docs/cli.md.
 	Hidden:  true,
 	Example: `  spawnbench wasmtime build/sequential.wasm 10   # what the wasi-threads environment runs`,
-	Long: `Run a wasi-threads module (imported shared memory, wasi.thread-spawn,
+	Long: `Wasmtime is the process the wasi-threads and wasi-libc environments
+start, not a command a user types, so the command list does not show it:
+a wasi-threads runtime on Wasmtime's C API (docs/environments.md). It runs
+a wasi-threads module (imported shared memory, wasi.thread-spawn,
 exported wasi_thread_start) with one Wasmtime Store and instance per thread.
 The process exits with the module's exit code: proc_exit's code on any
 thread, 0 when _start returns, 134 when any thread traps and 1 when a host function

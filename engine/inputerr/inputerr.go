@@ -2,8 +2,9 @@
 //
 // This package is opinionated: an input error is the user's to fix, so its
 // message names the cause and the fix, the CLI exits with status 2 for it,
-// and nothing is written. Every other error is spawnbench's or the
-// machine's. It is a package of its own so that readers of results (report,
+// and nothing is written; a name it does not know comes with the known
+// names nearest to it (Nearest), so a typo is fixed at a glance. Every
+// other error is spawnbench's or the machine's. It is a package of its own so that readers of results (report,
 // compare) need not import the spec loader, and with it CUE, to raise one.
 package inputerr
 

@@ -360,7 +360,9 @@ func checkFiles(dir string, files []setFile, j *journal) error {
 	}
 	id := setID(files, j)
 	if !any {
-		return &FormatError{Path: dir, Err: fmt.Errorf("%w: %s is missing (make one with `spawnbench run SPEC.cue -o %s`)", ErrNoSet, SamplesFile, dir)}
+		// No fix here: run refuses a directory that holds other files,
+		// and only the caller knows what the directory was for.
+		return &FormatError{Path: dir, Err: fmt.Errorf("%w: %s is missing", ErrNoSet, SamplesFile)}
 	}
 	path := func(f setFile) string { return filepath.Join(dir, f.name) }
 	for _, f := range files {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -137,11 +138,13 @@ func specOf(parts []Part, dir string) string {
 }
 
 // checkDisjoint refuses two parts that hold one (machine, environment,
-// mode, n) cell: one cell is one measurement per machine.
+// mode, n) cell: one cell is one measurement per machine. Runs that
+// repeat the cells of another (not shards of one run) are what --occasions
+// merges, and the refusal says so.
 func checkDisjoint(parts []Part) error {
 	type cell struct{ machine, key string }
 	owner := map[cell]int{}
-	var clash []string
+	var clash []cell
 	clashDirs := map[[2]int]bool{}
 	for i, p := range parts {
 		mine := map[cell]bool{}
@@ -153,7 +156,7 @@ func checkDisjoint(parts []Part) error {
 		}
 		for c := range mine {
 			if j, ok := owner[c]; ok {
-				clash = append(clash, fmt.Sprintf("%s on machine %s", c.key, c.machine))
+				clash = append(clash, c)
 				clashDirs[[2]int{j, i}] = true
 				continue
 			}
@@ -163,29 +166,64 @@ func checkDisjoint(parts []Part) error {
 	if len(clash) == 0 {
 		return nil
 	}
-	sort.Strings(clash)
-	var pairs []string
-	for _, k := range slices.SortedFunc(func(yield func([2]int) bool) {
-		for k := range clashDirs {
-			if !yield(k) {
-				return
-			}
+	sort.Slice(clash, func(i, j int) bool {
+		if clash[i].machine != clash[j].machine {
+			return clash[i].machine < clash[j].machine
 		}
-	}, func(a, b [2]int) int {
+		return clash[i].key < clash[j].key
+	})
+	var pairs []string
+	shards := true
+	for _, k := range slices.SortedFunc(maps.Keys(clashDirs), func(a, b [2]int) int {
 		if a[0] != b[0] {
 			return a[0] - b[0]
 		}
 		return a[1] - b[1]
 	}) {
 		pairs = append(pairs, parts[k[0]].Dir+" and "+parts[k[1]].Dir)
+		shards = shards && isShard(parts[k[0]].Set) && isShard(parts[k[1]].Set)
 	}
-	more := ""
-	if len(clash) > 5 {
-		more = fmt.Sprintf(" and %d more", len(clash)-5)
-		clash = clash[:5]
+	// The first few cells and a count; the machine once when all share it.
+	machines := map[string]bool{}
+	for _, c := range clash {
+		machines[c.machine] = true
 	}
-	return inputerr.New("%s both hold %s%s: each (machine, environment, mode, n) cell must come from one set; merge each shard once, and measure a cell again into a new directory rather than merging it twice",
-		strings.Join(pairs, "; "), strings.Join(clash, ", "), more)
+	var cells []string
+	for _, c := range clash[:min(len(clash), 3)] {
+		if len(machines) == 1 {
+			cells = append(cells, c.key)
+		} else {
+			cells = append(cells, c.key+" on machine "+c.machine)
+		}
+	}
+	what := strings.Join(cells, ", ")
+	if len(clash) > 3 {
+		what += fmt.Sprintf(" and %d more cells", len(clash)-3)
+	}
+	if len(machines) == 1 {
+		what += " on machine " + clash[0].machine
+	}
+	if shards {
+		return inputerr.New("%s both hold %s: shards of one run hold each (machine, environment, mode, n) cell once; merge each shard once, and split every shard with the same spawnbench and --costs",
+			strings.Join(pairs, "; "), what)
+	}
+	return inputerr.New("%s both measured %s: to keep runs that repeat the same cells (on different days, say) as occasions of those cells, merge them with --occasions",
+		strings.Join(pairs, "; "), what)
+}
+
+// isShard: every measuring run of set was one shard of a plan.
+func isShard(set *Set) bool {
+	measured := false
+	for _, in := range set.Provenance.Invocations {
+		if in.Command != "run" && in.Command != "resume" {
+			continue
+		}
+		if in.Shard == nil {
+			return false
+		}
+		measured = true
+	}
+	return measured
 }
 
 // mergedCell is one cell of one machine, warm-ups apart.

@@ -2,8 +2,11 @@ package results
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"spawnbench/engine/inputerr"
 )
 
 // oneMachineSet is a set measured on host: one run invocation (ID 1)
@@ -126,5 +129,32 @@ func TestMergeKeepsRunsOfTheSameCellsAsOccasions(t *testing.T) {
 	}
 	if _, err := Merge([]Part{{Dir: "A", Set: a}, {Dir: "A again", Set: a}}, Invocation{}, MergeOptions{Occasions: true}); err == nil {
 		t.Error("the same set twice was merged as two occasions")
+	}
+}
+
+// TestMergeNamesOccasionsForRepeatedRuns: a plain merge of two runs of
+// the same cells is refused with the flag that merges them, --occasions,
+// and the cells they share; two shards that overlap are told to merge each
+// shard once instead.
+func TestMergeNamesOccasionsForRepeatedRuns(t *testing.T) {
+	a, b := oneMachineSet("m", true), oneMachineSet("m", true)
+	a.ID, b.ID = "set-a", "set-b"
+	_, err := Merge([]Part{{Dir: "mon", Set: a}, {Dir: "wed", Set: b}}, Invocation{}, MergeOptions{})
+	if !inputerr.Is(err) {
+		t.Fatalf("merge of two runs of one cell: %v, want an input error", err)
+	}
+	for _, want := range []string{"mon and wed both measured ", " on machine ", "merge them with --occasions"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	for _, s := range []*Set{a, b} {
+		for i := range s.Provenance.Invocations {
+			s.Provenance.Invocations[i].Shard = &Shard{Index: 0, Count: 2}
+		}
+	}
+	_, err = Merge([]Part{{Dir: "s0", Set: a}, {Dir: "s0-again", Set: b}}, Invocation{}, MergeOptions{})
+	if err == nil || strings.Contains(err.Error(), "--occasions") || !strings.Contains(err.Error(), "merge each shard once") {
+		t.Errorf("two overlapping shards: %v", err)
 	}
 }

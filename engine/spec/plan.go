@@ -253,7 +253,7 @@ func Select(s *Spec, only []string) ([]EnvironmentSpec, error) {
 			}
 		}
 		if !matched {
-			return nil, inputErrorf("--env %s: spec %s has no environment of that name or matching that pattern; it has: %s", pattern, s.Path, strings.Join(names, ", "))
+			return nil, inputErrorf("--env %s: spec %s has no environment of that name or matching that pattern; %sit has: %s", pattern, s.Path, guessEnv(pattern, names), strings.Join(names, ", "))
 		}
 	}
 	var out []EnvironmentSpec

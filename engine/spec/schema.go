@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,6 +172,13 @@ func SchemaText() (string, error) {
 	// unifying a spec with #Spec does.
 	out.WriteString("// A top-level field that #Spec lacks is an error.\n")
 	fmt.Fprintf(&out, "[!~%q]: error(\"field not allowed: a spec has only the fields of #Spec\")\n", "^("+strings.Join(fields, "|")+")$")
+	// So is every struct below it: the spec's fields are written beside
+	// the embedding as well.
+	closers, err := specClosers()
+	if err != nil {
+		return "", err
+	}
+	out.WriteString(closers)
 	out.WriteString(body.String())
 	return out.String(), nil
 }
@@ -182,7 +190,13 @@ func specFields() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, err := sc.v.LookupPath(cue.MakePath(cue.Def("Spec"))).Fields(cue.Optional(true))
+	return structFields(sc.v.LookupPath(cue.MakePath(cue.Def("Spec"))))
+}
+
+// structFields lists v's regular fields, optional and required ones
+// included, quoted for a regular expression.
+func structFields(v cue.Value) ([]string, error) {
+	it, err := v.Fields(cue.Optional(true))
 	if err != nil {
 		return nil, fmt.Errorf("embedded schema: %w", err)
 	}
@@ -194,6 +208,51 @@ func specFields() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// specClosers are the pattern constraints that close each closed struct
+// below #Spec's top level (samples, limits, calibration.tolerance, ...)
+// in a file that embeds #Spec, one line each.
+func specClosers() (string, error) {
+	sc, err := LoadSchema()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var walk func(v cue.Value, at []string) error
+	walk = func(v cue.Value, at []string) error {
+		it, err := v.Fields(cue.Optional(true))
+		if err != nil {
+			return fmt.Errorf("embedded schema: %w", err)
+		}
+		for it.Next() {
+			sel := it.Selector()
+			f := it.Value()
+			// Only a struct that refuses fields it lacks (not a map with
+			// a pattern of its own, nor a struct among other types).
+			if !sel.IsString() || f.IncompleteKind() != cue.StructKind || f.Allows(cue.Str("spawnbench-no-such-field")) {
+				continue
+			}
+			here := append(slices.Clip(at), sel.Unquoted())
+			names, err := structFields(f)
+			if err != nil {
+				return err
+			}
+			if len(names) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%s?: [!~%q]: error(\"field not allowed: %s has only the fields of its definition\")\n",
+				strings.Join(here, "?: "), "^("+strings.Join(names, "|")+")$", strings.Join(here, "."))
+			if err := walk(f, here); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(sc.v.LookupPath(cue.MakePath(cue.Def("Spec"))), nil); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // KindNames lists the short forms of the pairs (#Kinds), sorted.

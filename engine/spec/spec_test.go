@@ -189,6 +189,26 @@ var badSpecs = []struct {
 	{"js host pool beyond its bound", "environments: [{name: \"w\", kind: \"wasi-threads-firefox\", reuse_worker: true, pool_size: 4097}]\nn: [1]\n", []string{"bad.cue:1:", "pool_size", "<=4096"}},
 	{"unknown firefox field", "environments: [{name: \"f\", kind: \"manual-firefox\", chromium: \"chromium\"}]\nn: [1]\n", []string{"bad.cue:1:", "chromium", "not allowed"}},
 	{"command without run", "environments: [{name: \"c\", kind: \"command\"}]\nn: [1]\n", []string{"bad.cue", "run: field is required"}},
+	// A value of the wrong type: the value given, what it is, what to
+	// give, with an example made from it.
+	{"fractional processes", nativeEnv + "n: [1]\nsamples: {min: 10, processes: 2.5}\n", []string{"bad.cue:3:", "samples.processes: 2.5 is not an integer; give a whole number, e.g. processes: 3"}},
+	{"number for a duration", nativeEnv + "n: [1]\nsamples: {min: 10, pause: 10}\n", []string{"bad.cue:3:", `samples.pause: 10 is a number; give a duration string with its unit, e.g. pause: "10ms" or "10s"`}},
+	{"word for a duration", nativeEnv + "n: [1]\nsamples: {min: 10, pause: \"ten\"}\n", []string{"bad.cue:3:", `samples.pause: "ten" is not a duration; give a number and a unit (ns, us, ms, s, m, h), e.g. pause: "10ms"`}},
+	{"number for a positive duration", nativeEnv + "n: [1]\nlimits: timeout: 5\n", []string{"bad.cue:3:", `limits.timeout: 5 is a number; give a duration string with its unit, e.g. timeout: "5ms" or "5s"`}},
+	{"quoted number", nativeEnv + "n: [1]\nsamples: min: \"10\"\n", []string{"bad.cue:3:", `samples.min: "10" is a string; give a whole number, e.g. min: 10`}},
+	{"fractional n", nativeEnv + "n: [1.5]\n", []string{"bad.cue:2:", "n.0: 1.5 is not an integer; give a whole number, e.g. n: [2]"}},
+	{"n not a list", nativeEnv + "n: 10\n", []string{"bad.cue:2:", "n: 10 is a number; give a list, e.g. n: [10]"}},
+	{"number for a bool", nativeEnv + "n: [1]\nsamples: adaptive: 1\n", []string{"bad.cue:3:", "samples.adaptive: 1 is a number; give true or false, e.g. adaptive: true"}},
+	{"fractional env processes", "environments: [{name: \"a\", kind: \"native\", processes: 2.5}]\nn: [1]\n", []string{"bad.cue:1:", "environments.0.processes: 2.5 is not an integer; give a whole number, e.g. processes: 3"}},
+	// A misspelt name: the nearest the schema knows.
+	{"misspelt field", nativeEnv + "n: [1]\nsampels: {min: 3}\n", []string{"bad.cue:3:", "sampels: field not allowed; did you mean samples?"}},
+	{"misspelt sample field", nativeEnv + "n: [1]\nsamples: proceses: 3\n", []string{"bad.cue:3:", "samples.proceses: field not allowed; did you mean processes?"}},
+	{"misspelt env field", "environments: [{name: \"a\", kind: \"native\", procesess: 3}]\nn: [1]\n", []string{"bad.cue:1:", "environments.0.procesess: field not allowed; did you mean processes?"}},
+	{"field one level too high", nativeEnv + "n: [1]\ntimeout: \"5s\"\n", []string{"bad.cue:3:", "timeout: field not allowed; did you mean limits.timeout?"}},
+	{"unknown field, nothing near", nativeEnv + "n: [1]\nsamples: colour: 3\n", []string{"bad.cue:3:", "samples.colour: field not allowed; the fields here are adaptive, budget, max_processes, min, pause, precision, processes, round, warmup"}},
+	{"misspelt kind", "environments: [{name: \"a\", kind: \"wasmtim-cli\"}]\nn: [1]\n", []string{"bad.cue:1", `unknown kind "wasmtim-cli"; did you mean "wasmtime-cli"? known kinds: command,`}},
+	{"misspelt host", "environments: [{name: \"a\", payload: \"wasi-libc\", host: \"chromum\"}]\nn: [1]\n", []string{"bad.cue:1", `unknown host "chromum"; did you mean "chromium"? known hosts:`}},
+	{"misspelt payload", "environments: [{name: \"a\", payload: \"wasi-lib\", host: \"node\"}]\nn: [1]\n", []string{"bad.cue:1", `unknown payload "wasi-lib"; did you mean "wasi-libc"? known payloads:`}},
 	{"command env not KEY=value", "environments: [{name: \"c\", kind: \"command\", run: [\"x\"], env: [\"oops\"]}]\nn: [1]\n", []string{"bad.cue:1:", "env.0"}},
 }
 
@@ -234,6 +254,23 @@ n: [1]`), 0o644)
 	var in *inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "--env c") || !strings.Contains(err.Error(), "a, b") {
 		t.Fatalf("err = %v", err)
+	}
+	// A near name, or the start of names, is suggested; a pattern is not
+	// second-guessed.
+	os.WriteFile(p, []byte(`environments: [{name: "native", kind: "native"}, {name: "wasmtime-46", kind: "wasmtime-cli"}, {name: "wasmtime-36", kind: "wasmtime-cli"}]
+n: [1]`), 0o644)
+	many, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for only, want := range map[string]string{
+		"wasmtime-56": `no environment of that name or matching that pattern; did you mean "wasmtime-46" or "wasmtime-36"? it has: native, wasmtime-46, wasmtime-36`,
+		"wasm":        `did you mean 'wasm*'? it has:`,
+		"x*":          "matching that pattern; it has:",
+	} {
+		if _, err := Expand(many, []string{only}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--env %s: %v; want %q", only, err, want)
+		}
 	}
 	plan, err := Expand(s, []string{"b"})
 	if err != nil || len(plan.Cells) != 1 || plan.Cells[0].Env.Name != "b" {
