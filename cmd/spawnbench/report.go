@@ -280,14 +280,6 @@ func runInto(dir string) string {
 	return dir
 }
 
-// startHint is how to start a run where --resume found no set in out.
-func startHint(out string) string {
-	if into := runInto(out); into != out {
-		return "start the run in a new directory without --resume, e.g. -o " + into + " (" + out + " holds other files)"
-	}
-	return "drop --resume to start a run there"
-}
-
 // journalled: dir has a journal, so a writer may be compacting it.
 func journalled(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, results.JournalFile))
