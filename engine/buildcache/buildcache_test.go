@@ -11,10 +11,12 @@ import (
 	"spawnbench/engine/spec"
 )
 
-// TestTheStudyBuildsEachArtefactOnce: the study's 18 environments run 5
-// distinct artefacts (native, the wasi-threads .wasm, the Emscripten build
-// with and without its pool, the raw-worker page), and the cache names a
-// build by payload and build key alone, so it makes 5 build directories.
+// TestTheStudyBuildsEachArtefactOnce: the study's 28 environments and the
+// one-CPU twins of four of them run 6 distinct artefacts (native, the
+// wasi-threads .wasm, the wasi-libc build, the Emscripten build with and
+// without its pool, the raw-worker page), and the cache names a build by
+// payload and build key alone, so it makes 6 build directories: a twin
+// runs its environment's build.
 func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 	s, err := spec.Load(filepath.Join("..", "..", "specs", "study.cue"))
 	if err != nil {
@@ -34,7 +36,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 28 || len(builds) != 6 {
-		t.Errorf("%d environments make %d builds (%v), want 28 and 6", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 32 || len(builds) != 6 {
+		t.Errorf("%d environments make %d builds (%v), want 32 (28 and 4 one-CPU twins) and 6", len(s.Environments), len(builds), groups)
 	}
 }

@@ -46,10 +46,32 @@ func (s *Started) Freeze() error {
 			}
 		}
 		if fresh == 0 {
-			return nil
+			return waitStopped(stopped)
 		}
 	}
 	return fmt.Errorf("the tree of %d kept starting processes while it was stopped", s.Pid)
+}
+
+// waitStopped waits until every process signalled is stopped (or gone):
+// a SIGSTOP is delivered when its process is next scheduled, which on a
+// busy machine may be milliseconds after kill returned.
+func waitStopped(signalled map[int]uint64) error {
+	deadline := time.Now().Add(freezeLimit)
+	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 10*time.Millisecond) {
+		running := 0
+		for pid := range signalled {
+			if st := state(pid); st != 0 && st != 'T' && st != 't' && st != 'Z' && st != 'X' {
+				running++
+			}
+		}
+		if running == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d processes of the tree not stopped %s after SIGSTOP", running, freezeLimit)
+		}
+		time.Sleep(pause)
+	}
 }
 
 // Thaw lets a frozen tree run again.
@@ -133,7 +155,7 @@ func (s *Started) Frozen() bool {
 		return false
 	}
 	for pid := range procs {
-		if state(pid) != 'T' {
+		if st := state(pid); st != 'T' && st != 't' {
 			return false
 		}
 	}

@@ -64,6 +64,9 @@ type Runner struct {
 	// unsettled are the cells a settle step has already said it waited
 	// for in vain.
 	unsettled map[string]bool
+	// cappedInARow counts the latest processes in a row whose settle
+	// wait reached its cap.
+	cappedInARow int
 }
 
 // New prepares a runner writing through w (which holds the directory).

@@ -1,0 +1,50 @@
+package run
+
+import (
+	"context"
+	"os/exec"
+	"sort"
+	"testing"
+	"time"
+)
+
+// Beside a busy loop that never ends, the first processes wait the whole
+// settle cap and the rest only a reading: a machine that stays busy costs
+// a run no more than a window a process.
+func TestABusyMachineIsNotWaitedForEveryProcess(t *testing.T) {
+	hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hog.Process.Kill(); _ = hog.Wait() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	set, _, err := runSpec(t, ctx, `environments: [{name: "native", kind: "native"}]
+n: [1]
+samples: {min: 7, processes: 7}
+schedule: settle: cap: "2s"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := set.Runs
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Process < runs[j].Process })
+	if len(runs) != 7 {
+		t.Fatalf("%d processes, want 7", len(runs))
+	}
+	for i, r := range runs {
+		if r.SettleNS == nil || r.SettleOthersCPUs == nil {
+			t.Skip("this machine's CPU time cannot be read")
+		}
+		waited, others := time.Duration(*r.SettleNS), *r.SettleOthersCPUs
+		if others < 0.5 {
+			t.Errorf("process %d: others %.2f CPUs beside a busy loop, want about 1", r.Process, others)
+		}
+		if i < busyInARow && waited < 1500*time.Millisecond {
+			t.Errorf("process %d waited %s, want the 2 s cap (the machine was not yet known to stay busy)", r.Process, waited)
+		}
+		if i >= busyInARow && waited >= time.Second {
+			t.Errorf("process %d waited %s, want one reading: %d processes in a row had waited the cap", r.Process, waited, busyInARow)
+		}
+	}
+}
