@@ -110,7 +110,7 @@ samples: {min: 1, processes: 1}
 	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, dir, []string{"run", p, "-o", other, "--resume"}, "holds no result set to resume", "without --resume, e.g. -o "+filepath.Join(other, "results"))
+	wantRefused(t, dir, []string{"run", p, "-o", other, "--resume"}, "already holds other files (notes.txt) but no result set", "choose another -o, e.g. -o "+filepath.Join(other, "results"))
 	if entries, _ := os.ReadDir(other); len(entries) != 1 || string(fileBytes(t, filepath.Join(other, "notes.txt"))) != "mine\n" {
 		t.Errorf("a refused run changed the user's directory: %v", entries)
 	}

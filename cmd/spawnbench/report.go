@@ -64,14 +64,15 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// An output over an input is refused first, whatever the format.
+			if err := checkOutput(out, args); err != nil {
+				return err
+			}
 			format, err := formatFor("report", format, out, cmd.Flags().Changed("format"), reportFormats)
 			if err != nil {
 				return err
 			}
 			if err := report.CheckFormat(format); err != nil {
-				return err
-			}
-			if err := checkOutput(out, args); err != nil {
 				return err
 			}
 			if err := checkPlotsDir(plots); err != nil {

@@ -387,7 +387,7 @@ func checkOutputDir(dir string) (created bool, err error) {
 	}
 	for _, e := range entries {
 		if n := e.Name(); !Reserved(n) && !atomicfile.IsTemp(n) {
-			return false, inputerr.New("-o %s already holds other files (%s) but no result set; spawnbench writes only into a new or empty directory or its own result set: choose another -o", dir, n)
+			return false, inputerr.New("-o %s already holds other files (%s) but no result set; spawnbench writes only into a new or empty directory or its own result set: choose another -o, e.g. -o %s", dir, n, filepath.Join(dir, "results"))
 		}
 	}
 	return false, nil
