@@ -22,6 +22,7 @@ import (
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/textfmt"
 )
 
 func init() {
@@ -318,7 +319,7 @@ func runPlan(parent context.Context, plan *spec.RunPlan, dir string, opts run.Ru
 	if busy := run.BusyCells(set); len(busy) > 0 {
 		var cells []string
 		for _, c := range busy {
-			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, c.Load.Evidence()))
+			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, textfmt.BusyEvidence(c.Load)))
 		}
 		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) busy, by their processes' evidence: %s; their figures carry the machine's load, re-measure them on an idle machine (the report gives every cell's load)\n",
 			len(busy), strings.Join(cells, ", "))
