@@ -24,6 +24,7 @@ import (
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/textfmt"
 )
 
 func init() {
@@ -355,7 +356,7 @@ func (s *session) runPlan(plan *spec.RunPlan, opts run.RunOptions) error {
 	if busy := run.BusyCells(set); len(busy) > 0 {
 		var cells []string
 		for _, c := range busy {
-			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, c.Load.Evidence()))
+			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, textfmt.BusyEvidence(c.Load)))
 		}
 		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) busy, by their processes' evidence: %s; their figures carry the machine's load, re-measure them on an idle machine (the report gives every cell's load)\n",
 			len(busy), strings.Join(cells, ", "))

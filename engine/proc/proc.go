@@ -78,7 +78,7 @@ type Outcome struct {
 	// ticks of USER_HZ (10 ms on common kernels), so both are coarse for
 	// short processes, and OthersCPUNS of one process can be negative (no
 	// tick landed while it used CPU): sum it over many processes, as the
-	// busy rule does (results.CellLoad). Nil when the platform does not
+	// busy rule does (stats.Busy). Nil when the platform does not
 	// say.
 	OthersCPUNS, StealNS *int64
 	// OOMKilled is set when the kernel's OOM killer killed a process of the

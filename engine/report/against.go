@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/textfmt"
 )
 
 // An environment may be set against another of its spec (`against` in
@@ -83,7 +84,7 @@ func (r *Report) writeAgainst(b *strings.Builder) {
 			text := "n/a"
 			if q := byRow[k][col]; q != nil {
 				row[1] = q.Baseline
-				text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) + r.Cell(q.Environment, q.Mode, col).flags()
+				text = textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(q) + r.Cell(q.Environment, q.Mode, col).flags()
 			}
 			row = append(row, text)
 		}

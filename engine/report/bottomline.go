@@ -8,6 +8,7 @@ import (
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // The bottom line answers the study's question first: how much slower is
@@ -235,7 +236,7 @@ func rowVerdict(b *BottomLine, cells ...*Cell) string {
 		case Unstable:
 			unstable = append(unstable, where+": "+c.Judgement.Reason)
 		case NotJudged:
-			notJudged = append(notJudged, fmt.Sprintf("%s at %s", plural(c.Stats.Processes, "process", "processes"), where))
+			notJudged = append(notJudged, fmt.Sprintf("%s at %s", textfmt.Plural(c.Stats.Processes, "process", "processes"), where))
 		}
 	}
 	var v []string
@@ -300,7 +301,7 @@ func bottomNotes(r *Report, b *BottomLine) []string {
 			notes = append(notes, fmt.Sprintf("%s ÷ %s at %s (%s) mixes placements: %s's children start on the parent's CPU in %.0f%% of spawns, %s's in %.0f%%. "+
 				"Within one placement the ratio is %s× %s on the parent's CPU and %s× %s on another, beside %s× pooled.",
 				q.Environment, q.Baseline, columnPhrase(b, q.Column), columnText(q.Column), q.Environment, 100*float64(same.Share), q.Baseline, 100*float64(same.BaselineShare),
-				formatRatio(float64(same.Ratio)), plainInterval(same.Low, same.High), formatRatio(float64(other.Ratio)), plainInterval(other.Low, other.High), formatRatio(float64(q.Ratio))))
+				textfmt.Ratio(float64(same.Ratio)), plainInterval(same.Low, same.High), textfmt.Ratio(float64(other.Ratio)), plainInterval(other.Low, other.High), textfmt.Ratio(float64(q.Ratio))))
 		}
 	}
 	return notes
@@ -311,7 +312,7 @@ func plainInterval(lo, hi Float) string {
 	if math.IsInf(float64(hi), 0) || math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
 		return "(no interval)"
 	}
-	return "[" + formatRatio(float64(lo)) + ", " + formatRatio(float64(hi)) + "]"
+	return "[" + textfmt.Ratio(float64(lo)) + ", " + textfmt.Ratio(float64(hi)) + "]"
 }
 
 // writeBottomLine renders the bottom line.
@@ -416,7 +417,7 @@ func (r *Report) writeFreePlacement(b *strings.Builder) {
 				continue
 			}
 			f := c.cell.Free
-			line := []string{row.Environment, c.label, fmt.Sprintf("%s (%s)", formatUS(float64(f.TypicalUS)), plural(f.Processes, "process", "processes"))}
+			line := []string{row.Environment, c.label, fmt.Sprintf("%s (%s)", textfmt.TimeUS(float64(f.TypicalUS)), textfmt.Plural(f.Processes, "process", "processes"))}
 			if row.Environment == bl.Baseline {
 				line = append(line, "1", shareText(f.SameCPU), "1", "1")
 				rows = append(rows, line)
@@ -435,7 +436,7 @@ func (r *Report) writeFreePlacement(b *strings.Builder) {
 				}
 				line = append(line, shareText(f.SameCPU)+" : "+shareText(baseShare))
 				for _, p := range q.Placements {
-					text := formatRatio(float64(p.Ratio)) + "× " + plainInterval(p.Low, p.High)
+					text := textfmt.Ratio(float64(p.Ratio)) + "× " + plainInterval(p.Low, p.High)
 					if p.Placement == results.SameCPU {
 						same = text
 					} else {
@@ -480,7 +481,7 @@ func bottomTexts(c *BottomCell, baseline bool) (figure, ratio string) {
 	if c == nil {
 		return "n/a", "n/a"
 	}
-	figure = fmt.Sprintf("%s (%s)", formatUS(float64(c.TypicalUS)), plural(c.Processes, "process", "processes"))
+	figure = fmt.Sprintf("%s (%s)", textfmt.TimeUS(float64(c.TypicalUS)), textfmt.Plural(c.Processes, "process", "processes"))
 	switch {
 	case baseline:
 		return figure, "1"
@@ -489,11 +490,11 @@ func bottomTexts(c *BottomCell, baseline bool) (figure, ratio string) {
 	}
 	q := c.Ratio
 	if math.IsInf(float64(q.High), 0) {
-		return figure, fmt.Sprintf("%s× (not judged: %d : %d processes)", formatRatio(float64(q.Ratio)), q.Processes, q.BaselineProcesses)
+		return figure, fmt.Sprintf("%s× (not judged: %d : %d processes)", textfmt.Ratio(float64(q.Ratio)), q.Processes, q.BaselineProcesses)
 	}
-	ratio = fmt.Sprintf("%s× %s (%d : %d)", formatRatio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
+	ratio = fmt.Sprintf("%s× %s (%d : %d)", textfmt.Ratio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
 	if sp := c.Spread; sp != nil {
-		ratio += fmt.Sprintf("; %s–%s over %d occasions", formatRatio(float64(sp.Low)), formatRatio(float64(sp.High)), sp.Occasions)
+		ratio += fmt.Sprintf("; %s–%s over %d occasions", textfmt.Ratio(float64(sp.Low)), textfmt.Ratio(float64(sp.High)), sp.Occasions)
 	}
 	return figure, ratio
 }

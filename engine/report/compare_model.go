@@ -9,6 +9,7 @@ import (
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // CompareAlpha is the level at which compare calls a change significant,
@@ -284,13 +285,8 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 		}
 		changes = append(changes, float64(ch.ChangePct))
 	}
-	slices.Sort(changes)
-	cmp.MedianChangePct = Float(sortedQuantile(changes, 0.5))
-	for _, c := range changes {
-		if (c > 0) == (cmp.MedianChangePct > 0) && c != 0 {
-			cmp.SameWay++
-		}
-	}
+	shift := stats.ShiftOf(changes)
+	cmp.MedianChangePct, cmp.SameWay = Float(shift.Median), shift.SameWay
 	for _, oq := range oldR.Ratios {
 		for _, nq := range newR.Ratios {
 			if counterpart(oq.Machine) == nq.Machine && oq.Environment == nq.Environment && oq.Baseline == nq.Baseline && oq.Mode == nq.Mode && oq.Column == nq.Column {
@@ -383,7 +379,7 @@ func describe(p *results.Provenance) map[string]string {
 	return map[string]string{
 		"spec_name": inv.SpecName, "spec_hash": inv.SpecHash, "spawnbench_version": inv.Version, "go_version": m.GoVersion,
 		"cpu_model": m.CPUModel, "cores": strconv.Itoa(m.Cores), "kernel": m.Kernel, "arch": m.Arch,
-		"pinning": cpusText(inv.CPUs), "views": fmt.Sprintf("last %d for n >= %d", inv.Views.Last, inv.Views.MinN),
+		"pinning": textfmt.CPUs(inv.CPUs), "views": fmt.Sprintf("last %d for n >= %d", inv.Views.Last, inv.Views.MinN),
 		"order": inv.Order,
 	}
 }

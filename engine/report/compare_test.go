@@ -33,7 +33,7 @@ func TestCompareFindsRealChangeSignificant(t *testing.T) {
 		t.Fatalf("%d changes, want 2: %+v", len(cmp.Changes), cmp.Changes)
 	}
 	all := cmp.Changes[0]
-	if all.Last != 0 || !near(float64(all.ChangePct), 100) || !all.Significant || all.P >= 0.001 {
+	if all.Last != 0 || !nearStored(float64(all.ChangePct), 100) || !all.Significant || all.P >= 0.001 {
 		t.Errorf("doubling: change %v%%, p %v, significant %v; want +100%%, p < 0.001, significant", all.ChangePct, all.P, all.Significant)
 	}
 	keys := map[string]ProvenanceDiff{}

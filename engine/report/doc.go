@@ -14,7 +14,7 @@
 // (and the CSV and JSON beside it) because the earlier study reported
 // means and readers compare against it; the pooled median is printed for
 // reference, without an interval. There is one quantile everywhere
-// (Quantile, Hyndman and Fan's definition 8, as benchmath's median).
+// (stats.Quantile, Hyndman and Fan's definition 8, as benchmath's median).
 //
 // Nothing is hidden, and nothing is counted that should not be. Means,
 // medians and counts use spawns of processes that ended ok; a cell whose
@@ -37,8 +37,11 @@
 //
 // As in benchstat, the model and its renderers are kept apart: Build and
 // Compare compute a Report or a Comparison (cells, statistics, ratios,
-// flags; model.go, compare_model.go, noise.go, family.go and the files
-// they call) without writing anything, and the render_*.go files and
-// plot.go turn them into Markdown, CSV, JSON, benchstat's format and
-// plots. Every file is written through engine/atomicfile.
+// flags; model.go, compare_model.go, family.go and the files they call)
+// without writing anything, and the render_*.go files and plot.go turn
+// them into Markdown, CSV, JSON, benchstat's format and plots, in the
+// words of engine/textfmt. The report computes no statistic of its own:
+// every estimator, the reduction of a process included, is engine/stats',
+// and each process's all-spawns figure is the one its result set stores.
+// Every file is written through engine/atomicfile.
 package report

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // The earlier study (earlier-study.json, cited there) measured four
@@ -171,7 +172,7 @@ func earlierText(c claimCheck) string {
 					a, okA := earlierFigure(num, c.Mode, col)
 					b, okB := earlierFigure(den, c.Mode, col)
 					if okA && okB && b > 0 {
-						parts = append(parts, fmt.Sprintf("%s ÷ %s at n = %s: %s×", num, den, strings.TrimSuffix(strings.Replace(col, " (", ", ", 1), ")"), formatRatio(a/b)))
+						parts = append(parts, fmt.Sprintf("%s ÷ %s at n = %s: %s×", num, den, strings.TrimSuffix(strings.Replace(col, " (", ", ", 1), ")"), textfmt.Ratio(a/b)))
 					}
 				}
 			}
@@ -227,7 +228,7 @@ func measuredText(r *Report, c claimCheck) (string, string) {
 				case hi < low || lo > high:
 					outside++
 				}
-				parts = append(parts, fmt.Sprintf("%s ÷ %s at %s: %s× %s", a, b, columnText(col), formatRatio(q), interval))
+				parts = append(parts, fmt.Sprintf("%s ÷ %s at %s: %s× %s", a, b, columnText(col), textfmt.Ratio(q), interval))
 			}
 		}
 		if c.First && found {
@@ -274,7 +275,7 @@ func decreasingText(r *Report, c claimCheck) (string, string) {
 			if !ok || cell == nil || cell.Stats == nil {
 				continue
 			}
-			seq = append(seq, formatUS(float64(cell.Stats.TypicalUS)))
+			seq = append(seq, textfmt.TimeUS(float64(cell.Stats.TypicalUS)))
 			if prev != nil && c.Except != role+"/"+colText {
 				total++
 				_, lo, hi := stats.Ratio(cell.Stats.est, prev.Stats.est)
@@ -314,7 +315,7 @@ func poolText(r *Report, c claimCheck) (string, string) {
 	spawn, slo, shi := stats.Ratio(ca.Stats.est, cb.Stats.est)
 	wall, wlo, whi := stats.Ratio(wallEstimate(ga), wallEstimate(gb))
 	text := fmt.Sprintf("%s ÷ %s at %s: first spawn %s× %s, whole process (wall time) %s× %s",
-		a, b, columnText(col), formatRatio(spawn), plainInterval(Float(slo), Float(shi)), formatRatio(wall), plainInterval(Float(wlo), Float(whi)))
+		a, b, columnText(col), textfmt.Ratio(spawn), plainInterval(Float(slo), Float(shi)), textfmt.Ratio(wall), plainInterval(Float(wlo), Float(whi)))
 	moved, kept := shi < 1, wlo >= 0.9
 	switch {
 	case moved && kept:
@@ -409,11 +410,11 @@ func (r *Report) writeEarlier(b *strings.Builder) {
 			case c.Note != "":
 				then = c.Note
 			case !math.IsNaN(float64(c.EarlierUS)):
-				then = formatUS(float64(c.EarlierUS))
+				then = textfmt.TimeUS(float64(c.EarlierUS))
 			}
 			now := "n/a"
 			if !math.IsNaN(float64(c.MeanUS)) {
-				now = formatUS(float64(c.MeanUS))
+				now = textfmt.TimeUS(float64(c.MeanUS))
 			}
 			line = append(line, then+" / "+now)
 		}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"sort"
 	"time"
 
 	"spawnbench/engine/results"
@@ -92,40 +91,90 @@ func estimateOf(s *stats.Estimate) *Estimate {
 	return e
 }
 
-// processStarts are when and on which occasion a cell's measured
-// processes ran, by process number.
-type processStarts map[int32]processStart
-
-type processStart struct {
-	at       time.Time
-	occasion int32
+// process is one ok process of a cell that printed spawns, with its
+// spawns in spawn order: a cell's samples are grouped by process once
+// (group.byProcess), and every view and split of the cell starts here.
+type process struct {
+	run    *results.ProcessRun
+	spawns []results.SpawnSample
 }
 
-// startsOf collects the start times and occasions of a cell's measured
-// runs.
-func startsOf(runs []results.ProcessRun) processStarts {
-	starts := processStarts{}
-	for _, r := range runs {
-		if !r.Warmup {
-			starts[r.Process] = processStart{r.StartedAt, r.Occasion}
+// lastOf keeps, of each process, its last k spawns: the steady state
+// after the slow first spawns.
+func lastOf(procs []process, k int) []process {
+	out := make([]process, len(procs))
+	for i, p := range procs {
+		out[i] = p
+		if len(p.spawns) > k {
+			out[i].spawns = p.spawns[len(p.spawns)-k:]
 		}
 	}
-	return starts
+	return out
 }
 
-// summarizeProcesses reduces each process's samples (already cut to the
-// view) to its ProcessSummary, in process order.
-func summarizeProcesses(samples []results.SpawnSample, starts processStarts) []ProcessSummary {
-	byProcess := map[int32][]float64{}
-	for _, s := range samples {
-		byProcess[s.Process] = append(byProcess[s.Process], float64(s.SpawnNS)/1e3)
+// where keeps, of each process, the spawns keep says yes to, and the
+// processes left with any. keep is given each spawn and its index among
+// the processes' spawns one after another (spawnsOf).
+func where(procs []process, keep func(i int, s results.SpawnSample) bool) []process {
+	var out []process
+	i := 0
+	for _, p := range procs {
+		var in []results.SpawnSample
+		for _, s := range p.spawns {
+			if keep(i, s) {
+				in = append(in, s)
+			}
+			i++
+		}
+		if len(in) > 0 {
+			out = append(out, process{p.run, in})
+		}
 	}
-	out := make([]ProcessSummary, 0, len(byProcess))
-	for p, vs := range byProcess {
-		out = append(out, ProcessSummary{Process: p, Spawns: len(vs), TypicalUS: stats.Typical(vs), Occasion: starts[p].occasion, StartedAt: starts[p].at,
-			spawnVar: logVariance(vs)})
+	return out
+}
+
+// spawnsOf are the processes' spawns one after another.
+func spawnsOf(procs []process) []results.SpawnSample {
+	var out []results.SpawnSample
+	for _, p := range procs {
+		out = append(out, p.spawns...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Process < out[j].Process })
+	return out
+}
+
+// summary is a process's summary of reduced spawns.
+func summary(run *results.ProcessRun, spawns int, typicalUS, logVar float64) ProcessSummary {
+	return ProcessSummary{Process: run.Process, Spawns: spawns, TypicalUS: typicalUS, Occasion: run.Occasion, StartedAt: run.StartedAt, spawnVar: logVar}
+}
+
+// storedSummaries are the processes' summaries of every spawn, as the
+// result set stores them (typical_spawn_ns, spawn_log_var): the report
+// reads the reduction made when each process was written, never makes it
+// again.
+func storedSummaries(procs []process) []ProcessSummary {
+	out := make([]ProcessSummary, len(procs))
+	for i, p := range procs {
+		logVar := math.NaN()
+		if p.run.SpawnLogVar != nil {
+			logVar = *p.run.SpawnLogVar
+		}
+		out[i] = summary(p.run, len(p.spawns), p.run.TypicalUS(), logVar)
+	}
+	return out
+}
+
+// viewSummaries reduce each process's spawns in a view (or a part of
+// one) as the result set reduces every spawn (stats.ReduceSpawns).
+func viewSummaries(procs []process) []ProcessSummary {
+	out := make([]ProcessSummary, len(procs))
+	for i, p := range procs {
+		ns := make([]int64, len(p.spawns))
+		for j, s := range p.spawns {
+			ns[j] = s.SpawnNS
+		}
+		r := stats.ReduceSpawns(ns)
+		out[i] = summary(p.run, r.Spawns, r.TypicalNS/1e3, r.LogVar)
+	}
 	return out
 }
 
@@ -144,57 +193,8 @@ func statsProcesses(procs []ProcessSummary) []stats.Process {
 	return ps
 }
 
-// logVariance is the variance of the logs of positive times (NaN for
-// fewer than two).
-func logVariance(us []float64) float64 {
-	if len(us) < 2 {
-		return math.NaN()
-	}
-	var sum, sum2 float64
-	for _, v := range us {
-		l := math.Log(max(v, 1e-3))
-		sum, sum2 = sum+l, sum2+l*l
-	}
-	n := float64(len(us))
-	return max(0, (sum2-sum*sum/n)/(n-1))
-}
-
 // ratioEstimate is a / b with its Yuen–Welch interval at Confidence.
 func ratioEstimate(a, b *Estimate) (ratio, low, high float64) { return stats.Ratio(a.est, b.est) }
 
 // yuenTest is the Yuen–Welch test of a and b: compare's p-value.
 func yuenTest(a, b *Estimate) float64 { return stats.Test(a.est, b.est) }
-
-// CellPrecision is what adaptive stopping asks of a cell: the relative
-// half-width of its all-spawns figure's interval (+Inf while it has too
-// few processes) and the number of processes behind it, from the
-// samples of its measured, ok processes (warm-ups excluded) and its runs
-// (for their start times).
-func CellPrecision(samples []results.SpawnSample, runs []results.ProcessRun) (precision float64, processes int) {
-	e := CellEstimate(samples, runs)
-	if e == nil {
-		return math.Inf(1), 0
-	}
-	return float64(e.Precision), e.Processes
-}
-
-// CellEstimate is the all-spawns figure of a cell over its processes,
-// from the samples of its measured, ok processes (warm-ups excluded) and
-// its runs (for their start times); nil for none.
-func CellEstimate(samples []results.SpawnSample, runs []results.ProcessRun) *Estimate {
-	return estimate(summarizeProcesses(samples, startsOf(runs)))
-}
-
-// Text is the figure with its interval and the processes behind it, as
-// the reports print it.
-func (e *Estimate) Text() string { return estimateText(e) }
-
-// TypicalSpawnNS is one process's typical spawn, as reports reduce it
-// (stats.Typical) in ns; NaN for none.
-func TypicalSpawnNS(spawnNS []int64) float64 {
-	v := make([]float64, len(spawnNS))
-	for i, s := range spawnNS {
-		v[i] = float64(s)
-	}
-	return stats.Typical(v)
-}

@@ -29,6 +29,34 @@ func (m synthCell) draw(rng *rand.Rand, processes, spawns int) []results.SpawnSa
 	return out
 }
 
+// grouped groups samples by process as a cell's group does (byProcess),
+// each process summarized as when it is written; values are their spawn
+// times in µs, process after process.
+func grouped(t *testing.T, samples []results.SpawnSample) (procs []process, values []float64) {
+	t.Helper()
+	g := &group{samples: samples}
+	spawns := map[int32][]int64{}
+	var order []int32
+	for _, s := range samples {
+		if _, ok := spawns[s.Process]; !ok {
+			order = append(order, s.Process)
+		}
+		spawns[s.Process] = append(spawns[s.Process], s.SpawnNS)
+	}
+	for _, p := range order {
+		run := results.ProcessRun{Process: p, Status: results.StatusOK}
+		run.Summarize(spawns[p])
+		g.runs = append(g.runs, run)
+	}
+	if err := g.byProcess("test", cellKey{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range spawnsOf(g.procs) {
+		values = append(values, float64(s.SpawnNS)/1e3)
+	}
+	return g.procs, values
+}
+
 func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	cell := func(fastShare float64, processes int) []results.SpawnSample {
@@ -45,7 +73,8 @@ func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 		}
 		return s
 	}
-	r := regimesOf(cell(0.4, 5), nil)
+	regimes := func(s []results.SpawnSample) []Regime { return regimesOf(grouped(t, s)) }
+	r := regimes(cell(0.4, 5))
 	if len(r) != 2 {
 		t.Fatalf("%d regimes in a 40/60 mix of 11.5 and 32 µs, want 2: %+v", len(r), r)
 	}
@@ -57,11 +86,11 @@ func TestRegimesFoundWhereThereAreTwo(t *testing.T) {
 	}
 	// One regime with a long right tail (lognormal, σ = 0.4) is one.
 	one := synthCell{median: 20, sigmaWithin: 0.4}.draw(rng, 5, 200)
-	if r := regimesOf(one, nil); r != nil {
+	if r := regimes(one); r != nil {
 		t.Errorf("a skewed single regime split into %+v", r)
 	}
 	// A 5% bump is not a regime.
-	if r := regimesOf(cell(0.05, 5), nil); r != nil {
+	if r := regimes(cell(0.05, 5)); r != nil {
 		t.Errorf("a 5%% bump reported as regimes %+v", r)
 	}
 }
@@ -80,7 +109,8 @@ func TestParallelQuantitiesOfAQueue(t *testing.T) {
 				SpawnNS: start - offset, CreateNS: &create})
 		}
 	}
-	st := parallelOf(n, s, nil)
+	procs, _ := grouped(t, s)
+	st := parallelOf(n, procs)
 	if st == nil {
 		t.Fatal("no parallel statistics")
 	}
@@ -96,7 +126,8 @@ func TestParallelQuantitiesOfAQueue(t *testing.T) {
 		create := int64(10e3)
 		fast = append(fast, results.SpawnSample{Process: 0, Thread: int32(i), SpawnNS: 5e3, CreateNS: &create})
 	}
-	if st := parallelOf(n, fast, nil); st.AfterLoop != 0 || math.Abs(float64(st.Makespan.TypicalUS)-((n-1)*10+5)) > 1e-6 {
+	fastProcs, _ := grouped(t, fast)
+	if st := parallelOf(n, fastProcs); st.AfterLoop != 0 || math.Abs(float64(st.Makespan.TypicalUS)-((n-1)*10+5)) > 1e-6 {
 		t.Errorf("fast threads: after-loop %v, makespan %v µs; want 0 and %d µs", st.AfterLoop, st.Makespan.TypicalUS, (n-1)*10+5)
 	}
 }
@@ -113,7 +144,8 @@ func TestPlacementSharesAndFigures(t *testing.T) {
 			s = append(s, x)
 		}
 	}
-	got := placementsOf(s, nil)
+	procs, _ := grouped(t, s)
+	got := placementsOf(procs, len(s))
 	if len(got) != 2 || got[0].Placement != results.SameCPU || math.Abs(float64(got[0].Share)-0.8) > 1e-9 ||
 		math.Abs(float64(got[0].TypicalUS)-10) > 1e-9 || math.Abs(float64(got[1].TypicalUS)-30) > 1e-9 || got[1].Processes != 6 {
 		t.Errorf("placements %+v, want 80%% same-cpu at 10 µs and 20%% other-cpu at 30 µs over 6 processes", got)
@@ -121,7 +153,8 @@ func TestPlacementSharesAndFigures(t *testing.T) {
 	for i := range s {
 		s[i].ParentCPU, s[i].ChildCPU = nil, nil
 	}
-	if got := placementsOf(s, nil); got != nil {
+	procs, _ = grouped(t, s)
+	if got := placementsOf(procs, len(s)); got != nil {
 		t.Errorf("unknown placements gave %+v, want none", got)
 	}
 }

@@ -88,14 +88,13 @@ func addCell(s *results.Set, c cellSpec) {
 			run.StealNS = &v
 		}
 		if status == results.StatusOK || c.failedSpawns {
-			run.Samples = c.n
 			spawns := make([]int64, c.n)
 			for t := range spawns {
 				spawns[t] = c.spawnNS(p, t)
 			}
-			// As the journal stores it: what the busy rule reads.
-			typical := int64(math.Round(TypicalSpawnNS(spawns)))
-			run.TypicalSpawnNS = &typical
+			// As the journal stores it: what the report and the busy rule
+			// read.
+			run.Summarize(spawns)
 			for t := 0; t < int(c.n); t++ {
 				v := spawns[t]
 				joined := v + 1000

@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // Stability verdicts.
@@ -19,10 +19,10 @@ const (
 
 // Judgement is what a report says of a cell: how loaded the machine was
 // while it was measured (the load /proc/stat recorded, as numbers),
-// whether that load moved its figure (results' CellLoad), and the
+// whether that load moved its figure (stats.Busy), and the
 // verdict its processes' evidence gives.
 type Judgement struct {
-	// Busy is the busy rule's verdict (stats.Busy, via results.CellLoad):
+	// Busy is the busy rule's verdict (stats.Busy of results.ProcessLoads):
 	// the cell's figure rises with its processes' load (BusyRises), or
 	// others' work took half the wall time or more throughout
 	// (BusyThroughout); BusyEvidence says which, with its numbers ("" when
@@ -88,11 +88,11 @@ func (n Judgement) Flags() string {
 // summaries and estimate.
 func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, target float64) Judgement {
 	var n Judgement
-	load := results.CellLoad(runs)
+	load := stats.Busy(results.ProcessLoads(runs))
 	n.BusyKnown = !math.IsNaN(load.OthersShare) || !math.IsNaN(load.StealShare)
-	n.Busy, n.BusyRises, n.BusyThroughout, n.BusyEvidence = load.Busy, load.Rises, load.Throughout, load.Evidence()
+	n.Busy, n.BusyRises, n.BusyThroughout, n.BusyEvidence = load.Busy, load.Rises, load.Throughout, textfmt.BusyEvidence(load)
 	n.OthersShare, n.StealShare = finite(load.OthersShare), finite(load.StealShare)
-	n.LoadTested, n.LoadRho, n.LoadP, n.LoadRatio, n.LoadEffect = load.Tested, Float(load.Rho), Float(load.P), Float(load.Ratio), load.EffectText()
+	n.LoadTested, n.LoadRho, n.LoadP, n.LoadRatio, n.LoadEffect = load.Tested, Float(load.Rho), Float(load.P), Float(load.Ratio), textfmt.LoadEffect(load)
 	n.Target = Float(target)
 	if est == nil || !est.est.Judged() {
 		k := 0
@@ -102,7 +102,11 @@ func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, tar
 		n.Verdict, n.Reason = NotJudged, notJudgedText(k)
 		return n
 	}
-	n.Spread = Float(spreadOf(procs))
+	typical := make([]float64, len(procs))
+	for i, p := range procs {
+		typical[i] = p.TypicalUS
+	}
+	n.Spread = Float(stats.RelativeIQR(typical))
 	n.Needed = est.est.ProcessesFor(target)
 	n.Verdict = Stable
 	if est.est.Unstable() {
@@ -114,7 +118,7 @@ func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, tar
 
 // notJudgedText says why a cell of k processes is not judged.
 func notJudgedText(k int) string {
-	return fmt.Sprintf("%s; a verdict needs %d", plural(k, "process", "processes"), MinIntervalProcesses)
+	return fmt.Sprintf("%s; a verdict needs %d", textfmt.Plural(k, "process", "processes"), MinIntervalProcesses)
 }
 
 // unstableReason says, in a few words, what evidence made a cell
@@ -127,7 +131,7 @@ func unstableReason(e *stats.Estimate) string {
 	if len(e.Clusters) == 2 {
 		lo, hi := e.Clusters[0], e.Clusters[1]
 		why = append(why, fmt.Sprintf("two clusters of processes, %.0f%% at %s and %.0f%% at %s",
-			100*lo.Share, formatUS(lo.Estimate.Center), 100*hi.Share, formatUS(hi.Estimate.Center)))
+			100*lo.Share, textfmt.TimeUS(lo.Estimate.Center), 100*hi.Share, textfmt.TimeUS(hi.Estimate.Center)))
 	}
 	return strings.Join(why, "; ")
 }
@@ -139,7 +143,7 @@ func precisionText(e *Estimate, n Judgement) string {
 	if !e.Bounded() {
 		return "—"
 	}
-	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), plural(e.Processes, "process", "processes"))
+	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), textfmt.Plural(e.Processes, "process", "processes"))
 	if e.Occasions > 0 {
 		s += fmt.Sprintf(" on %d occasions, the interval over occasions", e.Occasions)
 	}
@@ -151,21 +155,6 @@ func precisionText(e *Estimate, n Judgement) string {
 		s += "; it drifted, so more processes will not narrow it"
 	}
 	return s + ")"
-}
-
-// spreadOf is the interquartile range of the process summaries over their
-// median.
-func spreadOf(procs []ProcessSummary) float64 {
-	v := make([]float64, len(procs))
-	for i, p := range procs {
-		v[i] = p.TypicalUS
-	}
-	slices.Sort(v)
-	mid := sortedQuantile(v, 0.5)
-	if !(mid > 0) {
-		return 0
-	}
-	return (sortedQuantile(v, 0.75) - sortedQuantile(v, 0.25)) / mid
 }
 
 // finite is v, or 0 when v is NaN (not recorded).
@@ -187,7 +176,7 @@ func flagText(n Judgement, processes int) string {
 	case Unstable:
 		f = append(f, Unstable)
 	case NotJudged:
-		f = append(f, fmt.Sprintf("not judged: %s", plural(processes, "process", "processes")))
+		f = append(f, fmt.Sprintf("not judged: %s", textfmt.Plural(processes, "process", "processes")))
 	}
 	if len(f) == 0 {
 		return ""

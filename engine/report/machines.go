@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/textfmt"
 )
 
 // MachineReport is the whole report of one machine's cells, in a set
@@ -193,7 +194,7 @@ func (r *Report) writeMachineTable(b *strings.Builder) {
 				for _, m := range r.Machines {
 					text := "n/a"
 					if q := r.MachineRatio(m.ID, env, mode, col); q != nil {
-						text = formatRatio(float64(q.Ratio)) + "×"
+						text = textfmt.Ratio(float64(q.Ratio)) + "×"
 						any = true
 					}
 					row = append(row, text)

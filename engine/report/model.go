@@ -9,10 +9,9 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/aclements/go-moremath/stats"
-
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // DefaultBaseline is the environment other environments are divided by.
@@ -64,9 +63,6 @@ type Stats struct {
 	MeanUS   Float `json:"mean_us"`
 	MedianUS Float `json:"median_us"`
 	P95US    Float `json:"p95_us"`
-
-	// values are the sorted spawn times, kept for plots.
-	values []float64
 }
 
 // Cell is everything known about one (environment, mode, column).
@@ -207,8 +203,8 @@ type Report struct {
 	// Incomplete names, per result set, what its invocations planned but
 	// did not measure, and invocations that were interrupted.
 	Incomplete []string `json:"incomplete,omitempty"`
-	// Warnings are benchmath's caveats about individual cells and notes
-	// about missing data, deduplicated.
+	// Warnings are caveats about what could not be computed (a baseline
+	// with no measurements, a machine's own warnings), deduplicated.
 	Warnings []string `json:"warnings,omitempty"`
 	// Machines holds one whole report per machine when the sets were
 	// measured on more than one; Cells and Ratios then gather theirs,
@@ -266,6 +262,34 @@ type group struct {
 	placementOf string
 	samples     []results.SpawnSample // of ok processes only
 	runs        []results.ProcessRun  // every measured process, whatever its status
+	// procs are the ok processes that printed spawns, in process order,
+	// each with its spawns in spawn order (byProcess).
+	procs []process
+}
+
+// byProcess groups g's samples by process, once, after every input is
+// read (g.runs no longer grows). Each process must carry its stored
+// summary: the report reads it, and does not reduce the process again.
+func (g *group) byProcess(dir string, k cellKey) error {
+	spawns := map[int32][]results.SpawnSample{}
+	for _, s := range g.samples {
+		spawns[s.Process] = append(spawns[s.Process], s)
+	}
+	for i := range g.runs {
+		run := &g.runs[i]
+		ss := spawns[run.Process]
+		if len(ss) == 0 {
+			continue // failed, or printed nothing
+		}
+		if run.TypicalSpawnNS == nil || (len(ss) > 1 && run.SpawnLogVar == nil) {
+			return fmt.Errorf("%s: %s %s n=%d process %d printed %d spawns but stores no summary (typical_spawn_ns, spawn_log_var): a set is summarized when written (ProcessRun.Summarize) and when read",
+				dir, k.env, k.mode, k.n, run.Process, len(ss))
+		}
+		sort.SliceStable(ss, func(a, b int) bool { return ss[a].Thread < ss[b].Thread })
+		g.procs = append(g.procs, process{run, ss})
+	}
+	sort.SliceStable(g.procs, func(a, b int) bool { return g.procs[a].run.Process < g.procs[b].run.Process })
+	return nil
 }
 
 // Build computes a report from one or more result sets. Sets are merged
@@ -383,6 +407,11 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 		calibration = append(calibration, s.Calibration...)
 	}
+	for _, k := range keys {
+		if err := groups[k].byProcess(inputs[owner[k]].Dir, k); err != nil {
+			return nil, err
+		}
+	}
 	// An environment skipped by one set but measured by another was not
 	// skipped.
 	for env := range r.Skipped {
@@ -498,10 +527,12 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 			c.Failures[run.Status]++
 		}
 	}
-	samples := g.samples
+	procs, summaries := g.procs, storedSummaries(g.procs)
 	if c.Last > 0 {
-		samples = lastSpawns(samples, c.Last)
+		procs = lastOf(g.procs, c.Last)
+		summaries = viewSummaries(procs)
 	}
+	samples := spawnsOf(procs)
 	c.Samples = len(samples)
 	if len(samples) == 0 {
 		c.Judgement = judge(g.runs, nil, nil, target)
@@ -514,15 +545,14 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 			c.Untrusted++
 		}
 	}
-	starts := startsOf(g.runs)
-	c.Stats = summarize(values, summarizeProcesses(samples, starts))
+	c.Stats = summarize(values, summaries)
 	if c.Last == 0 {
 		c.Stats.Variance = varianceOf(c.Stats.Summaries)
 	}
-	c.Regimes = regimesOf(samples, starts)
-	c.Placements = placementsOf(samples, starts)
+	c.Regimes = regimesOf(procs, values)
+	c.Placements = placementsOf(procs, len(samples))
 	if c.Mode == "parallel" && c.Last == 0 {
-		c.Parallel = parallelOf(c.N, samples, starts)
+		c.Parallel = parallelOf(c.N, g.procs)
 	}
 	c.Judgement = judge(g.runs, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
@@ -530,44 +560,14 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 // summarize computes a cell's statistics from its spawn times in µs and
 // its process summaries.
 func summarize(values []float64, procs []ProcessSummary) *Stats {
-	sorted := slices.Clone(values)
-	slices.Sort(sorted)
+	pooled := stats.Pool(values)
 	return &Stats{
 		Estimate:  *estimate(procs),
 		Summaries: procs,
-		MeanUS:    Float(stats.Mean(sorted)),
-		MedianUS:  Float(sortedQuantile(sorted, 0.5)),
-		P95US:     Float(sortedQuantile(sorted, 0.95)),
-		values:    sorted,
+		MeanUS:    Float(pooled.Mean),
+		MedianUS:  Float(pooled.Median),
+		P95US:     Float(pooled.P95),
 	}
-}
-
-// Values are the cell's spawn times in µs, in ascending order. The slice
-// is the report's own: do not modify it.
-func (s *Stats) Values() []float64 { return s.values }
-
-// lastSpawns keeps, of each process, the last k samples in spawn order:
-// the steady state after the slow first spawns.
-func lastSpawns(samples []results.SpawnSample, k int) []results.SpawnSample {
-	byProcess := map[int32][]results.SpawnSample{}
-	var order []int32
-	for _, s := range samples {
-		if _, ok := byProcess[s.Process]; !ok {
-			order = append(order, s.Process)
-		}
-		byProcess[s.Process] = append(byProcess[s.Process], s)
-	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-	var out []results.SpawnSample
-	for _, p := range order {
-		ps := byProcess[p]
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Thread < ps[j].Thread })
-		if len(ps) > k {
-			ps = ps[len(ps)-k:]
-		}
-		out = append(out, ps...)
-	}
-	return out
 }
 
 // ratios divides every environment's typical spawn time by the
@@ -703,7 +703,7 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 	for _, env := range order {
 		v := byEnv[env]
 		if len(v.reads) > 0 {
-			v.ClockReadNS = int64(math.Round(Quantile(v.reads, 0.5)))
+			v.ClockReadNS = int64(math.Round(stats.Median(v.reads)))
 		}
 		out = append(out, *v)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/textfmt"
 )
 
 // executeNotebook runs results/analysis.ipynb end to end with nbclient
@@ -206,8 +207,8 @@ func checkAgainstReport(t *testing.T, rows [][]string, set *results.Set) {
 		}
 		// The number itself may round differently in its last digit
 		// when the sums differ in their last bit; what follows must not.
-		_, gotRest, _ := strings.Cut(text, formatUS(got))
-		_, wantRest, _ := strings.Cut(want, formatUS(float64(c.Stats.MeanUS)))
+		_, gotRest, _ := strings.Cut(text, textfmt.TimeUS(got))
+		_, wantRest, _ := strings.Cut(want, textfmt.TimeUS(float64(c.Stats.MeanUS)))
 		if gotRest != wantRest {
 			t.Errorf("%s %s %s: notebook %q, report %q", env, mode, label, text, want)
 		}
@@ -326,7 +327,7 @@ func TestNotebookIntervalIsTheReports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("notebook failed: %v\n%s", err, out)
 	}
-	want := fmt.Sprintf("typical %s [%s, %s] over %d processes", formatUS(float64(e.TypicalUS)), formatUS(float64(e.LowUS)), formatUS(float64(e.HighUS)), processes)
+	want := fmt.Sprintf("typical %s [%s, %s] over %d processes", textfmt.TimeUS(float64(e.TypicalUS)), textfmt.TimeUS(float64(e.LowUS)), textfmt.TimeUS(float64(e.HighUS)), processes)
 	if !strings.Contains(printed, want) {
 		t.Errorf("the notebook did not print the report's interval %q:\n%s", want, printed)
 	}

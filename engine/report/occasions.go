@@ -29,7 +29,8 @@ type VarianceComponents struct {
 
 func varianceOf(procs []ProcessSummary) *VarianceComponents {
 	c := stats.VarianceComponents(statsProcesses(procs))
-	return &VarianceComponents{OccasionSD: Float(math.Sqrt(c.Occasion)), ProcessSD: Float(math.Sqrt(c.Process)), SpawnSD: Float(math.Sqrt(c.Spawn)),
+	occasion, process, spawn := c.SDs()
+	return &VarianceComponents{OccasionSD: Float(occasion), ProcessSD: Float(process), SpawnSD: Float(spawn),
 		Occasions: c.Occasions, Dominant: c.Dominant}
 }
 

@@ -2,10 +2,8 @@ package report
 
 import (
 	"math"
-	"slices"
-	"sort"
 
-	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // Parallel mode creates all n threads, then joins them. Where a thread
@@ -59,25 +57,20 @@ type ParallelStats struct {
 
 // parallelOf rebuilds the parallel quantities of one cell's all-spawns
 // view; nil when a process lacks create times (or has no spawn).
-func parallelOf(n int32, samples []results.SpawnSample, starts processStarts) *ParallelStats {
-	byProcess := map[int32][]results.SpawnSample{}
-	for _, s := range samples {
-		byProcess[s.Process] = append(byProcess[s.Process], s)
-	}
-	if len(byProcess) == 0 {
+func parallelOf(n int32, procs []process) *ParallelStats {
+	if len(procs) == 0 {
 		return nil
 	}
-	var procs []ParallelProcess
-	for p, ss := range byProcess {
-		sort.Slice(ss, func(i, j int) bool { return ss[i].Thread < ss[j].Thread })
+	rebuilt := make([]ParallelProcess, len(procs))
+	for i, p := range procs {
 		var offset, makespan float64
-		starts := make([]float64, len(ss))
-		for i, s := range ss {
+		starts := make([]float64, len(p.spawns))
+		for j, s := range p.spawns {
 			if s.CreateNS == nil {
 				return nil
 			}
-			starts[i] = offset + float64(s.SpawnNS)
-			makespan = max(makespan, starts[i])
+			starts[j] = offset + float64(s.SpawnNS)
+			makespan = max(makespan, starts[j])
 			offset += float64(*s.CreateNS)
 		}
 		after := 0
@@ -86,21 +79,18 @@ func parallelOf(n int32, samples []results.SpawnSample, starts processStarts) *P
 				after++
 			}
 		}
-		procs = append(procs, ParallelProcess{Process: p, FirstUS: float64(ss[0].SpawnNS) / 1e3,
-			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(ss))})
+		rebuilt[i] = ParallelProcess{Process: p.run.Process, FirstUS: float64(p.spawns[0].SpawnNS) / 1e3,
+			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(p.spawns))}
 	}
-	sort.Slice(procs, func(i, j int) bool { return procs[i].Process < procs[j].Process })
 	first := make([]ProcessSummary, len(procs))
 	span := make([]ProcessSummary, len(procs))
 	after := make([]float64, len(procs))
-	for i, p := range procs {
-		at := starts[p.Process]
-		first[i] = ProcessSummary{Process: p.Process, Spawns: 1, TypicalUS: p.FirstUS, Occasion: at.occasion, StartedAt: at.at, spawnVar: math.NaN()}
-		span[i] = ProcessSummary{Process: p.Process, Spawns: int(n), TypicalUS: p.MakespanUS, Occasion: at.occasion, StartedAt: at.at, spawnVar: math.NaN()}
+	for i, p := range rebuilt {
+		first[i] = summary(procs[i].run, 1, p.FirstUS, math.NaN())
+		span[i] = summary(procs[i].run, int(n), p.MakespanUS, math.NaN())
 		after[i] = p.AfterLoop
 	}
-	slices.Sort(after)
-	st := &ParallelStats{First: *estimate(first), Makespan: *estimate(span), AfterLoop: Float(sortedQuantile(after, 0.5)), Processes: procs}
+	st := &ParallelStats{First: *estimate(first), Makespan: *estimate(span), AfterLoop: Float(stats.Median(after)), Processes: rebuilt}
 	if m := float64(st.Makespan.TypicalUS); m > 0 {
 		st.StartsPerSecond = Float(float64(n) / (m / 1e6))
 	} else {

@@ -25,21 +25,24 @@ type PlacementShare struct {
 	Estimate
 }
 
-// placementsOf splits a view's samples by placement; nil when no sample's
-// placement is known.
-func placementsOf(samples []results.SpawnSample, starts processStarts) []PlacementShare {
-	by := map[results.Placement][]results.SpawnSample{}
-	for _, s := range samples {
-		by[s.Placement()] = append(by[s.Placement()], s)
+// placementsOf splits a view's spawns (samples of them) by placement;
+// nil when no spawn's placement is known.
+func placementsOf(procs []process, samples int) []PlacementShare {
+	count := map[results.Placement]int{}
+	for _, p := range procs {
+		for _, s := range p.spawns {
+			count[s.Placement()]++
+		}
 	}
-	if len(by[results.SameCPU])+len(by[results.OtherCPU]) == 0 {
+	if count[results.SameCPU]+count[results.OtherCPU] == 0 {
 		return nil
 	}
 	var out []PlacementShare
-	for _, p := range []results.Placement{results.SameCPU, results.OtherCPU, results.UnknownPlacement} {
-		if ss := by[p]; len(ss) > 0 {
-			out = append(out, PlacementShare{Placement: p, Share: Float(float64(len(ss)) / float64(len(samples))),
-				Estimate: *estimate(summarizeProcesses(ss, starts))})
+	for _, pl := range []results.Placement{results.SameCPU, results.OtherCPU, results.UnknownPlacement} {
+		if count[pl] > 0 {
+			in := where(procs, func(_ int, s results.SpawnSample) bool { return s.Placement() == pl })
+			out = append(out, PlacementShare{Placement: pl, Share: Float(float64(count[pl]) / float64(samples)),
+				Estimate: *estimate(viewSummaries(in))})
 		}
 	}
 	return out

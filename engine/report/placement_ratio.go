@@ -6,6 +6,7 @@ import (
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // PlacementRatio is a ratio computed within one placement: the
@@ -75,9 +76,9 @@ func (r *Report) writePlacementRatios(b *strings.Builder) {
 		if !q.mixesPlacements() {
 			continue
 		}
-		row := []string{q.Environment, q.Mode, q.Column.Label(), formatRatio(float64(q.Ratio)) + "× " + ratioInterval(&q)}
+		row := []string{q.Environment, q.Mode, q.Column.Label(), textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(&q)}
 		for _, p := range q.Placements {
-			row = append(row, fmt.Sprintf("%s× %s (%.0f%% : %.0f%% of spawns)", formatRatio(float64(p.Ratio)), plainInterval(p.Low, p.High),
+			row = append(row, fmt.Sprintf("%s× %s (%.0f%% : %.0f%% of spawns)", textfmt.Ratio(float64(p.Ratio)), plainInterval(p.Low, p.High),
 				100*float64(p.Share), 100*float64(p.BaselineShare)))
 		}
 		rows = append(rows, row)

@@ -23,6 +23,7 @@ import (
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // pngDPI makes PNG text sharp enough to read when the image is shown at
@@ -287,7 +288,7 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			for i, t := range threads {
 				medians[i] = stats.Median(byThread[t])
 			}
-			smooth := rollingMedian(medians, rollingHalfWidth(len(threads), pn.processes))
+			smooth := stats.RollingMedian(medians, rollingHalfWidth(len(threads), pn.processes))
 			for _, i := range lineVertices(threads, maxLinePoints) {
 				pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(threads[i] + 1)), Y: smooth[i]})
 			}
@@ -329,7 +330,7 @@ func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 			line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(2)}
 			p.Add(line)
 		}
-		p.Title.Text = fmt.Sprintf("%s (%s)", pn.env, plural(pn.processes, "process", "processes"))
+		p.Title.Text = fmt.Sprintf("%s (%s)", pn.env, textfmt.Plural(pn.processes, "process", "processes"))
 		if pn.untrusted {
 			p.Title.Text += "\nclock NOT trusted"
 		}
@@ -448,26 +449,6 @@ func rollingHalfWidth(m, processes int) int {
 		return min(max(2, m/50), m/2)
 	}
 	return m / 200
-}
-
-// plural spells k things with the right noun.
-func plural(k int, one, many string) string { return stats.Plural(k, one, many) }
-
-// rollingMedian replaces each value by the median of it and its
-// neighbours within a tenth of its index on each side, at most k: on the
-// logarithmic spawn-number axis the window has about the same width
-// everywhere, so the first spawns (index < 10) are never averaged away.
-func rollingMedian(values []float64, k int) []float64 {
-	if k == 0 {
-		return values
-	}
-	out := make([]float64, len(values))
-	for i := range values {
-		w := min(k, i/10)
-		lo, hi := max(0, i-w), min(len(values), i+w+1)
-		out[i] = stats.Median(values[lo:hi])
-	}
-	return out
 }
 
 // wrapTitle breaks a long title into lines of about width characters.

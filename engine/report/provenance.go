@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"spawnbench/engine/results"
 )
@@ -61,21 +60,6 @@ func toolchains(p *results.Provenance) map[string]string {
 		}
 	}
 	return out
-}
-
-// cpusText spells a pinning the one way reports do.
-func cpusText(cpus []int) string {
-	if len(cpus) == 0 {
-		return "none"
-	}
-	s := ""
-	for i, c := range slices.Sorted(slices.Values(cpus)) {
-		if i > 0 {
-			s += ","
-		}
-		s += fmt.Sprint(c)
-	}
-	return s
 }
 
 // precisionTarget is the target precision of the set's measuring runs

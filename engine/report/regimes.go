@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -28,33 +27,28 @@ type Regime struct {
 	Estimate
 }
 
-// regimesOf finds the regimes of a view's samples; nil when there is one
-// (or too few spawns to tell).
-func regimesOf(samples []results.SpawnSample, starts processStarts) []Regime {
-	logs := make([]float64, len(samples))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, s := range samples {
-		logs[i] = math.Log(max(float64(s.SpawnNS)/1e3, 1e-3))
-		lo, hi = min(lo, logs[i]), max(hi, logs[i])
-	}
-	cuts := stats.Modes(logs)
-	if cuts == nil {
+// regimesOf finds the regimes of a view's spawns (values: their times in
+// µs, the processes' spawns one after another); nil when there is one (or
+// too few spawns to tell).
+func regimesOf(procs []process, values []float64) []Regime {
+	regimes := stats.Regimes(values)
+	if regimes == nil {
 		return nil
 	}
-	cuts = append(append([]float64{math.Inf(-1)}, cuts...), math.Inf(1))
-	out := make([]Regime, 0, len(cuts)-1)
-	for k := 0; k+1 < len(cuts); k++ {
-		var in []results.SpawnSample
-		for i, s := range samples {
-			if logs[i] >= cuts[k] && logs[i] < cuts[k+1] {
-				in = append(in, s)
-			}
+	// in[i] is the regime of the i-th spawn of the view.
+	in := make([]int, len(values))
+	for k, g := range regimes {
+		for _, i := range g.Members {
+			in[i] = k
 		}
-		from, to := math.Max(cuts[k], lo), math.Min(cuts[k+1], hi)
+	}
+	out := make([]Regime, 0, len(regimes))
+	for k, g := range regimes {
+		members := where(procs, func(i int, _ results.SpawnSample) bool { return in[i] == k })
 		out = append(out, Regime{
-			FromUS: Float(math.Exp(from)), ToUS: Float(math.Exp(to)),
-			Share:    Float(float64(len(in)) / float64(len(samples))),
-			Estimate: *estimate(summarizeProcesses(in, starts)),
+			FromUS: Float(g.From), ToUS: Float(g.To),
+			Share:    Float(float64(len(g.Members)) / float64(len(values))),
+			Estimate: *estimate(viewSummaries(members)),
 		})
 	}
 	return out

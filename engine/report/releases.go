@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"spawnbench/engine/textfmt"
 )
 
 // releaseHost is the host whose releases a report sets side by side: the
@@ -138,15 +140,15 @@ func (r *Report) writeReleases(b *strings.Builder, plots []Plot) {
 	for _, q := range r.Releases {
 		e := &q.Estimate
 		row := []string{q.Release, q.Version, q.Environment, q.Mode, strconv.Itoa(int(q.N)),
-			formatUS(float64(e.TypicalUS)) + flagText(q.Judgement, e.Processes),
-			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), strconv.Itoa(e.Processes)}
+			textfmt.TimeUS(float64(e.TypicalUS)) + flagText(q.Judgement, e.Processes),
+			formatInterval(float64(e.LowUS), float64(e.HighUS), textfmt.TimeUS), strconv.Itoa(e.Processes)}
 		if len(payloads) > 1 {
 			row = slices.Insert(row, 3, q.Payload)
 		}
 		if withRatio {
 			text := "n/a"
 			if q.Ratio != nil {
-				text = formatRatio(float64(q.Ratio.Ratio)) + "× " + ratioInterval(q.Ratio)
+				text = textfmt.Ratio(float64(q.Ratio.Ratio)) + "× " + ratioInterval(q.Ratio)
 			}
 			row = append(row, text)
 		}

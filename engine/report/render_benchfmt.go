@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // FormatBenchfmt is the Go benchmark format that benchstat reads.
@@ -66,23 +66,21 @@ func (r *Report) benchLines() []benchLine {
 	var out []benchLine
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		g := r.groups[cellKey{c.Environment, c.Mode, c.N}]
+		k := cellKey{c.Environment, c.Mode, c.N}
+		g := r.groups[k]
 		if g == nil || c.Stats == nil {
 			continue
 		}
-		samples := g.samples
+		procs := g.procs
 		if c.Last > 0 {
-			samples = lastSpawns(samples, c.Last)
+			procs = lastOf(procs, c.Last)
 		}
-		sums := map[int32][2]float64{}
-		for _, s := range samples {
-			v := sums[s.Process]
-			sums[s.Process] = [2]float64{v[0] + float64(s.SpawnNS), v[1] + 1}
-		}
-		for _, p := range slices.Sorted(maps.Keys(sums)) {
-			v := sums[p]
-			out = append(out, benchLine{cell: c, machine: r.machines[cellKey{c.Environment, c.Mode, c.N}],
-				process: p, spawns: int(v[1]), meanNS: v[0] / v[1]})
+		for _, p := range procs {
+			ns := make([]float64, len(p.spawns))
+			for j, s := range p.spawns {
+				ns[j] = float64(s.SpawnNS)
+			}
+			out = append(out, benchLine{cell: c, machine: r.machines[k], process: p.run.Process, spawns: len(ns), meanNS: stats.Mean(ns)})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b benchLine) int { return strings.Compare(a.machine, b.machine) })

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"spawnbench/engine/textfmt"
 )
 
 // WriteComparisons renders comparisons of one base set against each
@@ -163,7 +165,7 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 				overOccasions++
 			}
 			rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), viewLabel(q.Last),
-				formatRatio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), formatRatio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
+				textfmt.Ratio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), textfmt.Ratio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
 				fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
 		}
 		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old ratio [95% CI]", "New ratio [95% CI]", "Change"}, "llrlrrr", rows)

@@ -13,6 +13,7 @@ import (
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // ClassicText is a cell as the classic table shows it: the mean in µs,
@@ -28,7 +29,7 @@ func (c *Cell) ClassicText() string {
 		}
 		return "n/a"
 	}
-	s := formatUS(float64(c.Stats.MeanUS))
+	s := textfmt.TimeUS(float64(c.Stats.MeanUS))
 	if c.Untrusted > 0 {
 		s += untrustedMark
 	}
@@ -59,20 +60,14 @@ func statusLabel(status string) string {
 	return status
 }
 
-// formatUS is stats.FormatUS: a time in µs in the unit its size calls
-// for.
-func formatUS(v float64) string { return stats.FormatUS(v) }
-
 // estimateText is a cell's figure with its interval and the processes
-// behind it (stats.Estimate.Text).
+// behind it (textfmt.Figure).
 func estimateText(e *Estimate) string {
 	if e == nil {
 		return "n/a"
 	}
-	return e.est.Text()
+	return textfmt.Figure(float64(e.TypicalUS), float64(e.LowUS), float64(e.HighUS), e.Processes)
 }
-
-func formatRatio(v float64) string { return stats.FormatRatio(v) }
 
 func formatInterval(lo, hi float64, format func(float64) string) string {
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
@@ -158,7 +153,7 @@ func writeSources(b *strings.Builder, label string, sources []Source) {
 			b.WriteString("\n")
 			m := inv.Machine
 			fmt.Fprintf(b, "    - machine `%s`: %s, %s, %d cores, kernel %s, %s; pinning %s\n",
-				m.Identity(), orDash(m.Hostname), orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), cpusText(inv.CPUs))
+				m.Identity(), orDash(m.Hostname), orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), textfmt.CPUs(inv.CPUs))
 		}
 	}
 	b.WriteString("\n")
@@ -191,7 +186,7 @@ func writeHeader(b *strings.Builder, sources []Source) {
 			spec = orDash(last.SpecName)
 		}
 		fmt.Fprintf(b, "Result set `%s`: spec %s, %s in %s on %s, %s to %s.", src.Dir, spec,
-			plural(src.Processes, "process", "processes"), plural(len(invs), "invocation", "invocations"), strings.Join(where, ", "), formatTime(from), formatTime(to))
+			textfmt.Plural(src.Processes, "process", "processes"), textfmt.Plural(len(invs), "invocation", "invocations"), strings.Join(where, ", "), formatTime(from), formatTime(to))
 		if len(src.Incomplete) > 0 {
 			b.WriteString(" **Incomplete** (see below).")
 		}
@@ -322,8 +317,8 @@ func (r *Report) writeTypical(b *strings.Builder) {
 			verdict = "busy; " + verdict
 		}
 		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
-			formatUS(float64(e.TypicalUS)) + mark,
-			formatInterval(float64(e.LowUS), float64(e.HighUS), formatUS), precision, verdict})
+			textfmt.TimeUS(float64(e.TypicalUS)) + mark,
+			formatInterval(float64(e.LowUS), float64(e.HighUS), textfmt.TimeUS), precision, verdict})
 	}
 	if len(rows) == 0 {
 		b.WriteString("No spawns were measured.\n\n")
@@ -361,7 +356,7 @@ func (r *Report) writeRatios(b *strings.Builder) {
 					text := "n/a"
 					if q := r.ratio(env, mode, col); q != nil {
 						measured = true
-						text = formatRatio(float64(q.Ratio)) + "× " + ratioInterval(q) + r.Cell(env, mode, col).flags()
+						text = textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(q) + r.Cell(env, mode, col).flags()
 					}
 					row = append(row, text)
 				}
@@ -484,7 +479,7 @@ func (r *Report) writeMeans(b *strings.Builder) {
 
 }
 
-// writeNotes renders benchmath's caveats, shared by report and compare.
+// writeNotes renders the caveats of a report or a comparison.
 func writeNotes(b *strings.Builder, warnings []string) {
 	if len(warnings) == 0 {
 		return
@@ -541,10 +536,10 @@ func (r *Report) writeCalibration(b *strings.Builder) {
 		}
 		step, read := "—", "—"
 		if v.ObservedStepNS > 0 {
-			step = formatUS(float64(v.ObservedStepNS) / 1e3)
+			step = textfmt.TimeUS(float64(v.ObservedStepNS) / 1e3)
 		}
 		if v.ClockReadNS > 0 {
-			read = formatUS(float64(v.ClockReadNS) / 1e3)
+			read = textfmt.TimeUS(float64(v.ClockReadNS) / 1e3)
 		}
 		rows = append(rows, []string{v.Environment,
 			fmt.Sprintf("%d/%d", v.SleepPassed, v.SleepChecks),
@@ -637,7 +632,7 @@ func writeBusyWarning(b *strings.Builder, cells []Cell) {
 		return
 	}
 	fmt.Fprintf(b, "> [!WARNING]\n> **BUSY MACHINE: %s** whose processes say the machine's load moved their figures: %s. Marked [busy] below; re-measure them on an idle machine. Every cell's load is in the load table.\n\n",
-		plural(len(busy), "cell", "cells"), strings.Join(busy[:min(len(busy), 12)], "; ")+more(len(busy)-12))
+		textfmt.Plural(len(busy), "cell", "cells"), strings.Join(busy[:min(len(busy), 12)], "; ")+more(len(busy)-12))
 }
 
 // loadCellName names a cell without its view: its load is the same in
@@ -729,7 +724,7 @@ func (r *Report) writeRegimes(b *strings.Builder) {
 		for k, g := range c.Regimes {
 			rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
 				fmt.Sprintf("%d of %d", k+1, len(c.Regimes)), fmt.Sprintf("%.0f%%", 100*float64(g.Share)),
-				formatUS(float64(g.FromUS)) + " – " + formatUS(float64(g.ToUS)), estimateText(&g.Estimate)})
+				textfmt.TimeUS(float64(g.FromUS)) + " – " + textfmt.TimeUS(float64(g.ToUS)), estimateText(&g.Estimate)})
 		}
 	}
 	if len(rows) == 0 {
@@ -749,7 +744,7 @@ func ratioInterval(q *Ratio) string {
 	if math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
 		return fmt.Sprintf("(not judged: %d and %d processes)", q.Processes, q.BaselineProcesses)
 	}
-	return "[" + formatRatio(lo) + ", " + formatRatio(hi) + "]"
+	return "[" + textfmt.Ratio(lo) + ", " + textfmt.Ratio(hi) + "]"
 }
 
 // writeParallel shows, for parallel-mode cells, the first thread's
@@ -766,7 +761,7 @@ func (r *Report) writeParallel(b *strings.Builder) {
 		ratio := "n/a"
 		if base := r.Cell(r.Baseline, c.Mode, c.Column); base != nil && base.Parallel != nil && c.Environment != r.Baseline {
 			q, lo, hi := ratioEstimate(&p.Makespan, &base.Parallel.Makespan)
-			ratio = formatRatio(q) + "× " + ratioInterval(&Ratio{Ratio: Float(q), Low: Float(lo), High: Float(hi),
+			ratio = textfmt.Ratio(q) + "× " + ratioInterval(&Ratio{Ratio: Float(q), Low: Float(lo), High: Float(hi),
 				Processes: p.Makespan.Processes, BaselineProcesses: base.Parallel.Makespan.Processes})
 		}
 		after := "—" // one thread always starts after its one create
@@ -795,7 +790,7 @@ func formatRate(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "n/a"
 	}
-	return stats.FormatRatio(v) + "/s"
+	return textfmt.Ratio(v) + "/s"
 }
 
 // Sections are the parts of the Markdown report that docs quote by name

@@ -13,6 +13,7 @@ import (
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // build is Build of one set, failing the test on error.
@@ -31,6 +32,11 @@ func us(values [][]float64) func(p, t int) int64 {
 }
 
 func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+// nearStored is near for figures over processes reduced as a set stores
+// them, to the ns (typical_spawn_ns): tens of µs rounded to the ns are
+// within a few parts in 10⁵ of the exact ratio.
+func nearStored(got, want float64) bool { return math.Abs(got-want) <= 1e-4*math.Abs(want) }
 
 func TestCellStatisticsOnKnownData(t *testing.T) {
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
@@ -127,11 +133,10 @@ func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
 	if !near(float64(last.Stats.MeanUS), 595.5) {
 		t.Errorf("mean of last 10 = %v, want 595.5", last.Stats.MeanUS)
 	}
-	want := []float64{91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100}
-	for i, v := range last.Stats.values {
-		if !near(v, want[i]) {
-			t.Fatalf("last-10 values = %v, want %v", last.Stats.values, want)
-		}
+	// Each process's last 10 are threads 90..99: 91..100 µs and
+	// 1091..1100 µs, typical 95.5 and 1095.5 µs.
+	if got := last.Stats.Summaries; len(got) != 2 || got[0].Spawns != 10 || got[1].Spawns != 10 || !near(got[0].TypicalUS, 95.5) || !near(got[1].TypicalUS, 1095.5) {
+		t.Errorf("last-10 process summaries = %+v, want 10 spawns each, typical 95.5 and 1095.5 µs", got)
 	}
 }
 
@@ -163,7 +168,7 @@ func TestRatioToBaseline(t *testing.T) {
 	if q == nil {
 		t.Fatalf("no ratio for wasm; ratios = %+v", r.Ratios)
 	}
-	if !near(float64(q.Ratio), 10) {
+	if !nearStored(float64(q.Ratio), 10) {
 		t.Errorf("ratio = %v, want 10", q.Ratio)
 	}
 	if !(q.Low < 10 && q.High > 10) || math.IsInf(float64(q.High), 0) {
@@ -172,7 +177,7 @@ func TestRatioToBaseline(t *testing.T) {
 	// The last-10 view has only 10 spawns a process, so its process
 	// summaries vary more and its interval is wider.
 	ql := r.ratio("wasm", "sequential", Column{N: 100, Last: 10})
-	if ql == nil || !near(float64(ql.Ratio), 10) {
+	if ql == nil || !nearStored(float64(ql.Ratio), 10) {
 		t.Fatalf("last-10 ratio = %+v, want 10", ql)
 	}
 	if !(ql.Low <= 10 && ql.High >= 10 && ql.High-ql.Low > q.High-q.Low) {
@@ -187,7 +192,7 @@ func TestRatioToBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := r2.ratio("native", "sequential", Column{N: 100}); q == nil || !near(float64(q.Ratio), 0.1) {
+	if q := r2.ratio("native", "sequential", Column{N: 100}); q == nil || !nearStored(float64(q.Ratio), 0.1) {
 		t.Errorf("native / wasm = %+v, want 0.1", q)
 	}
 }
@@ -449,5 +454,66 @@ func TestCalibrationOnlySet(t *testing.T) {
 	}
 	if len(r.Warnings) != 0 {
 		t.Errorf("warnings for a calibration-only set: %q", r.Warnings)
+	}
+}
+
+// TestReportReadsTheStoredFigure: a process's all-spawns figure and
+// spawn variance are what its result set stores (typical_spawn_ns,
+// spawn_log_var), read, not reduced again from the samples: stored
+// figures that differ from the samples' reduction are the ones the cell
+// is computed over. A view of fewer spawns is reduced by the function
+// that made the stored figure (stats.ReduceSpawns), and a process that
+// stores no figure is refused by name.
+func TestReportReadsTheStoredFigure(t *testing.T) {
+	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 10, spawnNS: lognormalSpawns(40e3, 11)})
+	spawns := map[int32][]int64{}
+	for _, x := range s.Samples {
+		if !x.Warmup {
+			spawns[x.Process] = append(spawns[x.Process], x.SpawnNS)
+		}
+	}
+	// Stored figures a known amount off their samples' reduction.
+	stored := map[int32][2]float64{}
+	for i := range s.Runs {
+		run := &s.Runs[i]
+		if run.Warmup {
+			continue
+		}
+		if want := stats.ReduceSpawns(spawns[run.Process]); float64(*run.TypicalSpawnNS) != want.TypicalNS || *run.SpawnLogVar != want.LogVar {
+			t.Fatalf("process %d stores %d ns, %v; its spawns reduce to %v", run.Process, *run.TypicalSpawnNS, *run.SpawnLogVar, want)
+		}
+		typical, logVar := *run.TypicalSpawnNS+int64(run.Process+1)*1000, *run.SpawnLogVar*2
+		run.TypicalSpawnNS, run.SpawnLogVar = &typical, &logVar
+		stored[run.Process] = [2]float64{float64(typical) / 1e3, logVar}
+	}
+	r := build(t, s)
+	all := r.Cell("native", "sequential", Column{N: 100})
+	if all == nil || all.Stats == nil || len(all.Stats.Summaries) != 10 {
+		t.Fatalf("all-spawns cell %+v, want 10 process summaries", all)
+	}
+	for _, p := range all.Stats.Summaries {
+		if want := stored[p.Process]; p.TypicalUS != want[0] || p.spawnVar != want[1] || p.Spawns != 100 {
+			t.Errorf("process %d: the report used %v µs, log variance %v (%d spawns); the set stores %v µs, %v", p.Process, p.TypicalUS, p.spawnVar, p.Spawns, want[0], want[1])
+		}
+	}
+	last := r.Cell("native", "sequential", Column{N: 100, Last: 10})
+	if last == nil || last.Stats == nil || len(last.Stats.Summaries) != 10 {
+		t.Fatalf("last-10 cell %+v, want 10 process summaries", last)
+	}
+	for _, p := range last.Stats.Summaries {
+		ns := spawns[p.Process]
+		if want := stats.ReduceSpawns(ns[len(ns)-10:]); p.TypicalUS != want.TypicalNS/1e3 || p.spawnVar != want.LogVar || p.Spawns != 10 {
+			t.Errorf("process %d's last 10: %v µs, log variance %v; its last 10 spawns reduce to %v", p.Process, p.TypicalUS, p.spawnVar, want)
+		}
+	}
+	// A process written without its reduction is refused, by name.
+	for i := range s.Runs {
+		if !s.Runs[i].Warmup && s.Runs[i].Process == 3 {
+			s.Runs[i].TypicalSpawnNS = nil
+		}
+	}
+	if _, err := Build([]Input{{Dir: "testdir", Set: s}}, Options{}); err == nil || !strings.Contains(err.Error(), "process 3 printed 100 spawns but stores no summary") {
+		t.Errorf("a process without its stored figure: %v, want it refused by name", err)
 	}
 }

@@ -500,9 +500,9 @@ func (w *Writer) Begin(inv Invocation) (int32, error) {
 
 // Process records one finished process and the spawns it printed, in
 // spawn order. The process's summary (Samples, FirstSpawnNS,
-// TypicalSpawnNS) is computed here, from the spawns (summarize), and the
-// sample rows are built from the record when it is applied (samplesOf):
-// each in one place.
+// TypicalSpawnNS, SpawnLogVar) is computed here, from the spawns
+// (ProcessRun.Summarize), and the sample rows are built from the record
+// when it is applied (samplesOf): each in one place.
 func (w *Writer) Process(run ProcessRun, spawns []protocol.Line) error {
 	values := make([][3]*int64, len(spawns))
 	spawnNS := make([]int64, len(spawns))
@@ -510,7 +510,7 @@ func (w *Writer) Process(run ProcessRun, spawns []protocol.Line) error {
 		values[i] = [3]*int64{&s.SpawnNS, s.CreateNS, s.JoinedNS}
 		spawnNS[i] = s.SpawnNS
 	}
-	summarize(&run, spawnNS)
+	run.Summarize(spawnNS)
 	return w.record(record{Kind: "process", Run: &run, Spawns: values, CPUs: cpusOf(spawns)})
 }
 

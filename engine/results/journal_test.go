@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"spawnbench/engine/protocol"
+	"spawnbench/engine/stats"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 func i64(v int64) *int64 { return &v }
 
 // TestBusyRule: the busy flag on synthetic cells, one rule for all, as
-// CellLoad feeds it the runs: warm-ups ignored, each ok process's figure
+// ProcessLoads feeds it the runs: warm-ups ignored, each ok process's figure
 // its typical_spawn_ns, a failed process's load counted but no figure.
 func TestBusyRule(t *testing.T) {
 	run := func(wall, others, steal int64, warm bool) ProcessRun {
@@ -76,7 +77,7 @@ func TestBusyRule(t *testing.T) {
 		{"unknown noise is not busy", []ProcessRun{run(1000, -1, -1, false)}, false},
 	}
 	for _, c := range cases {
-		if got := CellLoad(c.runs); got.Busy != c.busy {
+		if got := stats.Busy(ProcessLoads(c.runs)); got.Busy != c.busy {
 			t.Errorf("%s: busy = %v, want %v (%+v)", c.name, got.Busy, c.busy, got)
 		}
 	}

@@ -6,12 +6,13 @@ import (
 	"spawnbench/engine/stats"
 )
 
-// CellLoad is the busy rule (stats.Busy) applied to the measured runs of
-// one cell: warm-ups are ignored, and so are columns a run did not
-// record. Each ok process's figure is its typical spawn
+// ProcessLoads are the busy rule's inputs (stats.Busy) from the measured
+// runs of one cell: warm-ups are left out, and so are columns a run did
+// not record. Each ok process's figure is its typical spawn
 // (typical_spawn_ns), the number the cell's figure is computed over; the
-// others count in the load shares only.
-func CellLoad(runs []ProcessRun) stats.Load {
+// others count in the load shares only. The rule itself is the readers'
+// to apply.
+func ProcessLoads(runs []ProcessRun) []stats.ProcessLoad {
 	loads := make([]stats.ProcessLoad, 0, len(runs))
 	for _, r := range runs {
 		if r.Warmup {
@@ -26,7 +27,7 @@ func CellLoad(runs []ProcessRun) stats.Load {
 		}
 		loads = append(loads, l)
 	}
-	return stats.Busy(loads)
+	return loads
 }
 
 // optional is *v as a float, NaN for nil.

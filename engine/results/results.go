@@ -5,15 +5,16 @@
 // files with typed columns (strings, integers, booleans, lists of CPU
 // numbers; null where a value is absent), each described in the file, one
 // row per spawn or per process, so pandas, polars and DuckDB open it with
-// no conversion. The rows are what was measured; the reductions made here
-// are each process's typical spawn (summary.go, stats.Typical), built once
-// with the process's rows and stored beside them, and each cell's median
-// wall time, the set's cost summary (costs.go), written with every
-// generation so that expected times never read the samples; and the marks
-// that qualify rows (clock trust, the busy rule's inputs). Views such as
-// "last 10 spawns", figures and verdicts are the readers' (engine/report),
-// and a report's figures are written back only as the derived
-// cells.parquet.
+// no conversion. The rows are what was measured. Beside them it stores
+// what engine/stats computes once from them, and computes no statistic of
+// its own: each process's reduction (summary.go, stats.ReduceSpawns: its
+// typical spawn and spawn variance), made with the process's rows, and
+// each cell's median wall time, the set's cost summary (costs.go),
+// written with every generation so that expected times never read the
+// samples; and the marks that qualify rows (clock trust; the busy rule's
+// inputs, gathered by ProcessLoads). Views such as "last 10 spawns",
+// figures and verdicts are the readers' (engine/report, engine/run), and
+// a report's figures are written back only as the derived cells.parquet.
 //
 // Nothing measured is lost and nothing is half-written: one writer at a
 // time holds the directory's lock; each finished process is appended to a
@@ -163,13 +164,18 @@ type ProcessRun struct {
 	// the start of the invocation); the busy rule subtracts it. Nil where
 	// it was not measured, and in sets written before the column.
 	OwnWorkNS *int64
-	// FirstSpawnNS is the process's first spawn and TypicalSpawnNS the 20%
-	// trimmed mean of all its spawns (report.TypicalSpawnNS): the process
-	// as one number, which is what reports compute intervals over; nil
-	// for a process that printed no spawn, and in sets written before
-	// these columns.
+	// FirstSpawnNS is the process's first spawn, TypicalSpawnNS the 20%
+	// trimmed mean of all its spawns to the ns (stats.ReduceSpawns): the
+	// process as one number, which is what reports compute figures and
+	// intervals over; nil for a process that printed no spawn. Sets
+	// written before these columns get them on reading (Summarize).
 	FirstSpawnNS   *int64
 	TypicalSpawnNS *int64
+	// SpawnLogVar is the variance of the logarithms of all its spawn
+	// times (stats.ReduceSpawns): the within-process level of a cell's
+	// variance components; nil for fewer than two spawns. Sets written
+	// before the column get it on reading.
+	SpawnLogVar *float64 `json:",omitempty"`
 	// RendererPID is the OS process id of the renderer that ran a page
 	// (a browser host's repetition), so that each repetition can be seen
 	// to have had one of its own; nil for a process, and in sets written
@@ -284,6 +290,7 @@ var runColumns = []column[ProcessRun]{
 	dictStringCol("machine", func(r *ProcessRun) *string { return &r.Machine }).doc("the ID of the machine that ran it (provenance.json's invocations[].machine); part of every key"),
 	addedLater(optInt64Col("first_spawn_ns", func(r *ProcessRun) **int64 { return &r.FirstSpawnNS })).doc("the process's first spawn_ns; null for a process that printed none"),
 	addedLater(optInt64Col("typical_spawn_ns", func(r *ProcessRun) **int64 { return &r.TypicalSpawnNS })).doc("the process as one number: the 20% trimmed mean of its spawn times, ns, rounded; what reports compute figures and intervals over; null for a process that printed no spawn"),
+	addedLater(optFloat64PtrCol("spawn_log_var", func(r *ProcessRun) **float64 { return &r.SpawnLogVar })).doc("the variance of the natural logarithms of the process's spawn times (a spawn of 0 ns or less counts as 1 ns): the within-process level of a cell's variance components; null for fewer than two spawns"),
 	addedLater(optInt64Col("renderer_pid", func(r *ProcessRun) **int64 { return &r.RendererPID })).doc("the OS process id of the renderer that ran a page (a browser host's repetition), so that each repetition can be seen to have had one of its own; null for a process, and in sets older than the column"),
 	addedLater(dictStringCol("placement", func(r *ProcessRun) *string { return &r.Placement })).doc("free (the environment as declared: the scheduler places its threads) or one-cpu (its twin of the spec's placement block, every thread on one CPU); empty in sets older than the column"),
 	addedLater(dictStringCol("placement_of", func(r *ProcessRun) *string { return &r.PlacementOf })).doc("for a one-cpu twin, the environment it measures pinned; empty otherwise"),

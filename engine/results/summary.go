@@ -6,27 +6,37 @@ import (
 	"spawnbench/engine/stats"
 )
 
-// summarize sets a process's Samples, FirstSpawnNS and TypicalSpawnNS
-// from its spawn times in spawn order. It is the one place a process is
-// reduced to one number (stats.Typical, rounded to the ns): reports and
-// the runner's progress read the stored typical_spawn_ns for the
-// all-spawns view, and compute other views with the same stats.Typical.
-func summarize(run *ProcessRun, spawnNS []int64) {
-	run.Samples = int32(len(spawnNS))
-	run.FirstSpawnNS, run.TypicalSpawnNS = nil, nil
+// Summarize sets the run's Samples, FirstSpawnNS, TypicalSpawnNS and
+// SpawnLogVar from its spawn times in spawn order, by stats.ReduceSpawns:
+// the process is reduced once, when it is written (Writer.Process), and
+// reports and the runner read what is stored for the all-spawns view; a
+// view of fewer spawns is reduced by the same function.
+func (r *ProcessRun) Summarize(spawnNS []int64) {
+	r.Samples = int32(len(spawnNS))
+	r.FirstSpawnNS, r.TypicalSpawnNS, r.SpawnLogVar = nil, nil, nil
 	if len(spawnNS) == 0 {
 		return
 	}
-	v := make([]float64, len(spawnNS))
-	for i, s := range spawnNS {
-		v[i] = float64(s)
+	red := stats.ReduceSpawns(spawnNS)
+	first, typical := spawnNS[0], int64(red.TypicalNS)
+	r.FirstSpawnNS, r.TypicalSpawnNS = &first, &typical
+	if !math.IsNaN(red.LogVar) {
+		r.SpawnLogVar = &red.LogVar
 	}
-	first, typical := spawnNS[0], int64(math.Round(stats.Typical(v)))
-	run.FirstSpawnNS, run.TypicalSpawnNS = &first, &typical
 }
 
-// fillSummaries gives the runs of a set written before first_spawn_ns
-// and typical_spawn_ns their summaries, from their samples.
+// TypicalUS is the run's stored typical spawn in µs, the figure of the
+// all-spawns view; NaN for a process without one.
+func (r *ProcessRun) TypicalUS() float64 {
+	if r.TypicalSpawnNS == nil {
+		return math.NaN()
+	}
+	return float64(*r.TypicalSpawnNS) / 1e3
+}
+
+// fillSummaries gives the runs of a set written before first_spawn_ns,
+// typical_spawn_ns or spawn_log_var what they lack, from their samples,
+// by Summarize; what a run stores stays as stored.
 func fillSummaries(s *Set) {
 	type key struct {
 		machine, env, mode string
@@ -35,7 +45,7 @@ func fillSummaries(s *Set) {
 	}
 	missing := map[key]int{}
 	for i, r := range s.Runs {
-		if r.TypicalSpawnNS == nil && r.Samples > 0 {
+		if (r.TypicalSpawnNS == nil && r.Samples > 0) || (r.SpawnLogVar == nil && r.Samples > 1) {
 			missing[key{r.Machine, r.Environment, r.Mode, r.N, r.Process, r.Warmup}] = i
 		}
 	}
@@ -52,8 +62,14 @@ func fillSummaries(s *Set) {
 		}
 	}
 	for i, ns := range spawns {
-		recorded := s.Runs[i].Samples
-		summarize(&s.Runs[i], ns)
-		s.Runs[i].Samples = recorded
+		r := &s.Runs[i]
+		var filled ProcessRun
+		filled.Summarize(ns)
+		if r.TypicalSpawnNS == nil {
+			r.FirstSpawnNS, r.TypicalSpawnNS = filled.FirstSpawnNS, filled.TypicalSpawnNS
+		}
+		if r.SpawnLogVar == nil {
+			r.SpawnLogVar = filled.SpawnLogVar
+		}
 	}
 }

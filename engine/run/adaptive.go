@@ -10,10 +10,11 @@ import (
 )
 
 // Adaptive stopping: after the planned processes, every cell whose
-// interval (over processes, report.CellPrecision) is still wider than its
-// target gets another round of processes, until it converges, reaches its
-// MaxProcesses, or would overrun its Budget of wall time in added rounds
-// (judged by the mean wall time of its processes so far). The
+// interval (over processes: stats.Summarize of their stored typical
+// spawns, as the report computes its figure) is still wider than its
+// target gets another round of processes, until it converges, reaches
+// its MaxProcesses, or would overrun its Budget of wall time in added
+// rounds (judged by the mean wall time of its processes so far). The
 // rounds stay interleaved (each round's processes in a seeded random
 // order, so load that comes and goes still lands on every cell alike),
 // and every decision is taken from the set on disk, so a resumed run

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os/exec"
 	"testing"
+
+	"spawnbench/engine/textfmt"
 )
 
 // TestBusyFlagsCellsMeasuredBesideACPUHog runs a cell while a busy loop
@@ -32,6 +34,6 @@ samples: {min: 100, processes: 10}
 	if len(busy) != 1 || busy[0].Key != "native/sequential/1000" || !busy[0].Load.Throughout {
 		t.Errorf("busy cells %+v, want native/sequential/1000, busy throughout beside a CPU hog", busy)
 	} else {
-		t.Logf("%s: %s", busy[0].Key, busy[0].Load.Evidence())
+		t.Logf("%s: %s", busy[0].Key, textfmt.BusyEvidence(busy[0].Load))
 	}
 }

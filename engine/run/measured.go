@@ -52,7 +52,7 @@ func (c *measuredCell) estimate() *stats.Estimate {
 	var procs []stats.Process
 	for _, r := range c.runs {
 		if r.Status == results.StatusOK && r.TypicalSpawnNS != nil {
-			procs = append(procs, stats.Process{Value: float64(*r.TypicalSpawnNS) / 1e3, Start: r.StartedAt, Occasion: int(r.Occasion)})
+			procs = append(procs, stats.Process{Value: r.TypicalUS(), Start: r.StartedAt, Occasion: int(r.Occasion)})
 		}
 	}
 	return stats.Summarize(procs)

@@ -15,6 +15,7 @@ import (
 	"spawnbench/engine/cost"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/textfmt"
 )
 
 // ProgressEvery is how often a progress line is printed where there is
@@ -216,7 +217,7 @@ func (p progress) cellDone(set *results.Set, c cell) {
 	sort.Strings(parts)
 	typical := "no samples"
 	if e := m.estimate(); e != nil {
-		typical = "typical spawn " + e.Text()
+		typical = "typical spawn " + textfmt.Estimate(e)
 	}
 	fmt.Fprintf(p.w, "%-20s %-10s n=%-5d processes: %s; %s\n", c.env.Name, c.mode, c.n, strings.Join(parts, ", "), typical)
 	p.resume()

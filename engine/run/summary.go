@@ -8,6 +8,7 @@ import (
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
 )
 
 // Summary is the short table printed after a run: per cell, processes by
@@ -44,7 +45,7 @@ func Summary(set *results.Set) string {
 			st = append(st, fmt.Sprintf("%d %s", n, s))
 		}
 		sort.Strings(st)
-		typical := c.estimate().Text()
+		typical := textfmt.Estimate(c.estimate())
 		parts := strings.Split(k, "/")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", parts[0], parts[1], parts[2], strings.Join(st, ", "), c.samples(), typical)
 	}
@@ -58,9 +59,9 @@ type BusyCell struct {
 	Load stats.Load
 }
 
-// BusyCells are the set's cells that the busy rule (results.CellLoad)
-// flags, in first-seen order: those whose figure the machine's load
-// moved, or that ran beside others' work throughout.
+// BusyCells are the set's cells that the busy rule (stats.Busy of
+// results.ProcessLoads) flags, in first-seen order: those whose figure
+// the machine's load moved, or that ran beside others' work throughout.
 func BusyCells(set *results.Set) []BusyCell {
 	byCell := map[string][]results.ProcessRun{}
 	var keys []string
@@ -73,7 +74,7 @@ func BusyCells(set *results.Set) []BusyCell {
 	}
 	var busy []BusyCell
 	for _, k := range keys {
-		if l := results.CellLoad(byCell[k]); l.Busy {
+		if l := stats.Busy(results.ProcessLoads(byCell[k])); l.Busy {
 			busy = append(busy, BusyCell{k, l})
 		}
 	}

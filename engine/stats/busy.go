@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -265,7 +264,7 @@ func clearlyAbove(excess []float64) bool {
 	if y.tm > 3*math.Sqrt(max(varW, floor)*float64(k-1)/(h*(h-1))) {
 		return true
 	}
-	return mstats.Mean(excess) > 3*math.Sqrt(max(varianceOf(excess), floor)/float64(k))
+	return Mean(excess) > 3*math.Sqrt(max(varianceOf(excess), floor)/float64(k))
 }
 
 // midranks are the ranks of values, 1 for the smallest, ties sharing
@@ -296,33 +295,6 @@ func midranks(values []float64) []float64 {
 		i = j
 	}
 	return ranks
-}
-
-// Evidence is the busy flag with the evidence behind it, as reports and
-// warnings print it: "busy throughout: others' work took 82% of wall
-// time", "busy: figure rises with load (ρ = 0.64, p = 2.1e-07,
-// most-loaded half 1.45× the least)", both joined, or "" for a cell that
-// is not busy.
-func (l Load) Evidence() string {
-	rises := fmt.Sprintf("figure rises with load (%s)", l.EffectText())
-	switch {
-	case l.Throughout && l.Rises:
-		return fmt.Sprintf("busy throughout: others' work took %.0f%% of wall time, and its %s", 100*l.OthersShare, rises)
-	case l.Throughout:
-		return fmt.Sprintf("busy throughout: others' work took %.0f%% of wall time", 100*l.OthersShare)
-	case l.Rises:
-		return "busy: " + rises
-	}
-	return ""
-}
-
-// EffectText is the effect test's numbers, "ρ = 0.64, p = 2.1e-07,
-// most-loaded half 1.45× the least", or "" when it was not made.
-func (l Load) EffectText() string {
-	if l.Tested == 0 {
-		return ""
-	}
-	return fmt.Sprintf("ρ = %.2f, p = %.2g, most-loaded half %s× the least", l.Rho, l.P, FormatRatio(l.Ratio))
 }
 
 // tickNoiseNS is the standard deviation of the difference of two

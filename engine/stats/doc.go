@@ -12,7 +12,9 @@
 // So:
 //
 //   - a process is its typical spawn, the 20% trimmed mean of its spawn
-//     times (Typical);
+//     times, and its spawn variance, that of their logarithms
+//     (ReduceSpawns: once per process when its result set is written,
+//     and for each view a report takes);
 //   - a cell's figure is the 20% trimmed mean of the logarithms of its
 //     process summaries, exponentiated, with Yuen's interval over
 //     processes (Summarize);
@@ -30,5 +32,8 @@
 // shares move by a few percent; a trimmed mean moves with the shares.
 // Logarithms, because spawn times are multiplicative and the question is
 // a ratio. There is one quantile everywhere (Quantile, Hyndman and Fan's
-// definition 8, as benchmath's median), and so one median.
+// definition 8, as benchmath's median), and so one median. Descriptions
+// that are not estimates live here too (the pooled mean, median and 95th
+// percentile, a spread, the regimes of a cell's spawns, how compare's
+// changes moved together): whoever prints a number computes none.
 package stats

@@ -121,3 +121,42 @@ func Modes(logs []float64) []float64 {
 	}
 	return cuts
 }
+
+// Regime is one mode of a sample of times: the values assigned to it
+// and the range they span.
+type Regime struct {
+	// From and To bound the values assigned to the regime: the valleys
+	// either side of its mode, the sample's extremes at the ends.
+	From, To float64
+	// Members are the indexes of its values, in the sample's order.
+	Members []int
+}
+
+// Regimes splits times (any unit; one of zero or less counts as a
+// thousandth of the unit, as in every log here) into the regimes of
+// their logarithms (Modes), lowest first; nil when they form one regime
+// or are too few to tell.
+func Regimes(times []float64) []Regime {
+	logs := make([]float64, len(times))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, v := range times {
+		logs[i] = safeLog(v)
+		lo, hi = min(lo, logs[i]), max(hi, logs[i])
+	}
+	cuts := Modes(logs)
+	if cuts == nil {
+		return nil
+	}
+	cuts = append(append([]float64{math.Inf(-1)}, cuts...), math.Inf(1))
+	out := make([]Regime, 0, len(cuts)-1)
+	for k := 0; k+1 < len(cuts); k++ {
+		g := Regime{From: math.Exp(math.Max(cuts[k], lo)), To: math.Exp(math.Min(cuts[k+1], hi))}
+		for i, l := range logs {
+			if l >= cuts[k] && l < cuts[k+1] {
+				g.Members = append(g.Members, i)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}

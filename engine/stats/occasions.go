@@ -268,3 +268,9 @@ func figuresByOccasion(procs []Process) map[int]float64 {
 	}
 	return out
 }
+
+// SDs are the components as standard deviations of the log spawn time
+// (0.1 is about ±10%), NaN where unknown.
+func (c Components) SDs() (occasion, process, spawn float64) {
+	return math.Sqrt(c.Occasion), math.Sqrt(c.Process), math.Sqrt(c.Spawn)
+}
