@@ -29,6 +29,9 @@ type BottomLine struct {
 	First  Column      `json:"first"`
 	Steady Column      `json:"steady"`
 	Rows   []BottomRow `json:"rows"`
+	// Answer is the rows in two groups, near the baseline and far from
+	// it, for the sentence above the table.
+	Answer *BottomAnswer `json:"answer,omitempty"`
 	// Notes name the evidence that qualifies the ratios: the baseline's
 	// own unstable cells, pooled ratios that mix placements.
 	Notes []string `json:"notes,omitempty"`
@@ -129,6 +132,7 @@ func bottomLine(r *Report) *BottomLine {
 		b.Rows = append(b.Rows, row)
 	}
 	b.Notes = bottomNotes(r, b)
+	b.Answer = answerOf(b)
 	b.Source = earlier.Source
 	b.Claims = claimResults(r)
 	b.Earlier = earlierRows(r)
@@ -322,6 +326,9 @@ func (r *Report) writeBottomLine(b *strings.Builder) {
 		return
 	}
 	b.WriteString("## Bottom line\n\n")
+	if a := bl.answerText(); a != "" {
+		b.WriteString("**" + a + "**\n\n")
+	}
 	fmt.Fprintf(b, "How much slower a thread spawn is than %s, in %s mode: each figure is the typical spawn over independent processes, "+
 		"each ratio that ÷ %s's with its %.0f%% interval over both cells' processes (its processes : %s's).",
 		bl.Baseline, bl.Mode, bl.Baseline, 100*r.Confidence, bl.Baseline)
@@ -507,6 +514,9 @@ func (r *Report) BottomLineText() string {
 		return ""
 	}
 	var b strings.Builder
+	if a := bl.answerText(); a != "" {
+		b.WriteString(a + "\n")
+	}
 	fmt.Fprintf(&b, "Bottom line (%s mode; typical spawn, and ÷ %s with its 95%% interval over processes):\n", bl.Mode, bl.Baseline)
 	for _, row := range bl.Rows {
 		first, fr := bottomTexts(row.First, row.Environment == bl.Baseline)
