@@ -34,7 +34,11 @@ func (b *BottomLine) answerText() string {
 		if len(a.Near.Environments) > 0 {
 			// The columns are named once, in the first sentence.
 			first, steady = "at the first spawn", "in steady state"
-			t = fmt.Sprintf("In the %s (%s) it costs %s %s", textfmt.Plural(len(g.Environments), "other environment", "other environments"), hostsText(b, g.Environments), rangeText(g.First), first)
+			others := fmt.Sprintf("%d other environments", len(g.Environments))
+			if len(g.Environments) == 1 {
+				others = "other environment"
+			}
+			t = fmt.Sprintf("In the %s (%s) it costs %s %s", others, hostsText(b, g.Environments), rangeText(g.First), first)
 		}
 		if g.Steady != nil {
 			t += fmt.Sprintf(" and %s %s", rangeText(g.Steady), steady)
