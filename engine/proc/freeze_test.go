@@ -104,3 +104,16 @@ func TestSettleSeesABusyLoop(t *testing.T) {
 		t.Errorf("beside a busy loop: quiet %v, others %.2f CPUs, waited %s; want not quiet, about 1 CPU, the 300 ms cap", s.Quiet, s.OthersCPUs, s.Waited)
 	}
 }
+
+// TestSettleWaitsAtLeastThePause holds the pause and the settling as one
+// wait: a pause longer than the window is waited in full, even where the
+// machine is quiet at once.
+func TestSettleWaitsAtLeastThePause(t *testing.T) {
+	s, ok := Settle(context.Background(), SettleRule{Window: 20 * time.Millisecond, BelowCPUs: 1e6, Cap: time.Second, AtLeast: 120 * time.Millisecond})
+	if !ok {
+		t.Skip("this machine's CPU time cannot be read")
+	}
+	if !s.Quiet || s.Waited < 120*time.Millisecond {
+		t.Errorf("quiet %v after %s; want quiet (no bar can be missed) after at least the 120 ms pause", s.Quiet, s.Waited)
+	}
+}

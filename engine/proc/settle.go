@@ -27,6 +27,10 @@ type SettleRule struct {
 	BelowCPUs float64
 	// Cap is the longest Settle waits; the process then starts anyway.
 	Cap time.Duration
+	// AtLeast is the shortest wait (a cell's pause). Its last Window is
+	// the first reading, so a pause shorter than Window costs nothing
+	// beyond it: the pause and the settling are one wait, not two.
+	AtLeast time.Duration
 }
 
 // Settled is what one settle step saw.
@@ -40,17 +44,22 @@ type Settled struct {
 	Quiet bool
 }
 
-// Settle waits until the machine is settled by r, or r.Cap has passed,
-// or ctx ends. ok is false where the machine's CPU time cannot be read
-// (then it returns at once).
+// Settle waits r.AtLeast, and then until the machine is settled by r or
+// r.Cap has passed, or until ctx ends. ok is false where the machine's
+// CPU time cannot be read (then it waits r.AtLeast only).
 func Settle(ctx context.Context, r SettleRule) (s Settled, ok bool) {
 	begun := time.Now()
 	window := r.Window
 	if window <= 0 {
 		window = 50 * time.Millisecond
 	}
+	if !sleep(ctx, r.AtLeast-window) {
+		s.Waited = time.Since(begun)
+		return s, true
+	}
 	busy, self, at, ok := othersNow()
 	if !ok {
+		sleep(ctx, r.AtLeast-time.Since(begun))
 		return Settled{}, false
 	}
 	timer := time.NewTimer(window)
@@ -78,6 +87,21 @@ func Settle(ctx context.Context, r SettleRule) (s Settled, ok bool) {
 			return s, true
 		}
 		timer.Reset(window)
+	}
+}
+
+// sleep waits d, or until ctx ends (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

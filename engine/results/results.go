@@ -186,7 +186,8 @@ type ProcessRun struct {
 	// environment it measures pinned; "" in sets written before.
 	Placement   string `json:",omitempty"`
 	PlacementOf string `json:",omitempty"`
-	// SettleNS is how long the run waited, before the process, for the
+	// SettleNS is how long the run waited, before the process (its pause
+	// included), for the
 	// machine to settle (schedule.settle), and SettleOthersCPUs the other
 	// work it saw over the last window, in CPUs; nil where it did not
 	// settle.
@@ -294,7 +295,7 @@ var runColumns = []column[ProcessRun]{
 	addedLater(optInt64Col("renderer_pid", func(r *ProcessRun) **int64 { return &r.RendererPID })).doc("the OS process id of the renderer that ran a page (a browser host's repetition), so that each repetition can be seen to have had one of its own; null for a process, and in sets older than the column"),
 	addedLater(dictStringCol("placement", func(r *ProcessRun) *string { return &r.Placement })).doc("free (the environment as declared: the scheduler places its threads) or one-cpu (its twin of the spec's placement block, every thread on one CPU); empty in sets older than the column"),
 	addedLater(dictStringCol("placement_of", func(r *ProcessRun) *string { return &r.PlacementOf })).doc("for a one-cpu twin, the environment it measures pinned; empty otherwise"),
-	addedLater(optInt64Col("settle_ns", func(r *ProcessRun) **int64 { return &r.SettleNS })).doc("how long the run waited before the process for the machine's other work to fall below schedule.settle's bar, ns; null where it did not settle"),
+	addedLater(optInt64Col("settle_ns", func(r *ProcessRun) **int64 { return &r.SettleNS })).doc("how long the run waited before the process, the cell's pause included, for the machine's other work to fall below schedule.settle's bar, ns; null where it did not settle"),
 	addedLater(optFloat64PtrCol("settle_others_cpus", func(r *ProcessRun) **float64 { return &r.SettleOthersCPUs })).doc("the machine's other work over the settle step's last window, in CPUs: at most the bar unless the wait reached its cap; null where it did not settle"),
 	addedLater(optInt64Col("refused_requests", func(r *ProcessRun) **int64 { return &r.RefusedRequests })).doc("the requests a page's server refused (403) because they lacked the page's secret: someone else's (another local user, a web page in another browser), never the page's own, and none of them reached the page; the error column describes the first few; null for a process, and in sets older than the column"),
 }

@@ -399,13 +399,6 @@ func (r *Runner) measureOwnWork(ctx context.Context) {
 // process runs one process, after the cell's pause and once the machine
 // has settled, and records its row and samples.
 func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error {
-	if c.pause > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(c.pause):
-		}
-	}
 	settled, settleKnown := r.settle(ctx, c)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"time"
 
 	"spawnbench/engine/proc"
 )
@@ -12,8 +13,9 @@ import (
 // would add up to minutes and settle nothing.
 const busyInARow = 3
 
-// settle waits, before one of c's processes, until the machine's other
-// work is below the cell's bar or its cap has passed (proc.Settle). After
+// settle waits, before one of c's processes, the cell's pause and then
+// until the machine's other work is below the cell's bar or its cap has
+// passed (proc.Settle: the pause is the first reading's span). After
 // busyInARow waits in a row that reached the cap, it only reads one
 // window (the load is still recorded) until a reading is below the bar
 // again. A wait that reached the cap is said once per cell, where it
@@ -21,9 +23,15 @@ const busyInARow = 3
 // when the cell does not settle or the machine cannot say.
 func (r *Runner) settle(ctx context.Context, c cell) (s proc.Settled, known bool) {
 	if c.settle.Cap <= 0 {
+		if c.pause > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(c.pause):
+			}
+		}
 		return proc.Settled{}, false
 	}
-	rule := proc.SettleRule{Window: c.settle.Window, BelowCPUs: c.settle.BelowCPUs, Cap: c.settle.Cap}
+	rule := proc.SettleRule{Window: c.settle.Window, BelowCPUs: c.settle.BelowCPUs, Cap: c.settle.Cap, AtLeast: c.pause}
 	if r.cappedInARow >= busyInARow {
 		rule.Cap = 0 // one window: proc.Settle always reads one
 	}
