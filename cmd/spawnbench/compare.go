@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/textfmt"
 )
 
 // compareFormats are the formats compare writes.
@@ -74,7 +75,7 @@ an error.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, orList(compareFormats)+" (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, textfmt.List(compareFormats, "or")+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().Float64Var(&opts.Alpha, "alpha", report.CompareAlpha, "the test's level: a change is significant when p < alpha")
 	cmd.Flags().Float64Var(&opts.Confidence, "confidence", report.Confidence, "the confidence of each change's interval")

@@ -19,6 +19,7 @@ import (
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
+	"spawnbench/engine/textfmt"
 )
 
 func init() {
@@ -82,7 +83,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, orList(reportFormats)+" (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, textfmt.List(reportFormats, "or")+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
@@ -206,15 +207,7 @@ func formatFor(command, flag, out string, changed bool, known []string) (string,
 		}
 	}
 	return "", usageError{fmt.Errorf("%s -o %s: %s writes no %s file; end the name in %s, or give the format with --format (%s)",
-		command, out, command, filepath.Ext(out), orList(exts), orList(known))}
-}
-
-// orList is "a, b or c".
-func orList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+		command, out, command, filepath.Ext(out), textfmt.List(exts, "or"), textfmt.List(known, "or"))}
 }
 
 // readResultDirs reads each directory with readResultDir, in order.

@@ -23,14 +23,14 @@ func (b *BottomLine) answerText() string {
 	first, steady := "at the first spawn ("+columnText(b.First)+")", "in steady state ("+columnText(b.Steady)+")"
 	var s []string
 	if g := a.Near; len(g.Environments) > 0 {
-		t := fmt.Sprintf("A thread spawn in %s costs %s %s's %s", andList(g.Environments), rangeText(g.First), b.Baseline, first)
+		t := fmt.Sprintf("A thread spawn in %s costs %s %s's %s", textfmt.List(g.Environments, "and"), rangeText(g.First), b.Baseline, first)
 		if g.Steady != nil {
 			t += fmt.Sprintf(" and %s %s", rangeText(g.Steady), steady)
 		}
 		s = append(s, t+".")
 	}
 	if g := a.Far; len(g.Environments) > 0 {
-		t := fmt.Sprintf("A thread spawn in %s costs %s %s's %s", andList(g.Environments), rangeText(g.First), b.Baseline, first)
+		t := fmt.Sprintf("A thread spawn in %s costs %s %s's %s", textfmt.List(g.Environments, "and"), rangeText(g.First), b.Baseline, first)
 		if len(a.Near.Environments) > 0 {
 			// The columns are named once, in the first sentence.
 			first, steady = "at the first spawn", "in steady state"
@@ -44,12 +44,12 @@ func (b *BottomLine) answerText() string {
 			t += fmt.Sprintf(" and %s %s", rangeText(g.Steady), steady)
 		}
 		if len(g.SteadyNear) > 0 {
-			t += fmt.Sprintf(", except %s %s: %s", andList(g.SteadyNear), steady, rangeText(g.SteadyNearRange))
+			t += fmt.Sprintf(", except %s %s: %s", textfmt.List(g.SteadyNear, "and"), steady, rangeText(g.SteadyNearRange))
 		}
 		s = append(s, t+".")
 	}
 	if len(a.LeftOut) > 0 {
-		s = append(s, fmt.Sprintf("(%s not judged at the first spawn: %s.)", textfmt.Plural(len(a.LeftOut), "row", "rows"), andList(a.LeftOut)))
+		s = append(s, fmt.Sprintf("(%s not judged at the first spawn: %s.)", textfmt.Plural(len(a.LeftOut), "row", "rows"), textfmt.List(a.LeftOut, "and")))
 	}
 	return strings.Join(s, " ")
 }
@@ -77,13 +77,6 @@ func hostsText(b *BottomLine, envs []string) string {
 	if len(hosts) == 1 {
 		return "host " + hosts[0]
 	}
-	return "hosts " + andList(hosts)
+	return "hosts " + textfmt.List(hosts, "and")
 }
 
-// andList is "a, b and c".
-func andList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}

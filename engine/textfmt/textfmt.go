@@ -16,6 +16,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"spawnbench/engine/stats"
 )
@@ -60,6 +61,15 @@ func threeDigits(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
+}
+
+// List joins items as a sentence lists them: "a", "a and b",
+// "a, b and c", with conj ("and", "or") before the last.
+func List(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // Plural is "1 process" or "k processes".

@@ -74,3 +74,14 @@ func TestCPUsSortsAPinning(t *testing.T) {
 		t.Errorf("CPUs(nil) = %q", got)
 	}
 }
+
+func TestListJoinsAsASentence(t *testing.T) {
+	for _, c := range []struct {
+		items []string
+		want  string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a or b"}, {[]string{"a", "b", "c"}, "a, b or c"}} {
+		if got := List(c.items, "or"); got != c.want {
+			t.Errorf("List(%q, or) = %q, want %q", c.items, got, c.want)
+		}
+	}
+}
