@@ -16,6 +16,15 @@
 //	... that section of what `spawnbench compare` renders of the two ...
 //	<!-- end spawnbench -->
 //
+//	<!-- spawnbench columns cells.parquet -->
+//	... the table of that file's columns: name, type, null, description ...
+//	<!-- end spawnbench -->
+//
+// A columns block is written from the descriptions the columns carry in
+// engine/results, so a column added, renamed or described anew there
+// fails the test until the page is regenerated, and a column without a
+// description fails it for good.
+//
 // The test fails when a block differs from what its set gives now, names
 // a directory that is not a result set committed to the repository, or
 // when a page quotes a set under /tmp; go test ./docs -update rewrites
@@ -55,7 +64,7 @@ func pages(t *testing.T, root string) []string {
 }
 
 var (
-	blockStart = regexp.MustCompile(`^<!-- spawnbench (report|run-output|compare) (\S+)(?: ([^-\s]\S*))?(?: --section (\S+))? -->$`)
+	blockStart = regexp.MustCompile(`^<!-- spawnbench (report|run-output|compare|columns) (\S+)(?: ([^-\s]\S*))?(?: --section (\S+))? -->$`)
 	blockEnd   = "<!-- end spawnbench -->"
 	tmpQuote   = regexp.MustCompile(`(?:report|compare|merge|-o|--from)\s+/tmp/`)
 )
@@ -97,7 +106,11 @@ func checkPage(root, page string, text []byte, committed func(dir string) bool) 
 			want = strings.Join(lines[i+1:end], "\n") + "\n"
 		}
 		if got := strings.Join(lines[i+1:end], "\n") + "\n"; err == nil && got != want {
-			problems = append(problems, problem{page, fmt.Sprintf("line %d: the block of %s %s differs from what that set gives today (regenerate with go test ./docs -update)", i+1, kind, dir)})
+			what := fmt.Sprintf("the block of %s %s differs from what that set gives today", kind, dir)
+			if kind == "columns" {
+				what = fmt.Sprintf("the table of %s's columns differs from engine/results' descriptions of them", dir)
+			}
+			problems = append(problems, problem{page, fmt.Sprintf("line %d: %s (regenerate with go test ./docs -update)", i+1, what)})
 		}
 		out = append(out, strings.Split(strings.TrimSuffix(want, "\n"), "\n")...)
 		out = append(out, blockEnd)
@@ -109,6 +122,9 @@ func checkPage(root, page string, text []byte, committed func(dir string) bool) 
 // generate renders one block from the set in dir (and, for compare, the
 // set in other beside it).
 func generate(root, kind, dir, other, section string, committed func(string) bool) (string, error) {
+	if kind == "columns" {
+		return columnTable(dir)
+	}
 	read := func(dir string) (report.Input, error) {
 		if !committed(dir) {
 			return report.Input{}, fmt.Errorf("%s is not a result set committed to the repository: commit it under results/, or quote another", dir)
@@ -136,6 +152,29 @@ func generate(root, kind, dir, other, section string, committed func(string) boo
 		}
 	case "run-output":
 		fmt.Fprintf(&b, "```text\n%s\n%s```\n", run.Summary(set), r.BottomLineText())
+	}
+	return b.String(), nil
+}
+
+// columnTable is the Markdown table of file's columns (one of the set's
+// Parquet files), from engine/results' own descriptions of them.
+func columnTable(file string) (string, error) {
+	cols := results.Columns(file)
+	if cols == nil {
+		return "", fmt.Errorf("%s is no Parquet file of a result set", file)
+	}
+	var b strings.Builder
+	b.WriteString("| column | type | null | what it holds |\n|---|---|---|---|\n")
+	for _, c := range cols {
+		if c.Description == "" {
+			return "", fmt.Errorf("column %s of %s has no description: give it one in engine/results (.doc)", c.Name, file)
+		}
+		null := ""
+		if c.Nullable {
+			null = "yes"
+		}
+		typ := strings.NewReplacer("<", "\\<", ">", "\\>").Replace(c.Type)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, typ, null, strings.ReplaceAll(c.Description, "|", "\\|"))
 	}
 	return b.String(), nil
 }
@@ -244,5 +283,36 @@ func TestAnEditedFigureFails(t *testing.T) {
 	tmp := append(bytes.Clone(text), []byte("\n    spawnbench report /tmp/mine\n")...)
 	if _, problems := checkPage(root, "README.md", tmp, committed); len(problems) == 0 {
 		t.Error("a set quoted under /tmp passed the check")
+	}
+}
+
+// TestColumnTablesFollowTheCode removes a row from docs/results.md's
+// table of cells.parquet's columns and renames one, and wants both caught.
+func TestColumnTablesFollowTheCode(t *testing.T) {
+	root := ".."
+	committed := committedSets(t, root)
+	text, err := os.ReadFile(filepath.Join(root, "docs", "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, problems := checkPage(root, "docs/results.md", text, committed); len(problems) > 0 {
+		t.Fatalf("docs/results.md as committed: %v", problems)
+	}
+	for _, file := range []string{results.SamplesFile, results.RunsFile, results.CalibrationFile, results.CellsFile} {
+		if !bytes.Contains(text, []byte("<!-- spawnbench columns "+file+" -->")) {
+			t.Errorf("docs/results.md has no generated table of %s's columns", file)
+		}
+	}
+	row := regexp.MustCompile("(?m)^\\| `untrusted_samples` \\|.*\n")
+	for name, edited := range map[string][]byte{
+		"a row removed": row.ReplaceAll(text, nil),
+		"a row renamed": bytes.Replace(text, []byte("| `ok_processes` |"), []byte("| `processes_used` |"), 1),
+	} {
+		if bytes.Equal(edited, text) {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		if _, problems := checkPage(root, "docs/results.md", edited, committed); len(problems) == 0 {
+			t.Errorf("%s from the table of cells.parquet's columns passed the check", name)
+		}
 	}
 }

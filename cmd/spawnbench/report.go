@@ -56,7 +56,8 @@ about how many processes the spec's target precision would take.
 Several directories are merged when they measured different cells, e.g. one
 run per environment. A set holding a cell twice is refused (exit 2).
 --plots DIR also draws SVG and PNG plots there. --format parquet writes
-cells.parquet's table (one row per cell and view); --format benchfmt writes
+cells.parquet's table (one row per measured cell and view), --format csv
+the same columns as text; --format benchfmt writes
 Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {

@@ -1,13 +1,18 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"spawnbench/engine/results"
 )
 
-// cellFigures are the report's cells as rows of cells.parquet: the
-// figures, intervals, process counts, verdicts and ratios it prints.
+// cellFigures are the report's cells as rows of cells.parquet (and of
+// the CSV): the figures, intervals, process counts, verdicts and ratios
+// it prints. A cell with no measured process (a skipped environment, or a
+// mode and n its spec never planned for it, which the report's grid shows
+// as n/a) has no row: there is nothing in it to judge.
 func (r *Report) cellFigures() []results.CellFigure {
 	inBottomLine := map[string]string{} // machine/env/mode/col → role
 	key := func(machine, env, mode string, col Column) string {
@@ -37,16 +42,24 @@ func (r *Report) cellFigures() []results.CellFigure {
 	out := make([]results.CellFigure, 0, len(r.Cells))
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Skipped != "" {
+		if c.Skipped != "" || c.Processes == 0 {
 			continue
+		}
+		var failures []string
+		for _, st := range sortedKeys(c.Failures) {
+			failures = append(failures, fmt.Sprintf("%s=%d", st, c.Failures[st]))
 		}
 		f := results.CellFigure{Machine: c.Machine, Environment: c.Environment, Kind: c.Kind, Host: c.Host, Family: c.Family, Mode: c.Mode,
 			N: c.N, ViewLast: int32(c.Last), Processes: int32(c.Processes), Samples: int32(c.Samples),
+			Untrusted: int32(c.Untrusted), Failures: strings.Join(failures, ";"), Spread: nan,
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
 			Verdict: c.Judgement.Verdict, Reason: c.Judgement.Reason, Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
 			BottomLine:  inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)],
 			OthersShare: nan, StealShare: nan, LoadRho: nan, LoadP: nan, LoadRatio: nan, BusyEvidence: c.Judgement.BusyEvidence}
+		if n := c.Judgement; n.Verdict != NotJudged {
+			f.Spread = float64(n.Spread)
+		}
 		if n := c.Judgement; n.BusyKnown {
 			f.OthersShare, f.StealShare = float64(n.OthersShare), float64(n.StealShare)
 		}

@@ -116,7 +116,7 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 	if err := r.Write(&csv, FormatCSV, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(csv.String(), ","+idA+"\n"); got != 4 {
+	if got := strings.Count(csv.String(), "\n"+idA+","); got != 4 {
 		t.Errorf("CSV: %d rows of machine a, want 4 (2 envs × 2 n):\n%s", got, csv.String())
 	}
 	var bench bytes.Buffer

@@ -1,6 +1,9 @@
 package results
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -10,11 +13,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// CellsFile holds the report's figures, one row per cell and view, as
-// the report computed them: a notebook reads them instead of computing
-// them again. It is derived from the set (written with the report, never
-// read back by spawnbench), stamped with the set's ID and generation so
-// a stale one can be told.
+// CellsFile holds the report's figures, one row per measured cell and
+// view, as the report computed them: a notebook reads them instead of
+// computing them again. It is derived from the set (written with the
+// report, never read back by spawnbench), stamped with the set's ID,
+// generation and provenance so a stale one can be told. The report's CSV
+// is the same table as text (EncodeCellsCSV): one list of columns makes
+// both, so their names, units and values cannot drift apart.
 const CellsFile = "cells.parquet"
 
 // CellFigure is one row of cells.parquet.
@@ -30,8 +35,12 @@ type CellFigure struct {
 	// k spawns.
 	ViewLast int32
 	// Processes counts the measured processes, OKProcesses those whose
-	// spawns the figure is computed over, Samples their spawns.
-	Processes, OKProcesses, Samples int32
+	// spawns the figure is computed over, Samples their spawns, Untrusted
+	// those of them read from a clock not trusted.
+	Processes, OKProcesses, Samples, Untrusted int32
+	// Failures counts the processes that did not end ok, by status, as
+	// "status=count" joined by ";" ("" when none failed).
+	Failures string
 	// TypicalUS, LowUS and HighUS are the figure and its 95% interval
 	// over processes, µs; Precision the interval's relative half-width.
 	// NaN (null) where there is none.
@@ -44,6 +53,9 @@ type CellFigure struct {
 	Verdict, Reason string
 	Busy, Drifted   bool
 	Clusters        int32
+	// Spread is the interquartile range of the processes' typical spawns
+	// over their median (NaN for a cell not judged): a description.
+	Spread float64
 	// OthersShare and StealShare are the machine's load beside the cell
 	// over its wall time (NaN, null, where unrecorded); LoadRho, LoadP and
 	// LoadRatio the test of its figure against that load (NaN where
@@ -77,8 +89,10 @@ var cellColumns = []column[CellFigure]{
 	int32Col("n", func(r *CellFigure) *int32 { return &r.N }).doc("threads spawned per process"),
 	int32Col("view_last", func(r *CellFigure) *int32 { return &r.ViewLast }).doc("0: every spawn of each process; k: only its last k spawns"),
 	int32Col("processes", func(r *CellFigure) *int32 { return &r.Processes }).doc("measured processes of the cell, whatever their status"),
+	addedLater(optStringCol("failures", func(r *CellFigure) *string { return &r.Failures })).doc("the processes that did not end ok, by status, as status=count joined by ';' (timeout=1;oom=2); null when none failed"),
 	int32Col("ok_processes", func(r *CellFigure) *int32 { return &r.OKProcesses }).doc("the processes the figure is computed over (ended ok, with spawns in the view): how many independent values stand behind it"),
 	int32Col("samples", func(r *CellFigure) *int32 { return &r.Samples }).doc("spawns in the view of the ok processes"),
+	addedLater(int32Col("untrusted_samples", func(r *CellFigure) *int32 { return &r.Untrusted })).doc("those of the samples whose clock is not trusted (samples.parquet's clock_trusted false), marked † in the report"),
 	optFloat64Col("typical_us", func(r *CellFigure) *float64 { return &r.TypicalUS }).doc("the cell's typical spawn, µs: the exponentiated 20% trimmed mean of its processes' log typical spawns"),
 	optFloat64Col("low_us", func(r *CellFigure) *float64 { return &r.LowUS }).doc("the lower bound of its 95% interval over processes, µs; null under 5 processes"),
 	optFloat64Col("high_us", func(r *CellFigure) *float64 { return &r.HighUS }).doc("the upper bound, µs; null under 5 processes"),
@@ -97,6 +111,7 @@ var cellColumns = []column[CellFigure]{
 	addedLater(optStringCol("busy_evidence", func(r *CellFigure) *string { return &r.BusyEvidence })).doc("what makes the cell busy, with its numbers; null for a cell that is not"),
 	boolCol("drifted", func(r *CellFigure) *bool { return &r.Drifted }).doc("the processes of the run's later half differ from its earlier half (p < 0.01)"),
 	int32Col("clusters", func(r *CellFigure) *int32 { return &r.Clusters }).doc("2 when the processes fall into two clusters, else 0"),
+	addedLater(optFloat64Col("spread", func(r *CellFigure) *float64 { return &r.Spread })).doc("the interquartile range of the ok processes' typical spawns over their median: a description, not a verdict; null for a cell not judged"),
 	int32Col("occasions", func(r *CellFigure) *int32 { return &r.Occasions }).doc("the occasions the figure and interval are computed over (3 or more); 0 when over processes"),
 	optFloat64Col("occasion_sd", func(r *CellFigure) *float64 { return &r.OccasionSD }).doc("between-occasion standard deviation of the log spawn time (all-spawns view); null with one occasion"),
 	optFloat64Col("process_sd", func(r *CellFigure) *float64 { return &r.ProcessSD }).doc("between-process standard deviation of the log spawn time, within an occasion"),
@@ -129,19 +144,80 @@ func optFloat64Col[T any](name string, f func(*T) *float64) column[T] {
 	}
 }
 
-// WriteCells writes a report's figures of set into dir's cells.parquet.
+// WriteCells writes a report's figures of set into dir's cells.parquet,
+// stamped with the set's ID, generation and provenance (its format that
+// of the file, FormatVersion).
 func WriteCells(dir string, set *Set, rows []CellFigure) error {
-	return writeTable(filepath.Join(dir, CellsFile), cellColumns, rows, cellsMeta(set.ID, set.Generation))
+	prov := set.Provenance
+	prov.Format = FormatVersion
+	js, err := json.Marshal(prov)
+	if err != nil {
+		return fmt.Errorf("encode provenance: %w", err)
+	}
+	meta := map[string]string{metaProvenance: string(js), metaGeneration: strconv.FormatInt(set.Generation, 10), metaSet: set.ID}
+	return writeTable(filepath.Join(dir, CellsFile), cellColumns, rows, meta)
 }
 
 // EncodeCells writes a report's figures as one Parquet file to w, for
 // `spawnbench report --format parquet` (of no one set: no set ID).
 func EncodeCells(w io.Writer, rows []CellFigure) error {
-	return encodeTable(w, cellColumns, rows, cellsMeta("", 0))
+	meta := map[string]string{metaProvenance: `{"format":` + strconv.Itoa(FormatVersion) + `}`, metaGeneration: "0", metaSet: ""}
+	return encodeTable(w, cellColumns, rows, meta)
 }
 
-func cellsMeta(set string, generation int64) map[string]string {
-	return map[string]string{metaProvenance: `{"format":` + strconv.Itoa(FormatVersion) + `}`, metaGeneration: strconv.FormatInt(generation, 10), metaSet: set}
+// EncodeCellsCSV writes a report's figures as CSV to w: cells.parquet's
+// columns in its order, under its names, each value as Parquet holds it
+// (numbers in full precision, booleans as true and false, null as an
+// empty field).
+func EncodeCellsCSV(w io.Writer, rows []CellFigure) error {
+	rec := recordOf(cellColumns, rows)
+	defer rec.Release()
+	cw := csv.NewWriter(w)
+	header := make([]string, len(cellColumns))
+	for i, c := range cellColumns {
+		header[i] = c.field.Name
+	}
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	line := make([]string, len(cellColumns))
+	for i := 0; i < int(rec.NumRows()); i++ {
+		for c := range cellColumns {
+			v, err := csvValue(rec.Column(c), i)
+			if err != nil {
+				return fmt.Errorf("write CSV column %s: %w", cellColumns[c].field.Name, err)
+			}
+			line[c] = v
+		}
+		if err := cw.Write(line); err != nil {
+			return fmt.Errorf("write CSV: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	return nil
+}
+
+// csvValue is row i of a as CSV text.
+func csvValue(a arrow.Array, i int) (string, error) {
+	if a.IsNull(i) {
+		return "", nil
+	}
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i), nil
+	case *array.Dictionary:
+		return a.Dictionary().(*array.String).Value(a.GetValueIndex(i)), nil
+	case *array.Int32:
+		return strconv.FormatInt(int64(a.Value(i)), 10), nil
+	case *array.Float64:
+		return strconv.FormatFloat(a.Value(i), 'g', -1, 64), nil
+	case *array.Boolean:
+		return strconv.FormatBool(a.Value(i)), nil
+	}
+	return "", fmt.Errorf("no CSV form for type %s", a.DataType())
 }
 
 // ReadCells reads a cells.parquet, for tests and tools.

@@ -262,3 +262,55 @@ func timeCol[T any](name string, f func(*T) *time.Time) column[T] {
 		},
 	}
 }
+
+// ColumnDoc says what one column of a table is: its name, its type as
+// docs/results.md spells it, whether it can be null, and its description.
+type ColumnDoc struct {
+	Name, Type  string
+	Nullable    bool
+	Description string
+}
+
+// Columns describes the columns of file (SamplesFile, RunsFile,
+// CalibrationFile or CellsFile), in their order in the file; nil for any
+// other name. docs/results.md's column tables are generated from it.
+func Columns(file string) []ColumnDoc {
+	switch file {
+	case SamplesFile:
+		return docsOf(sampleColumns)
+	case RunsFile:
+		return docsOf(runColumns)
+	case CalibrationFile:
+		return docsOf(calibrationColumns)
+	case CellsFile:
+		return docsOf(cellColumns)
+	}
+	return nil
+}
+
+func docsOf[T any](cols []column[T]) []ColumnDoc {
+	out := make([]ColumnDoc, len(cols))
+	for i, c := range cols {
+		out[i] = ColumnDoc{Name: c.field.Name, Type: typeName(c.field.Type), Nullable: c.field.Nullable, Description: c.description}
+	}
+	return out
+}
+
+// typeName is an Arrow type as a reader of the Parquet file sees it.
+func typeName(t arrow.DataType) string {
+	switch t := t.(type) {
+	case *arrow.DictionaryType:
+		return typeName(t.ValueType) + " (dictionary)"
+	case *arrow.ListType:
+		return "list<" + typeName(t.Elem()) + ">"
+	case *arrow.TimestampType:
+		if t.Unit == arrow.Microsecond {
+			return "timestamp (µs, " + t.TimeZone + ")"
+		}
+	case *arrow.Float64Type:
+		return "double"
+	case *arrow.StringType:
+		return "string"
+	}
+	return t.String()
+}

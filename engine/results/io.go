@@ -17,6 +17,7 @@ import (
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -154,17 +155,9 @@ func writeTable[T any](path string, cols []column[T], rows []T, meta map[string]
 // encodeTable writes rows as one Parquet file to w, with meta's keys as
 // its key-value metadata.
 func encodeTable[T any](f io.Writer, cols []column[T], rows []T, meta map[string]string) error {
-	schema := schemaOf(cols)
-	mem := memory.NewGoAllocator()
-	b := array.NewRecordBuilder(mem, schema)
-	defer b.Release()
-	for i := range rows {
-		for c, col := range cols {
-			col.put(b.Field(c), &rows[i])
-		}
-	}
-	rec := b.NewRecordBatch()
+	rec := recordOf(cols, rows)
 	defer rec.Release()
+	schema := rec.Schema()
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
 	// Hide Close from the Parquet writer: a file is synced and closed by
 	// its owner (atomicfile.Write).
@@ -181,6 +174,18 @@ func encodeTable[T any](f io.Writer, cols []column[T], rows []T, meta map[string
 		return err
 	}
 	return w.Close()
+}
+
+// recordOf is rows as one Arrow record of cols; the caller releases it.
+func recordOf[T any](cols []column[T], rows []T) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schemaOf(cols))
+	defer b.Release()
+	for i := range rows {
+		for c, col := range cols {
+			col.put(b.Field(c), &rows[i])
+		}
+	}
+	return b.NewRecordBatch()
 }
 
 // table is one Parquet file as read: its rows, set ID, generation and
