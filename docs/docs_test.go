@@ -25,10 +25,17 @@
 // fails the test until the page is regenerated, and a column without a
 // description fails it for good.
 //
-// The test fails when a block differs from what its set gives now, names
-// a directory that is not a result set committed to the repository, or
-// when a page quotes a set under /tmp; go test ./docs -update rewrites
-// the blocks.
+// And a verdict's rule is stated only in the words of engine/stats, which
+// applies it (stats.Rules, a space in its name a hyphen here):
+//
+//	<!-- spawnbench rule not-judged -->
+//	... the rule's definition ...
+//	<!-- end spawnbench -->
+//
+// The test fails when a block differs from what its set or rule gives
+// now, names a directory that is not a result set committed to the
+// repository, or when a page quotes a set under /tmp; go test ./docs
+// -update rewrites the blocks.
 package docs_test
 
 import (
@@ -39,12 +46,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
+	"spawnbench/engine/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated blocks of README.md, docs/ and results/README.md")
@@ -64,7 +74,7 @@ func pages(t *testing.T, root string) []string {
 }
 
 var (
-	blockStart = regexp.MustCompile(`^<!-- spawnbench (report|run-output|compare|columns) (\S+)(?: ([^-\s]\S*))?(?: --section (\S+))? -->$`)
+	blockStart = regexp.MustCompile(`^<!-- spawnbench (report|run-output|compare|columns|rule) (\S+)(?: ([^-\s]\S*))?(?: --section (\S+))? -->$`)
 	blockEnd   = "<!-- end spawnbench -->"
 	tmpQuote   = regexp.MustCompile(`(?:report|compare|merge|-o|--from)\s+/tmp/`)
 )
@@ -107,8 +117,11 @@ func checkPage(root, page string, text []byte, committed func(dir string) bool) 
 		}
 		if got := strings.Join(lines[i+1:end], "\n") + "\n"; err == nil && got != want {
 			what := fmt.Sprintf("the block of %s %s differs from what that set gives today", kind, dir)
-			if kind == "columns" {
+			switch kind {
+			case "columns":
 				what = fmt.Sprintf("the table of %s's columns differs from engine/results' descriptions of them", dir)
+			case "rule":
+				what = fmt.Sprintf("the block of rule %s differs from how engine/stats words the rule today", dir)
 			}
 			problems = append(problems, problem{page, fmt.Sprintf("line %d: %s (regenerate with go test ./docs -update)", i+1, what)})
 		}
@@ -124,6 +137,9 @@ func checkPage(root, page string, text []byte, committed func(dir string) bool) 
 func generate(root, kind, dir, other, section string, committed func(string) bool) (string, error) {
 	if kind == "columns" {
 		return columnTable(dir)
+	}
+	if kind == "rule" {
+		return ruleBlock(dir)
 	}
 	read := func(dir string) (report.Input, error) {
 		if !committed(dir) {
@@ -177,6 +193,41 @@ func columnTable(file string) (string, error) {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, typ, null, strings.ReplaceAll(c.Description, "|", "\\|"))
 	}
 	return b.String(), nil
+}
+
+// ruleBlock is the definition of the verdict rule named name (a hyphen
+// for each space), wrapped as the pages are.
+func ruleBlock(name string) (string, error) {
+	var names []string
+	for _, r := range stats.Rules {
+		id := strings.ReplaceAll(r.Name, " ", "-")
+		if id == name {
+			return wrapText(r.Definition, 72), nil
+		}
+		names = append(names, id)
+	}
+	return "", fmt.Errorf("engine/stats has no rule %q; its rules are %s", name, strings.Join(names, ", "))
+}
+
+// wrapText breaks text at spaces into lines of at most width runes.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		wn := utf8.RuneCountInString(w)
+		switch {
+		case n == 0:
+		case n+1+wn > width:
+			b.WriteString("\n")
+			n = 0
+		default:
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(w)
+		n += wn
+	}
+	return b.String() + "\n"
 }
 
 // compareSection is the section of `spawnbench compare base other`'s
@@ -314,5 +365,82 @@ func TestColumnTablesFollowTheCode(t *testing.T) {
 		if _, problems := checkPage(root, "docs/results.md", edited, committed); len(problems) == 0 {
 			t.Errorf("%s from the table of cells.parquet's columns passed the check", name)
 		}
+	}
+}
+
+// TestEveryRuleIsDefinedOnce: docs/statistics.md holds each verdict's
+// rule as a generated block, once, and a hand edit inside one (a bar
+// changed, or a word) fails the check.
+func TestEveryRuleIsDefinedOnce(t *testing.T) {
+	root := ".."
+	committed := committedSets(t, root)
+	const page = "docs/statistics.md"
+	text, err := os.ReadFile(filepath.Join(root, page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range stats.Rules {
+		open := "<!-- spawnbench rule " + strings.ReplaceAll(r.Name, " ", "-") + " -->"
+		if n := strings.Count(string(text), open); n != 1 {
+			t.Errorf("%s has %d blocks %s, want 1", page, n, open)
+		}
+	}
+	if _, problems := checkPage(root, page, text, committed); len(problems) > 0 {
+		t.Fatalf("%s as committed: %v", page, problems)
+	}
+	start := bytes.Index(text, []byte("<!-- spawnbench rule "))
+	if start < 0 {
+		t.Fatal(page + " has no rule block")
+	}
+	end := start + bytes.Index(text[start:], []byte(blockEnd))
+	for _, edit := range []struct{ old, new string }{
+		{"p < 0.01", "p < 0.05"},
+		{"unstable", "drifting"},
+	} {
+		block := string(text[start:end])
+		if !strings.Contains(block, edit.old) {
+			t.Fatalf("%s's first rule block does not say %q:\n%s", page, edit.old, block)
+		}
+		edited := string(text[:start]) + strings.Replace(block, edit.old, edit.new, 1) + string(text[end:])
+		if _, problems := checkPage(root, page, []byte(edited), committed); len(problems) == 0 {
+			t.Errorf("%q edited to %q inside a rule block passed the check", edit.old, edit.new)
+		}
+	}
+	unknown := bytes.Replace(text, []byte("<!-- spawnbench rule busy -->"), []byte("<!-- spawnbench rule lazy -->"), 1)
+	if _, problems := checkPage(root, page, unknown, committed); len(problems) == 0 || !strings.Contains(problems[0].what, "no rule") {
+		t.Errorf("a block of a rule engine/stats lacks: %v", problems)
+	}
+}
+
+// notJudgedBar finds a page's own words for the not-judged rule's bar:
+// "not judged" and a count of processes in one sentence.
+var notJudgedBar = regexp.MustCompile(`(?i)(?:fewer than|below|under|needs|at least) (\d+) processes[^.]*not judged|not judged[^.]*(?:fewer than|below|under|needs|at least) (\d+) processes`)
+
+// TestPagesGiveTheNotJudgedBarOfTheCode: where a page says in its own
+// words which cells are not judged, it gives the bar the code applies
+// (stats.MinIntervalProcesses), as the README's and the specs page's
+// tables do.
+func TestPagesGiveTheNotJudgedBarOfTheCode(t *testing.T) {
+	root := ".."
+	found := 0
+	for _, page := range pages(t, root) {
+		text, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat := strings.Join(strings.Fields(string(text)), " ")
+		for _, m := range notJudgedBar.FindAllStringSubmatch(flat, -1) {
+			found++
+			n := m[1] + m[2]
+			if n != strconv.Itoa(stats.MinIntervalProcesses) {
+				t.Errorf("%s: %q gives a bar of %s processes; the code's is %d (%s)", page, m[0], n, stats.MinIntervalProcesses, stats.NotJudgedRule.Summary)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no page says which cells are not judged: the README does")
+	}
+	if m := notJudgedBar.FindStringSubmatch("cells with fewer than 10 processes are reported \"not judged\""); m == nil || m[1] != "10" {
+		t.Errorf("the check misses a stale bar: %v", m)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 	"spawnbench/engine/textfmt"
 )
 
@@ -46,13 +47,9 @@ thread and makespan, Wasmtime releases; every cell's load (others' CPU
 and steal, as shares of wall time); failures and skips; and, in an
 appendix, the pooled means (the earlier study's statistic), the clock
 checks and the provenance. Statistics use spawns of ok processes only.
-Verdicts: [busy] only where the processes say the load moved the figure
-(it rises with their load, or others' work took half their wall time
-throughout); [unstable] only on evidence at the level of
-processes: they drifted over the run, or they fall into two clusters;
-[not judged: k processes] below 5 processes. Precision is a number, with
-about how many processes the spec's target precision would take.
+Verdicts, each by its rule (in full in the report's legends and docs/statistics.md):
 
+` + verdictRules() + `
 Several directories are merged when they measured different cells, e.g. one
 run per environment. A set holding a cell twice is refused (exit 2).
 --plots DIR also draws SVG and PNG plots there. --format parquet writes
@@ -403,4 +400,14 @@ func samePath(a, b string) bool {
 		return false
 	}
 	return os.SameFile(sa, sb)
+}
+
+// verdictRules lists the verdicts' rules for report's help, in the words
+// of engine/stats, which applies them.
+func verdictRules() string {
+	var b strings.Builder
+	for _, r := range stats.Rules {
+		b.WriteString(wrap(r.Summary, "  - ", "    "))
+	}
+	return b.String()
 }

@@ -24,6 +24,7 @@ import (
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
+	"spawnbench/engine/stats"
 	"spawnbench/engine/textfmt"
 )
 
@@ -358,8 +359,8 @@ func (s *session) runPlan(plan *spec.RunPlan, opts run.RunOptions) error {
 		for _, c := range busy {
 			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, textfmt.BusyEvidence(c.Load)))
 		}
-		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) busy, by their processes' evidence: %s; their figures carry the machine's load, re-measure them on an idle machine (the report gives every cell's load)\n",
-			len(busy), strings.Join(cells, ", "))
+		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) busy (%s): %s; their figures carry the machine's load, re-measure them on an idle machine (the report gives every cell's load)\n",
+			len(busy), stats.BusyRule.Summary, strings.Join(cells, ", "))
 	}
 	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
 	return nil

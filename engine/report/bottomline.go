@@ -368,9 +368,9 @@ func (r *Report) writeBottomLine(b *strings.Builder) {
 	if len(bl.Notes) > 0 {
 		b.WriteString("\n")
 	}
-	b.WriteString("One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the report's tables). " +
-		"A verdict comes from the row's own cells: unstable only when its processes drifted during the run or fall into two clusters; " +
-		"not judged below 5 processes. The figures with their precision are in the report's \"Typical spawn time\".\n\n")
+	fmt.Fprintf(b, "One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the report's tables). "+
+		"A verdict comes from the row's own cells: unstable only when its processes drifted during the run or fall into two clusters; "+
+		"not judged below %d processes. The figures with their precision are in the report's \"Typical spawn time\".\n\n", MinIntervalProcesses)
 	r.writeFreePlacement(b)
 	r.writeEarlier(b)
 }

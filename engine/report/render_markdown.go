@@ -563,30 +563,25 @@ func (r *Report) ratio(env, mode string, col Column) *Ratio {
 	return &r.Ratios[i]
 }
 
-// flagLegend explains the flags wherever they appear.
-var flagLegend = fmt.Sprintf("[busy]: the cell's processes say the machine's load moved its figure: either its figure rises with their load "+
-	"(each process's load share, others' CPU less spawnbench's own work plus the hypervisor's steal over its wall time, "+
-	"regressed on the rank of its figure: one-sided p < %g with a robust standard error, over %d processes or more, and the most-loaded half's median figure at least %.2g× the least-loaded half's), "+
-	"or it is busy throughout (others' work took %.0f%% of the wall time or more, pooled, and clearly so over its processes: no process saw an idle machine). "+
-	"Steal flags a cell only by its effect; every cell's load is a number in the load table. "+
-	"[unstable]: the cell's processes say its figure depends on when or how it was measured: their figures drifted over the run "+
-	"(the processes of the run's later half differ from those of its earlier half, Mann–Whitney p < %g), or they fall into two clusters "+
-	"(the best split of their log figures explains more of the variance than a single skewed peak does in %.0f%% of cells, the clusters at least %.2g× apart). "+
-	"[not judged: k processes]: fewer than %d processes, too few for an interval or a verdict. A ratio carries its own environment's flags, never its baseline's.",
-	stats.BusyAlpha, stats.BusyMinProcesses, stats.BusyMinRatio, 100*stats.SaturatedShare,
-	DriftAlpha, 100*stats.ClusterAlpha, stats.ClusterMinRatio, MinIntervalProcesses)
+// flagLegend explains the flags wherever they appear: each in the words
+// of its rule (stats.Rules), which state the bars the rule applies.
+var flagLegend = "[busy]: " + stats.BusyRule.Definition + " " +
+	"[unstable]: " + stats.UnstableRule.Definition + " " +
+	"[not judged: k processes]: " + stats.NotJudgedRule.Definition + " " +
+	"A ratio carries its own environment's flags, never its baseline's."
 
-// estimateLegend says how the figures of the typical-time table are made.
+// estimateLegend says how the figures of the typical-time table are made,
+// and what precision is (stats.PrecisionRule) against the set's target.
 func estimateLegend(target float64) string {
-	targetText := "(the set's spec named no samples.precision, so no count is worked out)"
+	targetText := "The set's spec named no samples.precision, so no count is worked out."
 	if target > 0 {
-		targetText = fmt.Sprintf("where it is wider than ±%.3g%% (samples.precision), about how many processes that would take", 100*target)
+		targetText = fmt.Sprintf("Where a cell is wider than ±%.3g%% (samples.precision), the Precision column says about how many processes that would take.", 100*target)
 	}
-	return fmt.Sprintf("The process is the unit of replication: each process is reduced to its typical spawn (the 20%% trimmed mean of its spawns in the view), "+
-		"and a cell's typical time is the 20%% trimmed mean of their logarithms, with Yuen's %.0f%% interval over processes. "+
-		"Precision is the interval's half-width over the figure, with the processes behind it and, %s: a number, not a verdict. "+
+	return fmt.Sprintf("The process is the unit of replication: each process is reduced to its typical spawn (the %.0f%% trimmed mean of its spawns in the view), "+
+		"and a cell's typical time is the %.0f%% trimmed mean of their logarithms, with Yuen's %.0f%% interval over processes. "+
+		"%s %s "+
 		"The pooled median and 95th percentile of every spawn, and the spawn counts, are in the CSV and JSON formats.",
-		100*Confidence, targetText)
+		100*stats.TrimFraction, 100*stats.TrimFraction, 100*Confidence, stats.PrecisionRule.Definition, targetText)
 }
 
 // grouped is true when the environments span more than one host family,

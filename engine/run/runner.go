@@ -392,7 +392,7 @@ func (r *Runner) measureOwnWork(ctx context.Context) {
 	r.logf("machine: spawnbench's own work %s a process (not others'), others' load %.2f CPUs (over %d trivial processes)\n",
 		time.Duration(w.PerProcessNS).Round(time.Microsecond), w.OthersCPUs, w.Processes)
 	if w.OthersCPUs > stats.BusyThreshold {
-		r.logf("warning: other programs use %.2f CPUs of this machine; each cell's load is recorded, and a cell is flagged busy where it moved the figure\n", w.OthersCPUs)
+		r.logf("warning: other programs use %.2f CPUs of this machine; each cell's load is recorded, and %s\n", w.OthersCPUs, stats.BusyRule.Summary)
 	}
 }
 

@@ -25,7 +25,8 @@ type Cell struct {
 	// for Samples.Min spawns, and at least the floor of independent
 	// processes (Samples.Processes, or the environment's own).
 	Processes int
-	// Floor is that floor: a cell with fewer ok processes is not judged.
+	// Floor is that floor. It is no verdict's bar: whether a cell is
+	// judged is stats.NotJudgedRule's, whatever the floor.
 	Floor int
 	// Precision is the interval's relative half-width that counts as
 	// converged.

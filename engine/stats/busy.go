@@ -30,6 +30,9 @@ const (
 	// must take, pooled and clearly (clearlyAbove), for a cell to be busy
 	// throughout.
 	SaturatedShare = 0.5
+	// SaturatedStandardErrors is how many standard errors above zero the
+	// processes' excess over SaturatedShare must lie (clearlyAbove).
+	SaturatedStandardErrors = 3
 	// BusyThreshold is the others' load, in CPUs, beyond which a run
 	// warns at its start that other programs load the machine. It flags
 	// no cell: cells are flagged by Busy.
@@ -243,9 +246,10 @@ func halvesRatio(figure, wall, load []float64) float64 {
 
 // clearlyAbove: the processes' excesses (others' work beyond
 // SaturatedShare of each one's wall time), MinIntervalProcesses of them
-// or more, have a mean or a 20% trimmed mean more than three of its
-// standard errors (plain, or Tukey–McLaughlin's from the winsorized
-// variance) above zero, each variance at least one tick's rounding. The
+// or more, have a mean or a 20% trimmed mean more than
+// SaturatedStandardErrors of its standard errors (plain, or
+// Tukey–McLaughlin's from the winsorized variance) above zero, each
+// variance at least one tick's rounding. The
 // trimmed mean for a tail: beside CPU hogs a few processes that waited
 // long for a CPU read far more than the rest, which widens the plain
 // standard error; the plain mean for processes of about a tick, whose
@@ -261,10 +265,10 @@ func clearlyAbove(excess []float64) bool {
 	floor := tickNoiseNS * tickNoiseNS
 	y, varW := yuenOf(excess)
 	h := float64(k - 2*int(math.Floor(TrimFraction*float64(k))))
-	if y.tm > 3*math.Sqrt(max(varW, floor)*float64(k-1)/(h*(h-1))) {
+	if y.tm > SaturatedStandardErrors*math.Sqrt(max(varW, floor)*float64(k-1)/(h*(h-1))) {
 		return true
 	}
-	return Mean(excess) > 3*math.Sqrt(max(varianceOf(excess), floor)/float64(k))
+	return Mean(excess) > SaturatedStandardErrors*math.Sqrt(max(varianceOf(excess), floor)/float64(k))
 }
 
 // midranks are the ranks of values, 1 for the smallest, ties sharing
