@@ -234,6 +234,48 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	for _, m := range cmp.OldMachines {
 		oldOf[counterpart(m)] = m
 	}
+	warnings := cmp.matchCells(oldR, newR, counterpart, opts)
+	for i := range newR.Cells {
+		n := &newR.Cells[i]
+		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
+			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
+		}
+	}
+	changes := make([]float64, 0, len(cmp.Changes))
+	for _, ch := range cmp.Changes {
+		if ch.Old.Bounded() {
+			cmp.Judged++
+			if ch.InsideOld {
+				cmp.Inside++
+			}
+		}
+		changes = append(changes, float64(ch.ChangePct))
+	}
+	shift := stats.ShiftOf(changes)
+	cmp.MedianChangePct, cmp.SameWay = Float(shift.Median), shift.SameWay
+	cmp.matchRatios(oldR, newR, counterpart)
+	if len(cmp.Changes) == 0 {
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s share no measured (environment, mode, n) cell; nothing to compare",
+			oldIn.Dir, newIn.Dir)}
+	}
+	for _, r := range []*Report{oldR, newR} {
+		for _, v := range r.Clocks {
+			if !v.Trusted() {
+				cmp.Untrusted = appendNew(cmp.Untrusted, v.Environment)
+			}
+		}
+	}
+	cmp.OldBusy, cmp.NewBusy = busyLevel(oldR), busyLevel(newR)
+	cmp.BusyDiffers = busyLevelsDiffer(cmp.OldBusy, cmp.NewBusy)
+	cmp.Incomplete = append(slices.Clone(oldR.Incomplete), newR.Incomplete...)
+	cmp.Warnings = sortedKeys(warnings)
+	return cmp, nil
+}
+
+// matchCells adds a Change for every cell both reports measured (the new
+// one on counterpart's machine) and notes the cells only the old one has,
+// or only the new one where the old has the row; it returns the warnings.
+func (cmp *Comparison) matchCells(oldR, newR *Report, counterpart func(string) string, opts CompareOptions) map[string]bool {
 	warnings := map[string]bool{}
 	for i := range oldR.Cells {
 		o := &oldR.Cells[i]
@@ -269,24 +311,11 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 			NewJudgement:  n.Judgement,
 		})
 	}
-	for i := range newR.Cells {
-		n := &newR.Cells[i]
-		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
-			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
-		}
-	}
-	changes := make([]float64, 0, len(cmp.Changes))
-	for _, ch := range cmp.Changes {
-		if ch.Old.Bounded() {
-			cmp.Judged++
-			if ch.InsideOld {
-				cmp.Inside++
-			}
-		}
-		changes = append(changes, float64(ch.ChangePct))
-	}
-	shift := stats.ShiftOf(changes)
-	cmp.MedianChangePct, cmp.SameWay = Float(shift.Median), shift.SameWay
+	return warnings
+}
+
+// matchRatios pairs each old ratio with the new one of its cell.
+func (cmp *Comparison) matchRatios(oldR, newR *Report, counterpart func(string) string) {
 	for _, oq := range oldR.Ratios {
 		for _, nq := range newR.Ratios {
 			if counterpart(oq.Machine) == nq.Machine && oq.Environment == nq.Environment && oq.Baseline == nq.Baseline && oq.Mode == nq.Mode && oq.Column == nq.Column {
@@ -300,22 +329,6 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
-	if len(cmp.Changes) == 0 {
-		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s share no measured (environment, mode, n) cell; nothing to compare",
-			oldIn.Dir, newIn.Dir)}
-	}
-	for _, r := range []*Report{oldR, newR} {
-		for _, v := range r.Clocks {
-			if !v.Trusted() {
-				cmp.Untrusted = appendNew(cmp.Untrusted, v.Environment)
-			}
-		}
-	}
-	cmp.OldBusy, cmp.NewBusy = busyLevel(oldR), busyLevel(newR)
-	cmp.BusyDiffers = busyLevelsDiffer(cmp.OldBusy, cmp.NewBusy)
-	cmp.Incomplete = append(slices.Clone(oldR.Incomplete), newR.Incomplete...)
-	cmp.Warnings = sortedKeys(warnings)
-	return cmp, nil
 }
 
 func cellName(c *Cell) string {

@@ -308,110 +308,141 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	if r.Baseline == "" {
 		r.Baseline = DefaultBaseline
 	}
-	groups := map[cellKey]*group{}
-	// owner is the index of the input that measured each cell.
-	owner := map[cellKey]int{}
-	var keys []cellKey
-	var calibration []results.CalibrationCheck
-	for i, in := range inputs {
-		s := in.Set
-		last, minN, err := views(&s.Provenance)
+	m := &measured{groups: map[cellKey]*group{}, owner: map[cellKey]int{}}
+	for i := range inputs {
+		if err := r.gather(m, inputs, i); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range m.keys {
+		if err := m.groups[k].byProcess(inputs[m.owner[k]].Dir, k); err != nil {
+			return nil, err
+		}
+	}
+	r.setAxes(inputs, m)
+	warnings := map[string]bool{}
+	r.fillCells(m.groups, warnings)
+	r.derive(inputs, m, warnings)
+	if len(machines) == 1 {
+		r.markMachine(machines[0])
+	}
+	return r, nil
+}
+
+// measured is what Build gathers from its sets before it computes:
+// each cell's group, which input measured it, the cells in the order
+// first seen, and the sets' calibration checks.
+type measured struct {
+	groups      map[cellKey]*group
+	owner       map[cellKey]int
+	keys        []cellKey
+	calibration []results.CalibrationCheck
+}
+
+// gather adds inputs[i]'s processes and samples to m, and its views,
+// precision, sources and skipped environments to r. A set holds many
+// rows of each of its cells; a second set measuring one of them would
+// mix two runs' processes, so that is an input error.
+func (r *Report) gather(m *measured, inputs []Input, i int) error {
+	in := inputs[i]
+	s := in.Set
+	last, minN, err := views(&s.Provenance)
+	if err != nil {
+		return &inputerr.Error{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
+	}
+	if r.ViewLast == 0 {
+		r.ViewLast, r.ViewMinN = last, minN
+	} else if last != 0 && (last != r.ViewLast || minN != r.ViewMinN) {
+		return &inputerr.Error{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
+			in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
+	}
+	if p := precisionTarget(&s.Provenance); p > 0 && (r.Precision == 0 || p < r.Precision) {
+		r.Precision = p // several sets: judge by the strictest
+	}
+	r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete(), Processes: len(s.Runs)})
+	for _, why := range s.Incomplete() {
+		r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
+	}
+	inv := s.Provenance.LastMeasuring()
+	if inv == nil {
+		inv = s.Provenance.Last()
+	}
+	machine := machineName(inv)
+	add := func(k cellKey) (*group, error) {
+		if prev, ok := m.owner[k]; ok && prev != i {
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
+				inputs[prev].Dir, in.Dir, k.env, k.mode, k.n)}
+		}
+		m.owner[k] = i
+		r.machines[k] = machine
+		g := m.groups[k]
+		if g == nil {
+			g = &group{}
+			m.groups[k] = g
+			m.keys = append(m.keys, k)
+			r.Environments = appendNew(r.Environments, k.env)
+			r.Modes = appendNew(r.Modes, k.mode)
+		}
+		return g, nil
+	}
+	if err := results.CheckUnique(in.Dir, s); err != nil {
+		return err
+	}
+	// Samples count only when their process ended ok: a process that
+	// failed half-way printed spawns under conditions that killed it.
+	type procKey struct {
+		cellKey
+		process int32
+	}
+	okProcess := map[procKey]bool{}
+	for _, run := range s.Runs {
+		g, err := add(cellKey{run.Environment, run.Mode, run.N})
 		if err != nil {
-			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: %v", in.Dir, err)}
+			return err
 		}
-		if r.ViewLast == 0 {
-			r.ViewLast, r.ViewMinN = last, minN
-		} else if last != 0 && (last != r.ViewLast || minN != r.ViewMinN) {
-			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s uses views last %d for n >= %d but %s uses last %d for n >= %d; report them separately",
-				in.Dir, last, minN, inputs[0].Dir, r.ViewLast, r.ViewMinN)}
-		}
-		if p := precisionTarget(&s.Provenance); p > 0 && (r.Precision == 0 || p < r.Precision) {
-			r.Precision = p // several sets: judge by the strictest
-		}
-		r.Sources = append(r.Sources, Source{Dir: in.Dir, Provenance: s.Provenance, Incomplete: s.Incomplete(), Processes: len(s.Runs)})
-		for _, why := range s.Incomplete() {
-			r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
-		}
-		inv := s.Provenance.LastMeasuring()
-		if inv == nil {
-			inv = s.Provenance.Last()
-		}
-		machine := machineName(inv)
-		// A set holds many rows of each of its cells; a second set
-		// measuring one of them would mix two runs' processes.
-		add := func(k cellKey) (*group, error) {
-			if prev, ok := owner[k]; ok && prev != i {
-				return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
-					inputs[prev].Dir, in.Dir, k.env, k.mode, k.n)}
-			}
-			owner[k] = i
-			r.machines[k] = machine
-			g := groups[k]
-			if g == nil {
-				g = &group{}
-				groups[k] = g
-				keys = append(keys, k)
-				r.Environments = appendNew(r.Environments, k.env)
-				r.Modes = appendNew(r.Modes, k.mode)
-			}
-			return g, nil
-		}
-		if err := results.CheckUnique(in.Dir, s); err != nil {
-			return nil, err
-		}
-		// Samples count only when their process ended ok: a process that
-		// failed half-way printed spawns under conditions that killed it.
-		type procKey struct {
-			cellKey
-			process int32
-		}
-		okProcess := map[procKey]bool{}
-		for _, run := range s.Runs {
-			g, err := add(cellKey{run.Environment, run.Mode, run.N})
-			if err != nil {
-				return nil, err
-			}
-			if g.kind == "" {
-				g.kind, g.payload, g.host, g.family = run.Kind, run.Payload, run.Host, run.Family
-				g.placementOf = run.PlacementOf
-				if g.payload == "" && g.host == "" {
-					g.payload, g.host, _ = results.PairOfKind(run.Kind) // a set older than the columns
-				}
-			}
-			if !run.Warmup {
-				g.runs = append(g.runs, run)
-				if run.Status == results.StatusOK {
-					okProcess[procKey{cellKey{run.Environment, run.Mode, run.N}, run.Process}] = true
-				}
+		if g.kind == "" {
+			g.kind, g.payload, g.host, g.family = run.Kind, run.Payload, run.Host, run.Family
+			g.placementOf = run.PlacementOf
+			if g.payload == "" && g.host == "" {
+				g.payload, g.host, _ = results.PairOfKind(run.Kind) // a set older than the columns
 			}
 		}
-		for _, smp := range s.Samples {
-			k := cellKey{smp.Environment, smp.Mode, smp.N}
-			g, err := add(k)
-			if err != nil {
-				return nil, err
+		if !run.Warmup {
+			g.runs = append(g.runs, run)
+			if run.Status == results.StatusOK {
+				okProcess[procKey{cellKey{run.Environment, run.Mode, run.N}, run.Process}] = true
 			}
-			if g.kind == "" {
-				g.kind = smp.Kind
-			}
-			if !smp.Warmup && okProcess[procKey{k, smp.Process}] {
-				g.samples = append(g.samples, smp)
-			}
-		}
-		skipped := skippedEnvironments(&s.Provenance)
-		if len(s.Samples) == 0 && len(s.Runs) == 0 && len(s.Calibration) == 0 && len(skipped) == 0 {
-			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s holds no results: no runs, samples, calibration checks or skipped environments", in.Dir)}
-		}
-		for env, why := range skipped {
-			r.Skipped[env] = why
-		}
-		calibration = append(calibration, s.Calibration...)
-	}
-	for _, k := range keys {
-		if err := groups[k].byProcess(inputs[owner[k]].Dir, k); err != nil {
-			return nil, err
 		}
 	}
+	for _, smp := range s.Samples {
+		k := cellKey{smp.Environment, smp.Mode, smp.N}
+		g, err := add(k)
+		if err != nil {
+			return err
+		}
+		if g.kind == "" {
+			g.kind = smp.Kind
+		}
+		if !smp.Warmup && okProcess[procKey{k, smp.Process}] {
+			g.samples = append(g.samples, smp)
+		}
+	}
+	skipped := skippedEnvironments(&s.Provenance)
+	if len(s.Samples) == 0 && len(s.Runs) == 0 && len(s.Calibration) == 0 && len(skipped) == 0 {
+		return &inputerr.Error{Msg: fmt.Sprintf("%s holds no results: no runs, samples, calibration checks or skipped environments", in.Dir)}
+	}
+	for env, why := range skipped {
+		r.Skipped[env] = why
+	}
+	m.calibration = append(m.calibration, s.Calibration...)
+	return nil
+}
+
+// setAxes sets the report's rows and columns from what was measured:
+// the environments in the order planned and by family (the skipped ones
+// last), each environment's kind, family and twin, and a column per n
+// and per view.
+func (r *Report) setAxes(inputs []Input, m *measured) {
 	// An environment skipped by one set but measured by another was not
 	// skipped.
 	for env := range r.Skipped {
@@ -419,27 +450,23 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			delete(r.Skipped, env)
 		}
 	}
-	skippedEnvs := sortedKeys(r.Skipped)
-	r.Environments = append(r.Environments, skippedEnvs...)
+	r.Environments = append(r.Environments, sortedKeys(r.Skipped)...)
 
-	ns := map[int32]bool{}
-	for _, k := range keys {
-		ns[k.n] = true
-	}
-	var nList []int32
-	for n := range ns {
-		nList = append(nList, n)
-	}
 	r.kinds, r.families, r.twinOf = map[string]string{}, map[string]string{}, map[string]string{}
-	for _, k := range keys {
-		if r.kinds[k.env] == "" {
-			r.kinds[k.env] = groups[k].kind
+	var nList []int32
+	for _, k := range m.keys {
+		if !slices.Contains(nList, k.n) {
+			nList = append(nList, k.n)
 		}
-		if of := groups[k].placementOf; of != "" {
-			r.twinOf[k.env] = of
+		g := m.groups[k]
+		if r.kinds[k.env] == "" {
+			r.kinds[k.env] = g.kind
+		}
+		if g.placementOf != "" {
+			r.twinOf[k.env] = g.placementOf
 		}
 		if r.families[k.env] == "" {
-			r.families[k.env] = groups[k].family
+			r.families[k.env] = g.family
 		}
 	}
 	for _, in := range inputs {
@@ -453,7 +480,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	}
 	r.orderAsPlanned(inputs)
 	r.orderByFamily()
-	sort.Slice(nList, func(i, j int) bool { return nList[i] < nList[j] })
+	slices.Sort(nList)
 	for _, n := range nList {
 		r.Columns = append(r.Columns, Column{N: n})
 	}
@@ -462,12 +489,14 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 			r.Columns = append(r.Columns, Column{N: n, Last: r.ViewLast})
 		}
 	}
+}
 
-	warnings := map[string]bool{}
+// fillCells computes a cell per row and column. A mode an environment
+// never ran in would only be a row of n/a, so it has none; a skipped
+// environment keeps its rows to say so.
+func (r *Report) fillCells(groups map[cellKey]*group, warnings map[string]bool) {
 	for _, env := range r.Environments {
 		for _, mode := range r.Modes {
-			// A mode an environment never ran in would only be a row
-			// of n/a; a skipped environment keeps its rows to say so.
 			ran := r.Skipped[env] != ""
 			for _, col := range r.Columns {
 				if groups[cellKey{env, mode, col.N}] != nil {
@@ -488,6 +517,12 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 	}
 	r.groups = groups
+}
+
+// derive computes what the cells give: the ratios, the against pairs,
+// the releases, the clocks' verdicts, the failures, the warnings and the
+// bottom line.
+func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 	r.Ratios = ratios(r, warnings)
 	against := map[string]string{}
 	for _, in := range inputs {
@@ -497,9 +532,9 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	}
 	r.Against = againstRatios(r, against)
 	r.Releases = releasesOf(r)
-	r.Clocks = clockVerdicts(r, groups, calibration)
-	for _, k := range keys {
-		for _, run := range groups[k].runs {
+	r.Clocks = clockVerdicts(r, m.groups, m.calibration)
+	for _, k := range m.keys {
+		for _, run := range m.groups[k].runs {
 			if run.Status != results.StatusOK {
 				r.Failures = append(r.Failures, Failure{
 					Environment: run.Environment, Mode: run.Mode, N: run.N, Process: run.Process,
@@ -510,10 +545,6 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	}
 	r.Warnings = sortedKeys(warnings)
 	r.BottomLine = bottomLine(r)
-	if len(machines) == 1 {
-		r.markMachine(machines[0])
-	}
-	return r, nil
 }
 
 // fillCell computes c from the measured data of its (environment, mode, n).

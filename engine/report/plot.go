@@ -123,6 +123,8 @@ func positiveLog10(samples []results.SpawnSample) (logs []float64, dropped int) 
 // times as a box plot over a jittered strip of every sample. Boxes are
 // computed on log10 of the times, so whiskers and outliers follow the
 // multiplicative spread that timing noise has.
+// Over 100 lines: one figure built top to bottom (data, axes, marks,
+// legend), whose steps would otherwise pass a dozen gonum values along.
 func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 	p := plot.New()
 	// A fixed seed keeps the jitter, and so the files, reproducible.
@@ -236,6 +238,8 @@ func (r *Report) distributionPlot(dir, mode string, n int32) (*Plot, error) {
 // spawn faintly and, where the cell has enough processes, a rolling median
 // over spawn numbers of the per-spawn-number median over processes. Slow
 // first spawns stand out at the left of the logarithmic x axis.
+// Over 100 lines: one figure built top to bottom (data, axes, marks,
+// legend), whose steps would otherwise pass a dozen gonum values along.
 func (r *Report) orderPlot(dir, mode string, n int32) (*Plot, error) {
 	type panel struct {
 		env       string

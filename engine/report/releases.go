@@ -185,6 +185,8 @@ func (r *Report) releasePayloads() []string {
 // per (mode, n), and payload where there are several, with its interval
 // as error bars, on a log scale; nil when
 // the report has no release rows.
+// Over 100 lines: one figure built top to bottom (data, axes, marks,
+// legend), whose steps would otherwise pass a dozen gonum values along.
 func (r *Report) releasePlot(dir string) (*Plot, error) {
 	if len(r.Releases) == 0 {
 		return nil, nil

@@ -79,4 +79,3 @@ func hostsText(b *BottomLine, envs []string) string {
 	}
 	return "hosts " + textfmt.List(hosts, "and")
 }
-

@@ -79,20 +79,43 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 	writeSources(&b, "old", []Source{c.Old})
 	writeSources(&b, "new", []Source{c.New})
 	writeIncomplete(&b, c.Incomplete)
+	c.writeWarnings(&b)
+	c.writeChanges(&b)
+	c.writeRatios(&b)
+	b.WriteString(flagLegend + "\n\n")
+	if len(c.OnlyOld) > 0 {
+		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
+	}
+	if len(c.OnlyNew) > 0 {
+		fmt.Fprintf(&b, "Only in new: %s.\n\n", strings.Join(c.OnlyNew, ", "))
+	}
+	writeNotes(&b, c.Warnings)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeWarnings writes the comparison's warnings: different machines,
+// different busy levels, untrusted clocks.
+func (c *Comparison) writeWarnings(b *strings.Builder) {
 	if c.DifferentMachines {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **DIFFERENT MACHINES:** old was measured on %s, new on %s. A change may be the machine's, not the code's; cells are matched machine by machine where the sets share machines.\n\n",
+		fmt.Fprintf(b, "> [!WARNING]\n> **DIFFERENT MACHINES:** old was measured on %s, new on %s. A change may be the machine's, not the code's; cells are matched machine by machine where the sets share machines.\n\n",
 			strings.Join(c.OldMachines, ", "), strings.Join(c.NewMachines, ", "))
 	}
 	if c.BusyDiffers {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **BUSY LEVELS DIFFER:** %d of %d cells busy (the machine's load moved their figures) in old, %d of %d in new; "+
+		fmt.Fprintf(b, "> [!WARNING]\n> **BUSY LEVELS DIFFER:** %d of %d cells busy (the machine's load moved their figures) in old, %d of %d in new; "+
 			"the median cell's others' CPU and steal took %s and %s of its wall time in old, %s and %s in new. Changes may be the machine's load, not the code; re-measure both on an idle machine.\n\n",
 			c.OldBusy.Busy, c.OldBusy.Judged, c.NewBusy.Busy, c.NewBusy.Judged,
 			sharePercent(float64(c.OldBusy.OthersShare)), sharePercent(float64(c.OldBusy.StealShare)), sharePercent(float64(c.NewBusy.OthersShare)), sharePercent(float64(c.NewBusy.StealShare)))
 	}
 	for _, env := range c.Untrusted {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **CLOCK NOT TRUSTED: %s** in at least one set. Its rows are marked %s; do not draw conclusions from them.\n\n",
+		fmt.Fprintf(b, "> [!WARNING]\n> **CLOCK NOT TRUSTED: %s** in at least one set. Its rows are marked %s; do not draw conclusions from them.\n\n",
 			env, untrustedMark)
 	}
+}
+
+// writeChanges writes the provenance differences and the table of each
+// cell's change, with what the changes say together.
+func (c *Comparison) writeChanges(b *strings.Builder) {
 	if len(c.Differences) == 0 {
 		b.WriteString("Same spec, spawnbench, toolchains and machine.\n\n")
 	} else {
@@ -101,7 +124,7 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 		for _, d := range c.Differences {
 			rows = append(rows, []string{d.Key, orDash(d.Old), orDash(d.New)})
 		}
-		mdTable(&b, []string{"", "old", "new"}, "lll", rows)
+		mdTable(b, []string{"", "old", "new"}, "lll", rows)
 	}
 	b.WriteString("## Typical spawn time, over processes\n\n")
 	var rows [][]string
@@ -126,69 +149,64 @@ func (c *Comparison) writeMarkdown(w io.Writer) error {
 			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" (%d+%d processes)", ch.OldProcesses, ch.NewProcesses), sig,
 			flagSides(ch.OldJudgement, ch.NewJudgement)})
 	}
-	mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", fmt.Sprintf("Change [%s CI]", percent(c.Confidence)), "Yuen test", "Significant", "Flags"}, "llrlrrrlll", rows)
-	fmt.Fprintf(&b, "Each side is its processes' typical spawn times (one number a process: the 20%% trimmed mean of its spawns), combined by a 20%% trimmed mean of their logarithms. "+
+	mdTable(b, []string{"Environment", "Mode", "n", "View", "Old [95% CI]", "New [95% CI]", fmt.Sprintf("Change [%s CI]", percent(c.Confidence)), "Yuen test", "Significant", "Flags"}, "llrlrrrlll", rows)
+	fmt.Fprintf(b, "Each side is its processes' typical spawn times (one number a process: the 20%% trimmed mean of its spawns), combined by a 20%% trimmed mean of their logarithms. "+
 		"Significant: Yuen's test of equal trimmed means with Welch's degrees of freedom, over processes, rejects at α = %g, exactly when the change's %s interval excludes 0 (at α = 1 − confidence). "+
 		"Spawns of one process are not independent, so no test here counts them as such; a side with fewer than %d processes is not judged.\n\n",
 		c.Alpha, percent(c.Confidence), MinIntervalProcesses)
 	if c.Judged > 0 {
-		fmt.Fprintf(&b, "**%d of %d** cells' new figures lie inside the old 95%% interval (%.0f%%). "+
+		fmt.Fprintf(b, "**%d of %d** cells' new figures lie inside the old 95%% interval (%.0f%%). "+
 			"Two measurements of one quantity by intervals that hold land inside each other's interval about 83%% of the time, not 95%%: both vary.\n\n",
 			c.Inside, c.Judged, 100*float64(c.Inside)/float64(c.Judged))
 	}
 	if c.MachineMoved() {
-		fmt.Fprintf(&b, "**The machine moved**: the median cell changed by %+.1f%%, and %d of %d cells moved the same way. "+
+		fmt.Fprintf(b, "**The machine moved**: the median cell changed by %+.1f%%, and %d of %d cells moved the same way. "+
 			"When most cells move together, what changed between the sets is the state of the machine (for example its host's other tenants or its clock frequency), "+
 			"which no interval computed within one set can see: repeat the run on different occasions and `merge` them for a figure of the machine.\n\n",
 			float64(c.MedianChangePct), c.SameWay, len(c.Changes))
 	}
-	if len(c.Ratios) > 0 {
-		fmt.Fprintf(&b, "## Ratios to %s, old and new\n\n", c.Ratios[0].Baseline)
-		var rows [][]string
-		within, inside, judged, overOccasions := 0, 0, 0, 0
-		var outside []string
-		for _, q := range c.Ratios {
-			if math.Abs(float64(q.ChangePct)) <= 10 {
-				within++
-			}
-			mark := ""
-			if !math.IsInf(float64(q.Old.High), 0) {
-				judged++
-				if q.InsideOld {
-					inside++
-				} else {
-					mark = " (outside)"
-					outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, viewLabel(q.Last), float64(q.ChangePct)))
-				}
-			}
-			if q.Occasions > 0 {
-				overOccasions++
-			}
-			rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), viewLabel(q.Last),
-				textfmt.Ratio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), textfmt.Ratio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
-				fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
-		}
-		mdTable(&b, []string{"Environment", "Mode", "n", "View", "Old ratio [95% CI]", "New ratio [95% CI]", "Change"}, "llrlrrr", rows)
-		fmt.Fprintf(&b, "%d of %d ratios moved by at most 10%%; %d of %d new ratios lie inside the old ratio's 95%% interval", within, len(c.Ratios), inside, judged)
-		if overOccasions > 0 {
-			fmt.Fprintf(&b, " (%d of the old ratios computed over occasions, within each occasion and then combined)", overOccasions)
-		}
-		b.WriteString(".")
-		if len(outside) > 0 {
-			fmt.Fprintf(&b, " Outside: %s. One interval in twenty misses by chance alone; more, or misses the same way, say the ratio itself moved between the sets (the old set's occasions did not span what changed).", strings.Join(outside, ", "))
-		}
-		b.WriteString("\n\n")
+}
+
+// writeRatios writes the ratios to the baseline, old and new.
+func (c *Comparison) writeRatios(b *strings.Builder) {
+	if len(c.Ratios) == 0 {
+		return
 	}
-	b.WriteString(flagLegend + "\n\n")
-	if len(c.OnlyOld) > 0 {
-		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
+	fmt.Fprintf(b, "## Ratios to %s, old and new\n\n", c.Ratios[0].Baseline)
+	var rows [][]string
+	within, inside, judged, overOccasions := 0, 0, 0, 0
+	var outside []string
+	for _, q := range c.Ratios {
+		if math.Abs(float64(q.ChangePct)) <= 10 {
+			within++
+		}
+		mark := ""
+		if !math.IsInf(float64(q.Old.High), 0) {
+			judged++
+			if q.InsideOld {
+				inside++
+			} else {
+				mark = " (outside)"
+				outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, viewLabel(q.Last), float64(q.ChangePct)))
+			}
+		}
+		if q.Occasions > 0 {
+			overOccasions++
+		}
+		rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), viewLabel(q.Last),
+			textfmt.Ratio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), textfmt.Ratio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
+			fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
 	}
-	if len(c.OnlyNew) > 0 {
-		fmt.Fprintf(&b, "Only in new: %s.\n\n", strings.Join(c.OnlyNew, ", "))
+	mdTable(b, []string{"Environment", "Mode", "n", "View", "Old ratio [95% CI]", "New ratio [95% CI]", "Change"}, "llrlrrr", rows)
+	fmt.Fprintf(b, "%d of %d ratios moved by at most 10%%; %d of %d new ratios lie inside the old ratio's 95%% interval", within, len(c.Ratios), inside, judged)
+	if overOccasions > 0 {
+		fmt.Fprintf(b, " (%d of the old ratios computed over occasions, within each occasion and then combined)", overOccasions)
 	}
-	writeNotes(&b, c.Warnings)
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.WriteString(".")
+	if len(outside) > 0 {
+		fmt.Fprintf(b, " Outside: %s. One interval in twenty misses by chance alone; more, or misses the same way, say the ratio itself moved between the sets (the old set's occasions did not span what changed).", strings.Join(outside, ", "))
+	}
+	b.WriteString("\n\n")
 }
 
 func (c *Comparison) writeCSV(w io.Writer) error { return c.writeCSVRows(w, true) }
