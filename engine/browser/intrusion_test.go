@@ -336,9 +336,17 @@ func TestPageSecretIsOnNoCommandLine(t *testing.T) {
 			seer := &secretSeer{t: t}
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			w := NewWarm(tc.b)
-			out, err := w.page(ctx, Page{Dir: secretPage(t), Path: "index.html", Stdout: seer}, tc.cold)
-			if err = errors.Join(err, w.Close()); err != nil {
+			p := Page{Browser: tc.b, Dir: secretPage(t), Path: "index.html", Stdout: seer}
+			var out proc.Outcome
+			var err error
+			if tc.cold {
+				out, err = Run(ctx, p)
+			} else {
+				w := NewWarm(tc.b)
+				out, err = w.Run(ctx, p)
+				err = errors.Join(err, w.Close())
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			seer.check(t, out)

@@ -62,19 +62,8 @@ func NewWarm(b Browser) *Warm {
 // was cancelled (the Outcome then holds what came so far).
 func Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	w := NewWarm(p.Browser)
-	out, err := w.page(ctx, p, true)
+	out, err := w.coldPage(ctx, p)
 	return out, errors.Join(err, w.Close())
-}
-
-// Run opens the page in the warm browser, starting it first if none runs,
-// and waits as the package's Run does. Wall runs from the opening of the
-// page's context to its closing (spawnbench's reading of /proc between
-// the two left out), and the page's cost is what the browser tree used
-// meanwhile (UserNS, SysNS; OthersCPUNS and StealNS the machine's, over
-// the same span), its peak memory the renderer's; a page that starts a
-// browser is not charged the browser's start.
-func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
-	return w.page(ctx, p, false)
 }
 
 // Close ends the browser, if one runs.
@@ -154,47 +143,33 @@ func (w *Warm) nextHost() string {
 	return fmt.Sprintf("127.0.0.%d", 2+(w.origins-1)%253)
 }
 
-// page runs p in the warm browser, or, if cold, in a browser started for
-// it and stopped after it.
-func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error) {
+// Warm and cold pages take two paths through the same steps: servePage
+// serves the page, openAndAwait opens it and waits for its end, rendererOf
+// finds its renderer and pageEnd turns how it ended into its Outcome. A
+// cold page (coldPage) starts a browser for itself, on the page, and is
+// charged the browser's whole life; a warm page (Run) reuses the browser,
+// is charged only what it used, and leaves the browser frozen (keepFor).
+
+// Run opens the page in the warm browser, starting it first if none runs,
+// and waits as the package's Run does. Wall runs from the opening of the
+// page's context to its closing (spawnbench's reading of /proc between
+// the two left out), and the page's cost is what the browser tree used
+// meanwhile (UserNS, SysNS; OthersCPUNS and StealNS the machine's, over
+// the same span), its peak memory the renderer's; a page that starts a
+// browser is not charged the browser's start.
+func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// A missing page would only show as a timeout.
-	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
-		return proc.Outcome{}, fmt.Errorf("the page to open: %w", err)
-	}
-	argv, err := json.Marshal(p.Argv)
-	if err != nil {
-		return proc.Outcome{}, fmt.Errorf("encode the page's arguments: %w", err)
-	}
-	begun := time.Now()
-	rec := newRecorder(p.Stdout)
-	srv, err := serve(p.Dir, w.nextHost(), w.b.pageListener(cold), &reporter{argv: argv, take: rec.take, refuse: rec.refuse})
+	pg, err := w.servePage(p, w.b.pageListener(false))
 	if err != nil {
 		return proc.Outcome{}, err
 	}
-	pageURL := srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
-	var cleanupErr error
-	if w.inst != nil && (isClosed(w.inst.gone()) || !slices.Equal(w.cpus, p.CPUs)) {
-		_, cleanupErr = w.stopBrowser() // what a lost browser said was no page's
-	}
-	if w.inst != nil {
-		if err := w.thaw(); err != nil {
-			_, stopErr := w.stopBrowser()
-			cleanupErr = errors.Join(cleanupErr, err, stopErr)
-		}
-	}
-	opened := false
+	cleanupErr := w.readyFor(p.CPUs)
 	if w.inst == nil {
-		var first *firstPage
-		if cold {
-			first = &firstPage{url: pageURL, rec: rec}
-		}
-		var err error
-		opened, err = w.start(ctx, p.CPUs, first)
-		if err != nil {
-			out, ferr := w.failedLaunch(ctx, begun, err)
-			return out, errors.Join(ferr, srv.close())
+		// With no first page, the browser opens none itself.
+		if _, err := w.start(ctx, p.CPUs, nil); err != nil {
+			out, ferr := w.failedLaunch(ctx, pg.begun, err)
+			return out, errors.Join(ferr, pg.srv.close())
 		}
 	}
 	inst := w.inst
@@ -204,64 +179,18 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 	// A warm page's wall time is its context's, from its opening to its
 	// closing: spawnbench's reading of /proc is left out.
 	opening := time.Now()
-	var t tab
-	var runErr error
-	if !opened {
-		t, runErr = inst.open(ctx, pageURL, rec)
-	}
-	if runErr == nil {
-		select {
-		case <-rec.done:
-		case <-ctx.Done():
-		case <-inst.gone():
-			// Reports already under way still count.
-			select {
-			case <-rec.done:
-			case <-time.After(100 * time.Millisecond):
-			}
-			// A browser that died drops its connection a moment before
-			// its tree is reaped.
-			runErr = errLost
-			select {
-			case <-inst.exited():
-				runErr = errBrowserExited
-			case <-time.After(2 * time.Second):
-			}
-		}
-	}
-	if why := rec.lostWhy(); why != "" && runErr == nil {
-		runErr = errors.New(why)
-	}
+	t, runErr := pg.openAndAwait(ctx, inst, false)
 	pageWall := time.Since(opening)
 	now := groupProcs(inst.pid())
 	cost := span.end(before, now)
-	renderer := 0
-	if rec.ended() {
-		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		renderer = inst.renderer(rctx, before, now)
-		cancel()
-	}
+	renderer := pg.rendererOf(inst, before, now)
 	rss := int64(0)
 	if renderer > 0 {
-		rss = peakRSS(renderer)
+		rss = peakRSS(renderer) // before the tab's closing ends the renderer
 	}
 
-	// The browser is kept only after a page that exited cleanly, and
-	// only if its context closes.
-	keep := !cold && runErr == nil && ctx.Err() == nil && rec.clean()
-	if keep {
-		closing := time.Now()
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := t.close(cctx); err != nil {
-			keep = false
-		}
-		cancel()
-		pageWall += time.Since(closing)
-	}
-	if keep {
-		// Nothing of the browser runs beside the next process.
-		keep = w.freeze(renderer) == nil
-	}
+	keep, closing := w.keepFor(ctx, pg.rec, t, runErr, renderer)
+	pageWall += closing
 	var browserOut proc.Outcome
 	if !keep {
 		// The browser goes first: it holds the server's connections.
@@ -269,25 +198,174 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 		browserOut, stopErr = w.stopBrowser()
 		cleanupErr = errors.Join(cleanupErr, stopErr)
 	}
-	cleanupErr = errors.Join(cleanupErr, srv.close())
+	cleanupErr = errors.Join(cleanupErr, pg.srv.close())
 
-	out := rec.outcome()
+	out := pg.rec.outcome()
 	out.Wall = pageWall
-	if cold {
-		out.Wall = time.Since(begun)
-	}
 	out.RendererPID = renderer
-	if cold {
-		// The page's cost is its browser's: the whole tree of browser
-		// processes, over the browser's life.
-		out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
-	} else {
-		out.UserNS, out.SysNS, out.OthersCPUNS, out.StealNS = cost.userNS, cost.sysNS, cost.othersNS, cost.stealNS
-		if rss > 0 {
-			out.MaxRSSBytes = &rss
+	out.UserNS, out.SysNS, out.OthersCPUNS, out.StealNS = cost.userNS, cost.sysNS, cost.othersNS, cost.stealNS
+	if rss > 0 {
+		out.MaxRSSBytes = &rss
+	}
+	return w.pageEnd(ctx, pg, inst, runErr, browserOut, out, cleanupErr)
+}
+
+// coldPage runs p in a browser started for it, on it, and stopped after
+// it: the package's Run.
+func (w *Warm) coldPage(ctx context.Context, p Page) (proc.Outcome, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pg, err := w.servePage(p, w.b.pageListener(true))
+	if err != nil {
+		return proc.Outcome{}, err
+	}
+	opened, err := w.start(ctx, p.CPUs, &firstPage{url: pg.url, rec: pg.rec})
+	if err != nil {
+		out, ferr := w.failedLaunch(ctx, pg.begun, err)
+		return out, errors.Join(ferr, pg.srv.close())
+	}
+	inst := w.inst
+
+	before := groupProcs(inst.pid())
+	_, runErr := pg.openAndAwait(ctx, inst, opened) // the tab ends with the browser
+	renderer := pg.rendererOf(inst, before, groupProcs(inst.pid()))
+
+	// The browser goes first: it holds the server's connections.
+	browserOut, stopErr := w.stopBrowser()
+	cleanupErr := errors.Join(stopErr, pg.srv.close())
+
+	out := pg.rec.outcome()
+	out.Wall = time.Since(pg.begun)
+	out.RendererPID = renderer
+	// The page's cost is its browser's: the whole tree of browser
+	// processes, over the browser's life.
+	chargeBrowser(&out, browserOut)
+	return w.pageEnd(ctx, pg, inst, runErr, browserOut, out, cleanupErr)
+}
+
+// servedPage is a page being run: its server, its address there, and
+// what it reports.
+type servedPage struct {
+	path  string // the page's, in its directory
+	url   string
+	srv   *server
+	rec   *recorder
+	begun time.Time
+}
+
+// servePage checks the page and serves it on an origin of its own, on
+// listen (the browser's pageListener).
+func (w *Warm) servePage(p Page, listen listenFunc) (*servedPage, error) {
+	// A missing page would only show as a timeout.
+	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
+		return nil, fmt.Errorf("the page to open: %w", err)
+	}
+	argv, err := json.Marshal(p.Argv)
+	if err != nil {
+		return nil, fmt.Errorf("encode the page's arguments: %w", err)
+	}
+	pg := &servedPage{path: p.Path, begun: time.Now(), rec: newRecorder(p.Stdout)}
+	pg.srv, err = serve(p.Dir, w.nextHost(), listen, &reporter{argv: argv, take: pg.rec.take, refuse: pg.rec.refuse})
+	if err != nil {
+		return nil, err
+	}
+	pg.url = pg.srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
+	return pg, nil
+}
+
+// readyFor makes the warm browser fit for a page on cpus: a browser that
+// is lost or pinned elsewhere is stopped, a frozen one thawed (or stopped
+// if it cannot be). What a stopped browser said was no page's: only the
+// error of stopping it is returned.
+func (w *Warm) readyFor(cpus []int) error {
+	var err error
+	if w.inst != nil && (isClosed(w.inst.gone()) || !slices.Equal(w.cpus, cpus)) {
+		_, err = w.stopBrowser()
+	}
+	if w.inst != nil {
+		if terr := w.thaw(); terr != nil {
+			_, stopErr := w.stopBrowser()
+			err = errors.Join(err, terr, stopErr)
 		}
 	}
+	return err
+}
+
+// openAndAwait opens the page in a tab of inst, unless the browser opened
+// it itself, and waits until the page ends, ctx ends or the browser is
+// lost. The error says how the browser failed the page: errLost,
+// errBrowserExited, or what opening it or the page's server said.
+func (pg *servedPage) openAndAwait(ctx context.Context, inst instance, opened bool) (tab, error) {
+	var t tab
+	var err error
+	if !opened {
+		t, err = inst.open(ctx, pg.url, pg.rec)
+	}
+	if err == nil {
+		select {
+		case <-pg.rec.done:
+		case <-ctx.Done():
+		case <-inst.gone():
+			// Reports already under way still count.
+			select {
+			case <-pg.rec.done:
+			case <-time.After(100 * time.Millisecond):
+			}
+			// A browser that died drops its connection a moment before
+			// its tree is reaped.
+			err = errLost
+			select {
+			case <-inst.exited():
+				err = errBrowserExited
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	if why := pg.rec.lostWhy(); why != "" && err == nil {
+		err = errors.New(why)
+	}
+	return t, err
+}
+
+// rendererOf is the page's renderer process among inst's processes (new
+// since before, or there now); 0 when the page did not end or it is not
+// found.
+func (pg *servedPage) rendererOf(inst instance, before, now procTable) int {
+	if !pg.rec.ended() {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return inst.renderer(ctx, before, now)
+}
+
+// keepFor says whether the warm browser is kept for the next page, and
+// how long closing the page's tab took. It is kept only after a page
+// that exited cleanly, only if its tab closes, and frozen: nothing of the
+// browser runs beside the next process.
+func (w *Warm) keepFor(ctx context.Context, rec *recorder, t tab, runErr error, renderer int) (bool, time.Duration) {
+	if runErr != nil || ctx.Err() != nil || !rec.clean() {
+		return false, 0
+	}
+	closing := time.Now()
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err := t.close(cctx)
+	cancel()
+	took := time.Since(closing)
+	if err != nil {
+		return false, took
+	}
+	return w.freeze(renderer) == nil, took
+}
+
+// pageEnd completes out, the page's Outcome, from how the page ended:
+// timed out, lost, crashed or exited with its browser (browserOut, when
+// stopped), the browser's log added to any failure. A page cancelled or
+// never started is an error, with cleanupErr (the error of stopping the
+// browser and the server) joined to it, as it is returned otherwise.
+func (w *Warm) pageEnd(ctx context.Context, pg *servedPage, inst instance, runErr error, browserOut, out proc.Outcome, cleanupErr error) (proc.Outcome, error) {
 	name := w.b.Name()
+	rec := pg.rec
 	switch {
 	case rec.ended():
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -302,7 +380,7 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 		out.Stderr = appendLine(out.Stderr, "spawnbench: "+name+" exited before the page did")
 	case runErr != nil && !rec.started():
 		// The page never ran: the repetition could not start.
-		return out, errors.Join(fmt.Errorf("run %s in %s: %w", p.Path, name, runErr), cleanupErr)
+		return out, errors.Join(fmt.Errorf("run %s in %s: %w", pg.path, name, runErr), cleanupErr)
 	case runErr != nil:
 		out.ExitCode = 1
 		out.Stderr = appendLine(out.Stderr, "spawnbench: lost the page: "+runErr.Error())
@@ -329,6 +407,13 @@ func (w *Warm) page(ctx context.Context, p Page, cold bool) (proc.Outcome, error
 		out.Stderr = append(out.Stderr, inst.log(browserOut)...)
 	}
 	return out, cleanupErr
+}
+
+// chargeBrowser charges out with the cost of its browser's whole life,
+// browserOut: a cold page's, or a page whose browser did not start.
+func chargeBrowser(out *proc.Outcome, browserOut proc.Outcome) {
+	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches
+	out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
 }
 
 // failedLaunch is the page's end when its browser did not start: an
@@ -359,7 +444,7 @@ func (w *Warm) failedStart(begun time.Time, why string) (proc.Outcome, error) {
 	inst := w.inst
 	browserOut, err := w.stopBrowser()
 	out := proc.Outcome{Wall: time.Since(begun), ExitCode: browserOut.ExitCode, Signal: browserOut.Signal}
-	out.UserNS, out.SysNS, out.MaxRSSBytes, out.InvoluntaryCtxSwitches, out.OthersCPUNS, out.StealNS, out.OOMKilled = browserOut.UserNS, browserOut.SysNS, browserOut.MaxRSSBytes, browserOut.InvoluntaryCtxSwitches, browserOut.OthersCPUNS, browserOut.StealNS, browserOut.OOMKilled
+	chargeBrowser(&out, browserOut)
 	if why != "" {
 		if out.ExitCode == 0 {
 			out.ExitCode = 1
