@@ -238,7 +238,7 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	for i := range newR.Cells {
 		n := &newR.Cells[i]
 		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
-			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
+			cmp.OnlyNew = append(cmp.OnlyNew, CellName(n))
 		}
 	}
 	changes := make([]float64, 0, len(cmp.Changes))
@@ -261,14 +261,14 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	for _, r := range []*Report{oldR, newR} {
 		for _, v := range r.Clocks {
 			if !v.Trusted() {
-				cmp.Untrusted = appendNew(cmp.Untrusted, v.Environment)
+				cmp.Untrusted = AppendNew(cmp.Untrusted, v.Environment)
 			}
 		}
 	}
 	cmp.OldBusy, cmp.NewBusy = busyLevel(oldR), busyLevel(newR)
 	cmp.BusyDiffers = busyLevelsDiffer(cmp.OldBusy, cmp.NewBusy)
 	cmp.Incomplete = append(slices.Clone(oldR.Incomplete), newR.Incomplete...)
-	cmp.Warnings = sortedKeys(warnings)
+	cmp.Warnings = SortedKeys(warnings)
 	return cmp, nil
 }
 
@@ -282,17 +282,17 @@ func (cmp *Comparison) matchCells(oldR, newR *Report, counterpart func(string) s
 		n := newR.cellOn(counterpart(o.Machine), o.Environment, o.Mode, o.Column)
 		if o.Stats == nil {
 			if n != nil && n.Stats != nil {
-				cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
+				cmp.OnlyNew = append(cmp.OnlyNew, CellName(n))
 			}
 			continue
 		}
 		if n == nil || n.Stats == nil {
-			cmp.OnlyOld = append(cmp.OnlyOld, cellName(o))
+			cmp.OnlyOld = append(cmp.OnlyOld, CellName(o))
 			continue
 		}
 		p := yuenTest(&n.Stats.Estimate, &o.Stats.Estimate)
 		if math.IsNaN(p) {
-			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", cellName(o), MinIntervalProcesses)] = true
+			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", CellName(o), MinIntervalProcesses)] = true
 		}
 		ratio, lo, hi := stats.RatioAt(n.Stats.est, o.Stats.est, opts.Confidence)
 		cmp.Changes = append(cmp.Changes, Change{
@@ -331,8 +331,8 @@ func (cmp *Comparison) matchRatios(oldR, newR *Report, counterpart func(string) 
 	}
 }
 
-func cellName(c *Cell) string {
-	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, viewLabel(c.Last))
+func CellName(c *Cell) string {
+	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, ViewLabel(c.Last))
 }
 
 // cellOn is the cell for (environment, mode, column) measured on machine,
@@ -367,7 +367,7 @@ func provenanceDiffs(a, b *results.Provenance) []ProvenanceDiff {
 	for env := range tb {
 		envs[env] = true
 	}
-	for _, env := range sortedKeys(envs) {
+	for _, env := range SortedKeys(envs) {
 		if ta[env] != tb[env] {
 			out = append(out, ProvenanceDiff{Key: "toolchain " + env, Old: ta[env], New: tb[env]})
 		}

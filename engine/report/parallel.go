@@ -64,8 +64,8 @@ func parallelOf(n int32, procs []process) *ParallelStats {
 	rebuilt := make([]ParallelProcess, len(procs))
 	for i, p := range procs {
 		var offset, makespan float64
-		starts := make([]float64, len(p.spawns))
-		for j, s := range p.spawns {
+		starts := make([]float64, len(p.Spawns))
+		for j, s := range p.Spawns {
 			if s.CreateNS == nil {
 				return nil
 			}
@@ -79,15 +79,15 @@ func parallelOf(n int32, procs []process) *ParallelStats {
 				after++
 			}
 		}
-		rebuilt[i] = ParallelProcess{Process: p.run.Process, FirstUS: float64(p.spawns[0].SpawnNS) / 1e3,
-			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(p.spawns))}
+		rebuilt[i] = ParallelProcess{Process: p.Run.Process, FirstUS: float64(p.Spawns[0].SpawnNS) / 1e3,
+			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(p.Spawns))}
 	}
 	first := make([]ProcessSummary, len(procs))
 	span := make([]ProcessSummary, len(procs))
 	after := make([]float64, len(procs))
 	for i, p := range rebuilt {
-		first[i] = summary(procs[i].run, 1, p.FirstUS, math.NaN())
-		span[i] = summary(procs[i].run, int(n), p.MakespanUS, math.NaN())
+		first[i] = summary(procs[i].Run, 1, p.FirstUS, math.NaN())
+		span[i] = summary(procs[i].Run, int(n), p.MakespanUS, math.NaN())
 		after[i] = p.AfterLoop
 	}
 	st := &ParallelStats{First: *estimate(first), Makespan: *estimate(span), AfterLoop: Float(stats.Median(after)), Processes: rebuilt}
