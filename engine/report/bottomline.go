@@ -215,7 +215,7 @@ func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 	return out
 }
 
-// ratioOn is the ratio of (env, mode, col) measured on machine, or nil.
+// RatioOn is the ratio of (env, mode, col) measured on machine, or nil.
 func (r *Report) RatioOn(machine, env, mode string, col Column) *Ratio {
 	for i := range r.Ratios {
 		q := &r.Ratios[i]
@@ -259,7 +259,7 @@ func rowVerdict(b *BottomLine, cells ...*Cell) string {
 	return strings.Join(v, "; ")
 }
 
-// columnText is "n = 100, last 10" or "n = 1".
+// ColumnText is "n = 100, last 10" or "n = 1".
 func ColumnText(c Column) string {
 	if c.Last == 0 {
 		return fmt.Sprintf("n = %d", c.N)
@@ -311,7 +311,7 @@ func bottomNotes(r *Report, b *BottomLine) []string {
 	return notes
 }
 
-// plainInterval is "[lo, hi]" for a ratio, or "(no interval)".
+// PlainInterval is "[lo, hi]" for a ratio, or "(no interval)".
 func PlainInterval(lo, hi Float) string {
 	if math.IsInf(float64(hi), 0) || math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
 		return "(no interval)"

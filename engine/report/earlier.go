@@ -66,6 +66,7 @@ type claimCheck struct {
 	Except string `json:"except"`
 }
 
+// Earlier is the earlier study, read from earlier-study.json.
 var Earlier = func() earlierStudy {
 	var e earlierStudy
 	if err := json.Unmarshal(earlierJSON, &e); err != nil {
@@ -104,7 +105,7 @@ type EarlierCell struct {
 	TypicalUS Float  `json:"typical_us"`
 }
 
-// standIn is the environment of r that an earlier role stands for; "".
+// StandIn is the environment of r that an earlier role stands for; "".
 func StandIn(r *Report, role string) string {
 	for _, env := range Earlier.StandsFor[role].Environments {
 		for _, e := range r.Environments {
@@ -364,5 +365,5 @@ func earlierRows(r *Report) []EarlierRow {
 	return out
 }
 
-// earlierColumns are the earlier study's table's columns, in its order.
+// EarlierColumns are the earlier study's table's columns, in its order.
 var EarlierColumns = []string{"1", "10", "100", "1000", "100 (last 10)", "1000 (last 10)"}

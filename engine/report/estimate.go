@@ -32,9 +32,13 @@ type ProcessSummary struct {
 	Occasion int32 `json:"occasion,omitempty"`
 	// StartedAt is when the process started; zero where unknown.
 	StartedAt time.Time `json:"-"`
-	// spawnVar is the variance of the process's log spawn times, for the
+	// SpawnVar is the variance of the process's log spawn times, for the
 	// variance components.
 	SpawnVar float64 `json:"-"`
+	// MeanNS is the plain mean of the spawn times, ns: the value a
+	// process carries in the benchfmt output, whose median benchstat
+	// takes.
+	MeanNS float64 `json:"-"`
 }
 
 // Estimate is a cell's figure, computed over its processes
@@ -95,13 +99,13 @@ func estimateOf(s *stats.Estimate) *Estimate {
 // spawns in spawn order: a cell's samples are grouped by process once
 // (group.byProcess), and every view and split of the cell starts here.
 type process struct {
-	Run    *results.ProcessRun   `json:"-"`
-	Spawns []results.SpawnSample `json:"-"`
+	Run    *results.ProcessRun
+	Spawns []results.SpawnSample
 }
 
 // lastOf keeps, of each process, its last k spawns: the steady state
 // after the slow first spawns.
-func LastOf(procs []process, k int) []process {
+func lastOf(procs []process, k int) []process {
 	out := make([]process, len(procs))
 	for i, p := range procs {
 		out[i] = p
@@ -159,6 +163,7 @@ func storedSummaries(procs []process) []ProcessSummary {
 			logVar = *p.Run.SpawnLogVar
 		}
 		out[i] = summary(p.Run, len(p.Spawns), p.Run.TypicalUS(), logVar)
+		out[i].MeanNS = meanNS(p.Spawns)
 	}
 	return out
 }
@@ -174,8 +179,18 @@ func viewSummaries(procs []process) []ProcessSummary {
 		}
 		r := stats.ReduceSpawns(ns)
 		out[i] = summary(p.Run, r.Spawns, r.TypicalNS/1e3, r.LogVar)
+		out[i].MeanNS = meanNS(p.Spawns)
 	}
 	return out
+}
+
+// meanNS is the plain mean of a process's spawn times, ns.
+func meanNS(spawns []results.SpawnSample) float64 {
+	ns := make([]float64, len(spawns))
+	for j, s := range spawns {
+		ns[j] = float64(s.SpawnNS)
+	}
+	return stats.Mean(ns)
 }
 
 // estimate computes a cell's figure and interval from its process
@@ -184,7 +199,7 @@ func estimate(procs []ProcessSummary) *Estimate {
 	return estimateOf(stats.Summarize(StatsProcesses(procs)))
 }
 
-// statsProcesses are process summaries as stats takes them.
+// StatsProcesses are process summaries as stats takes them.
 func StatsProcesses(procs []ProcessSummary) []stats.Process {
 	ps := make([]stats.Process, len(procs))
 	for i, p := range procs {
@@ -194,7 +209,7 @@ func StatsProcesses(procs []ProcessSummary) []stats.Process {
 }
 
 // ratioEstimate is a / b with its Yuen–Welch interval at Confidence.
-func RatioEstimate(a, b *Estimate) (ratio, low, high float64) { return stats.Ratio(a.est, b.est) }
+func ratioEstimate(a, b *Estimate) (ratio, low, high float64) { return stats.Ratio(a.est, b.est) }
 
 // yuenTest is the Yuen–Welch test of a and b: compare's p-value.
 func yuenTest(a, b *Estimate) float64 { return stats.Test(a.est, b.est) }

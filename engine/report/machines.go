@@ -24,10 +24,10 @@ func machinesOf(inputs []Input) []string {
 	var out []string
 	for _, in := range inputs {
 		for _, r := range in.Set.Runs {
-			out = AppendNew(out, r.Machine)
+			out = appendNew(out, r.Machine)
 		}
 		for _, s := range in.Set.Samples {
-			out = AppendNew(out, s.Machine)
+			out = appendNew(out, s.Machine)
 		}
 	}
 	return out
@@ -114,10 +114,10 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 			warnings["machine "+m+": "+w] = true
 		}
 		for _, env := range mr.Environments {
-			r.Environments = AppendNew(r.Environments, env)
+			r.Environments = appendNew(r.Environments, env)
 		}
 		for _, mode := range mr.Modes {
-			r.Modes = AppendNew(r.Modes, mode)
+			r.Modes = appendNew(r.Modes, mode)
 		}
 		for _, col := range mr.Columns {
 			if !slices.Contains(r.Columns, col) {
@@ -138,7 +138,7 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 		}
 		return a.N < b.N
 	})
-	r.Warnings = SortedKeys(warnings)
+	r.Warnings = sortedKeys(warnings)
 	return r, nil
 }
 

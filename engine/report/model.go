@@ -218,7 +218,7 @@ type Report struct {
 	// holds no cell of the baseline.
 	BottomLine *BottomLine `json:"bottom_line,omitempty"`
 
-	// groups keeps the measured samples for plots.
+	// Groups keeps the measured samples, for the plots.
 	Groups map[CellKey]*Group `json:"-"`
 	// kinds maps each measured environment to its kind, families to its
 	// family.
@@ -226,7 +226,7 @@ type Report struct {
 	// twinOf maps each one-CPU twin to the environment it measures
 	// pinned (spec's placement block).
 	twinOf map[string]string
-	// machines names the machine that measured each cell.
+	// CellMachines names the machine that measured each cell.
 	CellMachines map[CellKey]string `json:"-"`
 }
 
@@ -247,13 +247,13 @@ func (r *Report) Ran(env, mode string) bool {
 	return slices.ContainsFunc(r.Cells, func(c Cell) bool { return c.Environment == env && c.Mode == mode })
 }
 
-// cellKey names one measured (environment, mode, n).
+// CellKey names one measured (environment, mode, n).
 type CellKey struct {
-	Env, Mode string `json:"-"`
-	N         int32  `json:"-"`
+	Env, Mode string
+	N         int32
 }
 
-// group is the measured data of one cellKey.
+// Group is the measured data of one CellKey.
 type Group struct {
 	kind    string
 	payload string
@@ -261,11 +261,11 @@ type Group struct {
 	family  string
 	// placementOf is, for a one-CPU twin, the environment it measures.
 	placementOf string
-	Samples     []results.SpawnSample `json:"-"` // of ok processes only
-	Runs        []results.ProcessRun  `json:"-"` // every measured process, whatever its status
-	// procs are the ok processes that printed spawns, in process order,
+	Samples     []results.SpawnSample // of ok processes only
+	Runs        []results.ProcessRun  // every measured process, whatever its status
+	// Procs are the ok processes that printed spawns, in process order,
 	// each with its spawns in spawn order (byProcess).
-	Procs []process `json:"-"`
+	Procs []process
 }
 
 // byProcess groups g's samples by process, once, after every input is
@@ -381,8 +381,8 @@ func (r *Report) gather(m *measured, inputs []Input, i int) error {
 			g = &Group{}
 			m.groups[k] = g
 			m.keys = append(m.keys, k)
-			r.Environments = AppendNew(r.Environments, k.Env)
-			r.Modes = AppendNew(r.Modes, k.Mode)
+			r.Environments = appendNew(r.Environments, k.Env)
+			r.Modes = appendNew(r.Modes, k.Mode)
 		}
 		return g, nil
 	}
@@ -451,7 +451,7 @@ func (r *Report) setAxes(inputs []Input, m *measured) {
 			delete(r.Skipped, env)
 		}
 	}
-	r.Environments = append(r.Environments, SortedKeys(r.Skipped)...)
+	r.Environments = append(r.Environments, sortedKeys(r.Skipped)...)
 
 	r.kinds, r.families, r.twinOf = map[string]string{}, map[string]string{}, map[string]string{}
 	var nList []int32
@@ -525,6 +525,7 @@ func (r *Report) fillCells(groups map[CellKey]*Group, warnings map[string]bool) 
 // bottom line.
 func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 	r.Ratios = ratios(r, warnings)
+	r.makespanRatios()
 	against := map[string]string{}
 	for _, in := range inputs {
 		for env, other := range againstOf(&in.Set.Provenance) {
@@ -544,7 +545,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 			}
 		}
 	}
-	r.Warnings = SortedKeys(warnings)
+	r.Warnings = sortedKeys(warnings)
 	r.BottomLine = bottomLine(r)
 }
 
@@ -561,7 +562,7 @@ func fillCell(c *Cell, g *Group, target float64, warnings map[string]bool) {
 	}
 	procs, summaries := g.Procs, storedSummaries(g.Procs)
 	if c.Last > 0 {
-		procs = LastOf(g.Procs, c.Last)
+		procs = lastOf(g.Procs, c.Last)
 		summaries = viewSummaries(procs)
 	}
 	samples := spawnsOf(procs)
@@ -655,7 +656,7 @@ func (r *Report) cellRatios(env, baseline string) []Ratio {
 			if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
 				continue
 			}
-			ratio, lo, hi := RatioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
+			ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
 			out = append(out, Ratio{
 				Environment: env, Baseline: baseline, Mode: mode, Column: col,
 				Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
@@ -742,14 +743,14 @@ func clockVerdicts(r *Report, groups map[CellKey]*Group, checks []results.Calibr
 	return out
 }
 
-func AppendNew(list []string, s string) []string {
+func appendNew(list []string, s string) []string {
 	if slices.Contains(list, s) {
 		return list
 	}
 	return append(list, s)
 }
 
-func SortedKeys[V any](m map[string]V) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
@@ -781,6 +782,7 @@ func machineName(inv *results.Invocation) string {
 	return fmt.Sprintf("%s (%s, %d cores, %s, id %s)", name, OrDash(m.CPUModel), m.Cores, OrDash(m.Arch), m.Identity())
 }
 
+// ViewLabel names a view: "all" or "last k".
 func ViewLabel(last int) string {
 	if last == 0 {
 		return "all"
@@ -788,6 +790,7 @@ func ViewLabel(last int) string {
 	return fmt.Sprintf("last %d", last)
 }
 
+// OrDash is s, or a dash where s is blank.
 func OrDash(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "—"
@@ -795,6 +798,7 @@ func OrDash(s string) string {
 	return s
 }
 
+// Ratio is the ratio to the baseline of (env, mode, col), or nil.
 func (r *Report) Ratio(env, mode string, col Column) *Ratio {
 	i := slices.IndexFunc(r.Ratios, func(q Ratio) bool {
 		return q.Environment == env && q.Mode == mode && q.Column == col

@@ -53,6 +53,28 @@ type ParallelStats struct {
 	AfterLoop Float `json:"after_loop_share"`
 	// Processes are the rebuilt processes.
 	Processes []ParallelProcess `json:"processes"`
+	// MakespanRatio divides the makespan by the baseline's in the same
+	// (mode, n, view); nil for the baseline and where it has none.
+	MakespanRatio *Ratio `json:"makespan_ratio,omitempty"`
+}
+
+// makespanRatios sets each parallel cell's MakespanRatio.
+func (r *Report) makespanRatios() {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		p := c.Parallel
+		if p == nil || c.Environment == r.Baseline {
+			continue
+		}
+		base := r.Cell(r.Baseline, c.Mode, c.Column)
+		if base == nil || base.Parallel == nil {
+			continue
+		}
+		q, lo, hi := ratioEstimate(&p.Makespan, &base.Parallel.Makespan)
+		p.MakespanRatio = &Ratio{Environment: c.Environment, Baseline: r.Baseline, Mode: c.Mode, Column: c.Column,
+			Ratio: Float(q), Low: Float(lo), High: Float(hi),
+			Processes: p.Makespan.Processes, BaselineProcesses: base.Parallel.Makespan.Processes}
+	}
 }
 
 // parallelOf rebuilds the parallel quantities of one cell's all-spawns

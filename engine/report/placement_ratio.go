@@ -48,7 +48,7 @@ func placementOf(c *Cell, p results.Placement) *PlacementShare {
 	return nil
 }
 
-// mixesPlacements is true when the two sides start their children on the
+// MixesPlacements is true when the two sides start their children on the
 // parent's CPU in shares more than mixShareGap apart.
 func (q *Ratio) MixesPlacements() bool {
 	for _, p := range q.Placements {
@@ -60,6 +60,6 @@ func (q *Ratio) MixesPlacements() bool {
 	return false
 }
 
-// mixShareGap is how far apart two cells' same-CPU shares may be before
+// MixShareGap is how far apart two cells' same-CPU shares may be before
 // the bottom line says their pooled ratio mixes placements.
 const MixShareGap = 0.2

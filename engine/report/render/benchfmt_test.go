@@ -81,7 +81,7 @@ func TestBenchfmtReadByBenchstat(t *testing.T) {
 		}
 		// benchstat's median is of the per-process means; for n = 1 that
 		// is the cell's own median.
-		want := stats.Median(ProcessMeansUS(r, c)) * 1e3
+		want := stats.Median(processMeansUS(r, c)) * 1e3
 		if c.N == 1 && !near(want, float64(c.Stats.MedianUS)*1e3) {
 			t.Errorf("%s n=1: median of process means %v ≠ cell median %v", c.Environment, want, c.Stats.MedianUS)
 		}

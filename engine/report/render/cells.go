@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"spawnbench/engine/report"
@@ -47,7 +49,7 @@ func cellFigures(r *report.Report) []results.CellFigure {
 			continue
 		}
 		var failures []string
-		for _, st := range report.SortedKeys(c.Failures) {
+		for _, st := range slices.Sorted(maps.Keys(c.Failures)) {
 			failures = append(failures, fmt.Sprintf("%s=%d", st, c.Failures[st]))
 		}
 		f := results.CellFigure{Machine: c.Machine, Environment: c.Environment, Kind: c.Kind, Host: c.Host, Family: c.Family, Mode: c.Mode,

@@ -70,7 +70,7 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// CheckCompareFormat rejects a format Comparison.Write does not know.
+// CheckCompareFormat rejects a format WriteComparison does not know.
 // benchstat compares two benchfmt files itself.
 func CheckCompareFormat(format string) error {
 	if format == FormatParquet {

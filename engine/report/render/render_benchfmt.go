@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"spawnbench/engine/report"
-	"spawnbench/engine/stats"
 )
 
 // FormatBenchfmt is the Go benchmark format that benchstat reads.
@@ -67,30 +66,21 @@ func benchLines(r *report.Report) []benchLine {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		k := report.CellKey{Env: c.Environment, Mode: c.Mode, N: c.N}
-		g := r.Groups[k]
-		if g == nil || c.Stats == nil {
+		if c.Stats == nil {
 			continue
 		}
-		procs := g.Procs
-		if c.Last > 0 {
-			procs = report.LastOf(procs, c.Last)
-		}
-		for _, p := range procs {
-			ns := make([]float64, len(p.Spawns))
-			for j, s := range p.Spawns {
-				ns[j] = float64(s.SpawnNS)
-			}
-			out = append(out, benchLine{cell: c, machine: r.CellMachines[k], process: p.Run.Process, spawns: len(ns), meanNS: stats.Mean(ns)})
+		for _, p := range c.Stats.Summaries {
+			out = append(out, benchLine{cell: c, machine: r.CellMachines[k], process: p.Process, spawns: p.Spawns, meanNS: p.MeanNS})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b benchLine) int { return strings.Compare(a.machine, b.machine) })
 	return out
 }
 
-// ProcessMeansUS are the per-process mean spawn times (µs) of one cell's
+// processMeansUS are the per-process mean spawn times (µs) of one cell's
 // view, as the benchfmt output carries them; benchstat's median of a
 // cell is their median.
-func ProcessMeansUS(r *report.Report, c *report.Cell) []float64 {
+func processMeansUS(r *report.Report, c *report.Cell) []float64 {
 	var out []float64
 	for _, l := range benchLines(r) {
 		if l.cell.Machine == c.Machine && l.cell.Environment == c.Environment && l.cell.Mode == c.Mode && l.cell.Column == c.Column {

@@ -175,33 +175,21 @@ func writeRatios(c *report.Comparison, b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "## Ratios to %s, old and new\n\n", c.Ratios[0].Baseline)
 	var rows [][]string
-	within, inside, judged, overOccasions := 0, 0, 0, 0
 	var outside []string
 	for _, q := range c.Ratios {
-		if math.Abs(float64(q.ChangePct)) <= 10 {
-			within++
-		}
 		mark := ""
-		if !math.IsInf(float64(q.Old.High), 0) {
-			judged++
-			if q.InsideOld {
-				inside++
-			} else {
-				mark = " (outside)"
-				outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, report.ViewLabel(q.Last), float64(q.ChangePct)))
-			}
-		}
-		if q.Occasions > 0 {
-			overOccasions++
+		if q.Judged && !q.InsideOld {
+			mark = " (outside)"
+			outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, report.ViewLabel(q.Last), float64(q.ChangePct)))
 		}
 		rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), report.ViewLabel(q.Last),
 			textfmt.Ratio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), textfmt.Ratio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
 			fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
 	}
 	mdTable(b, []string{"Environment", "Mode", "n", "View", "Old ratio [95% CI]", "New ratio [95% CI]", "Change"}, "llrlrrr", rows)
-	fmt.Fprintf(b, "%d of %d ratios moved by at most 10%%; %d of %d new ratios lie inside the old ratio's 95%% interval", within, len(c.Ratios), inside, judged)
-	if overOccasions > 0 {
-		fmt.Fprintf(b, " (%d of the old ratios computed over occasions, within each occasion and then combined)", overOccasions)
+	fmt.Fprintf(b, "%d of %d ratios moved by at most 10%%; %d of %d new ratios lie inside the old ratio's 95%% interval", c.RatiosWithin10Pct, len(c.Ratios), c.RatiosInside, c.RatiosJudged)
+	if c.RatiosOverOccasions > 0 {
+		fmt.Fprintf(b, " (%d of the old ratios computed over occasions, within each occasion and then combined)", c.RatiosOverOccasions)
 	}
 	b.WriteString(".")
 	if len(outside) > 0 {

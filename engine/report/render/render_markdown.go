@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -36,7 +37,7 @@ func ClassicText(c *report.Cell) string {
 	}
 	if len(c.Failures) > 0 {
 		var parts []string
-		for _, st := range report.SortedKeys(c.Failures) {
+		for _, st := range slices.Sorted(maps.Keys(c.Failures)) {
 			parts = append(parts, fmt.Sprintf("%d %s", c.Failures[st], statusLabel(st)))
 		}
 		s += " (" + strings.Join(parts, ", ") + ")"
@@ -47,7 +48,7 @@ func ClassicText(c *report.Cell) string {
 // failureLabel names the statuses of a cell whose processes all failed.
 func failureLabel(failures map[string]int) string {
 	var labels []string
-	for _, st := range report.SortedKeys(failures) {
+	for _, st := range slices.Sorted(maps.Keys(failures)) {
 		labels = append(labels, statusLabel(st))
 	}
 	return strings.Join(labels, "/")
@@ -171,7 +172,7 @@ func writeHeader(b *strings.Builder, sources []report.Source) {
 			}
 		}
 		var where []string
-		for _, id := range report.SortedKeys(machines) {
+		for _, id := range slices.Sorted(maps.Keys(machines)) {
 			m := machines[id]
 			where = append(where, fmt.Sprintf("%s (%s, %d cores)", report.OrDash(m.Hostname), report.OrDash(m.CPUModel), m.Cores))
 		}
@@ -209,7 +210,7 @@ func writeProvenance(b *strings.Builder, sources []report.Source) {
 	}
 	b.WriteString("### Toolchains\n\n")
 	var rows [][]string
-	for _, env := range report.SortedKeys(byEnv) {
+	for _, env := range slices.Sorted(maps.Keys(byEnv)) {
 		rows = append(rows, []string{env, strings.Join(byEnv[env], "; ")})
 	}
 	mdTable(b, []string{"Environment", "Toolchain (as each invocation recorded it)"}, "ll", rows)
@@ -329,7 +330,9 @@ func writeReportRatios(r *report.Report, b *strings.Builder) {
 	} else {
 		var envs []string
 		for _, q := range r.Ratios {
-			envs = report.AppendNew(envs, q.Environment)
+			if !slices.Contains(envs, q.Environment) {
+				envs = append(envs, q.Environment)
+			}
 		}
 		for _, env := range envs {
 			for _, mode := range r.Modes {
@@ -401,7 +404,7 @@ func writeFailures(r *report.Report, b *strings.Builder) {
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("## Skipped environments\n\n")
-		for _, env := range report.SortedKeys(r.Skipped) {
+		for _, env := range slices.Sorted(maps.Keys(r.Skipped)) {
 			fmt.Fprintf(b, "- **%s**: %s\n", env, mdEscape(r.Skipped[env]))
 		}
 		b.WriteString("\n")
@@ -731,10 +734,8 @@ func writeParallel(r *report.Report, b *strings.Builder) {
 			continue
 		}
 		ratio := "n/a"
-		if base := r.Cell(r.Baseline, c.Mode, c.Column); base != nil && base.Parallel != nil && c.Environment != r.Baseline {
-			q, lo, hi := report.RatioEstimate(&p.Makespan, &base.Parallel.Makespan)
-			ratio = textfmt.Ratio(q) + "× " + ratioInterval(&report.Ratio{Ratio: report.Float(q), Low: report.Float(lo), High: report.Float(hi),
-				Processes: p.Makespan.Processes, BaselineProcesses: base.Parallel.Makespan.Processes})
+		if q := p.MakespanRatio; q != nil {
+			ratio = textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(q)
 		}
 		after := "—" // one thread always starts after its one create
 		if c.N > 1 {
