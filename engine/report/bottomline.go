@@ -290,7 +290,7 @@ func bottomNotes(r *Report, b *BottomLine) []string {
 	}
 	for _, row := range b.Rows {
 		for _, bc := range []*BottomCell{row.First, row.Steady} {
-			if bc == nil || bc.Ratio == nil || !bc.Ratio.MixesPlacements() {
+			if bc == nil || bc.Ratio == nil || !bc.Ratio.MixesPlacements {
 				continue
 			}
 			q := bc.Ratio

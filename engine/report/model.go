@@ -125,6 +125,10 @@ type Ratio struct {
 	// Placements are the ratio within each placement, where both cells
 	// record where their children start (placement_ratio.go).
 	Placements []PlacementRatio `json:"placements,omitempty"`
+	// MixesPlacements is true when the two sides start their children
+	// on the parent's CPU in shares more than MixShareGap apart, so the
+	// pooled ratio mixes placements.
+	MixesPlacements bool `json:"-"`
 }
 
 // ClockVerdict is what calibration and the samples' own checks say about
@@ -657,11 +661,12 @@ func (r *Report) cellRatios(env, baseline string) []Ratio {
 				continue
 			}
 			ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
+			placements := placementRatios(c, b)
 			out = append(out, Ratio{
 				Environment: env, Baseline: baseline, Mode: mode, Column: col,
 				Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
 				Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
-				Placements: placementRatios(c, b),
+				Placements: placements, MixesPlacements: mixesPlacements(placements),
 			})
 		}
 	}

@@ -48,10 +48,10 @@ func placementOf(c *Cell, p results.Placement) *PlacementShare {
 	return nil
 }
 
-// MixesPlacements is true when the two sides start their children on the
-// parent's CPU in shares more than mixShareGap apart.
-func (q *Ratio) MixesPlacements() bool {
-	for _, p := range q.Placements {
+// mixesPlacements is true when the two sides start their children on the
+// parent's CPU in shares more than MixShareGap apart.
+func mixesPlacements(placements []PlacementRatio) bool {
+	for _, p := range placements {
 		if p.Placement == results.SameCPU {
 			d := float64(p.Share - p.BaselineShare)
 			return d > MixShareGap || d < -MixShareGap

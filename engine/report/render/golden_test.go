@@ -16,7 +16,7 @@ import (
 // testdata/golden (as benchstat keeps testdata/*.stdout). A deliberate
 // change to an output regenerates them all with
 //
-//	go test ./engine/report -run TestOutputsMatchTheirGoldens -update
+//	go test ./engine/report/render -run TestOutputsMatchTheirGoldens -update
 func TestOutputsMatchTheirGoldens(t *testing.T) {
 	set := realisticSet(t)
 	r, err := report.Build([]report.Input{{Dir: "fixture", Set: set}}, report.Options{})

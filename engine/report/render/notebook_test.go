@@ -278,11 +278,11 @@ func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 	}
 	_, want := executedOutputs(t, committed)
 	if len(want) != len(got) {
-		t.Fatalf("the committed notebook has %d cells, the executed one %d: regenerate it with go test ./engine/report -run TestNotebookOnCommittedReferenceSet -update", len(want), len(got))
+		t.Fatalf("the committed notebook has %d cells, the executed one %d: regenerate it with go test ./engine/report/render -run TestNotebookOnCommittedReferenceSet -update", len(want), len(got))
 	}
 	for i := range got {
 		if got[i] != want[i] {
-			t.Errorf("cell %d of the committed notebook shows outputs it no longer prints (regenerate with go test ./engine/report -run TestNotebookOnCommittedReferenceSet -update):\n got: %.300q\nwant: %.300q", i, got[i], want[i])
+			t.Errorf("cell %d of the committed notebook shows outputs it no longer prints (regenerate with go test ./engine/report/render -run TestNotebookOnCommittedReferenceSet -update):\n got: %.300q\nwant: %.300q", i, got[i], want[i])
 		}
 	}
 	if !strings.Contains(strings.Join(got, ""), "÷ native") {

@@ -13,7 +13,7 @@ import (
 func writePlacementRatios(r *report.Report, b *strings.Builder) {
 	var rows [][]string
 	for _, q := range r.Ratios {
-		if !q.MixesPlacements() {
+		if !q.MixesPlacements {
 			continue
 		}
 		row := []string{q.Environment, q.Mode, q.Column.Label(), textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(&q)}
