@@ -52,6 +52,7 @@ import (
 	"unicode/utf8"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/render"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/stats"
@@ -163,11 +164,11 @@ func generate(root, kind, dir, other, section string, committed func(string) boo
 	var b bytes.Buffer
 	switch kind {
 	case "report":
-		if err := r.WriteSection(&b, section); err != nil {
+		if err := render.WriteSection(r, &b, section); err != nil {
 			return "", err
 		}
 	case "run-output":
-		fmt.Fprintf(&b, "```text\n%s\n%s```\n", run.Summary(set), r.BottomLineText())
+		fmt.Fprintf(&b, "```text\n%s\n%s```\n", run.Summary(set), render.BottomLineText(r))
 	}
 	return b.String(), nil
 }
@@ -242,7 +243,7 @@ func compareSection(base report.Input, other, section string, read func(string) 
 		return "", err
 	}
 	var b bytes.Buffer
-	if err := c.Write(&b, report.FormatMarkdown); err != nil {
+	if err := render.WriteComparison(c, &b, render.FormatMarkdown); err != nil {
 		return "", err
 	}
 	if section == "" {

@@ -7,11 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/render"
 	"spawnbench/engine/textfmt"
 )
 
 // compareFormats are the formats compare writes.
-var compareFormats = []string{report.FormatMarkdown, report.FormatCSV, report.FormatJSON}
+var compareFormats = []string{render.FormatMarkdown, render.FormatCSV, render.FormatJSON}
 
 func init() {
 	var format, out string
@@ -52,7 +53,7 @@ an error.`,
 			if err != nil {
 				return err
 			}
-			if err := report.CheckCompareFormat(format); err != nil {
+			if err := render.CheckCompareFormat(format); err != nil {
 				return err
 			}
 			if err := report.CheckCompareOptions(opts); err != nil {
@@ -71,11 +72,11 @@ an error.`,
 					}
 					cs = append(cs, c)
 				}
-				return writeOutput(out, func(w io.Writer) error { return report.WriteComparisons(w, format, cs) })
+				return writeOutput(out, func(w io.Writer) error { return render.WriteComparisons(w, format, cs) })
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, textfmt.List(compareFormats, "or")+" (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", render.FormatMarkdown, textfmt.List(compareFormats, "or")+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().Float64Var(&opts.Alpha, "alpha", report.CompareAlpha, "the test's level: a change is significant when p < alpha")
 	cmd.Flags().Float64Var(&opts.Confidence, "confidence", report.Confidence, "the confidence of each change's interval")

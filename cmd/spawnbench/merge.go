@@ -14,7 +14,7 @@ import (
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
-	"spawnbench/engine/report"
+	"spawnbench/engine/report/render"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 )
@@ -161,7 +161,7 @@ func writeMerged(out string, merged *results.Set) error {
 		w.Close()
 		return err
 	}
-	if _, err := report.WriteDirNamed(staging, out, merged.Clone()); errors.Is(err, atomicfile.ErrAborted) {
+	if _, err := render.WriteDirNamed(staging, out, merged.Clone()); errors.Is(err, atomicfile.ErrAborted) {
 		w.Close()
 		return err
 	} else if err != nil {

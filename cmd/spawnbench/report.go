@@ -18,6 +18,7 @@ import (
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/render"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
 	"spawnbench/engine/textfmt"
@@ -71,7 +72,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			if err != nil {
 				return err
 			}
-			if err := report.CheckFormat(format); err != nil {
+			if err := render.CheckFormat(format); err != nil {
 				return err
 			}
 			if err := checkPlotsDir(plots); err != nil {
@@ -81,7 +82,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", report.FormatMarkdown, textfmt.List(reportFormats, "or")+" (default: from -o's extension, else md)")
+	cmd.Flags().StringVar(&format, "format", render.FormatMarkdown, textfmt.List(reportFormats, "or")+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
@@ -89,7 +90,7 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 }
 
 // reportFormats are the formats report writes.
-var reportFormats = []string{report.FormatMarkdown, report.FormatCSV, report.FormatJSON, report.FormatBenchfmt, report.FormatParquet}
+var reportFormats = []string{render.FormatMarkdown, render.FormatCSV, render.FormatJSON, render.FormatBenchfmt, render.FormatParquet}
 
 // writeReport reads the result directories and writes their report to
 // out (standard output when empty), plots into plots when given.
@@ -106,9 +107,9 @@ func writeReport(args []string, out, plots, format, baseline string, baselineGiv
 		return &inputerr.Error{Msg: fmt.Sprintf("baseline %q is not an environment of these results (they have %s)",
 			baseline, strings.Join(r.Environments, ", "))}
 	}
-	var links []report.Plot
+	var links []render.Plot
 	if plots != "" {
-		if links, err = r.WritePlots(plots); err != nil {
+		if links, err = render.WritePlots(r, plots); err != nil {
 			return err
 		}
 		// Link the plots from where the report will be read.
@@ -122,7 +123,7 @@ func writeReport(args []string, out, plots, format, baseline string, baselineGiv
 			links[i].Path = filepath.ToSlash(filepath.Join(base, links[i].Path))
 		}
 	}
-	return writeOutput(out, func(w io.Writer) error { return r.Write(w, format, links) })
+	return writeOutput(out, func(w io.Writer) error { return render.Write(r, w, format, links) })
 }
 
 // checkPlotsDir is an input error when --plots cannot be a directory.
@@ -172,8 +173,8 @@ var plotFile = regexp.MustCompile(`^((dist|order)-.+|wasmtime-releases)\.(svg|pn
 // extFormats are the formats an output file's extension picks, in the
 // order a message lists them.
 var extFormats = []struct{ ext, format string }{
-	{".md", report.FormatMarkdown}, {".markdown", report.FormatMarkdown}, {".txt", report.FormatMarkdown},
-	{".csv", report.FormatCSV}, {".json", report.FormatJSON}, {".parquet", report.FormatParquet},
+	{".md", render.FormatMarkdown}, {".markdown", render.FormatMarkdown}, {".txt", render.FormatMarkdown},
+	{".csv", render.FormatCSV}, {".json", render.FormatJSON}, {".parquet", render.FormatParquet},
 }
 
 // extFormat is the format the extension of the file name out picks, or "".

@@ -21,6 +21,7 @@ import (
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/render"
 	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
@@ -292,7 +293,7 @@ func (s *session) writeReport() (*report.Report, error) {
 	// The report reads its own copy: an interrupt amends the set meanwhile.
 	set := s.runner.Set().Clone()
 	go func() {
-		r, err := report.WriteDir(s.writer.Dir(), set)
+		r, err := render.WriteDir(s.writer.Dir(), set)
 		done <- written{r, err}
 	}()
 	select {
@@ -341,7 +342,7 @@ func (s *session) runPlan(plan *spec.RunPlan, opts run.RunOptions) error {
 	fmt.Print(run.Summary(set))
 	if rep != nil {
 		// The answer last, where the eye lands when the run ends.
-		fmt.Print("\n" + rep.BottomLineText())
+		fmt.Print("\n" + render.BottomLineText(rep))
 	}
 	if runErr != nil && errors.Is(context.Cause(s.ctx), errOutputGone) {
 		fmt.Fprintf(os.Stderr, "spawnbench: %v: stopping as for Ctrl-C\n", errOutputGone)
@@ -389,7 +390,7 @@ func (s *session) alreadyComplete(plan *spec.RunPlan) error {
 // reportStale: dir's report.md is missing or older than the end of the
 // set's last invocation (a kill during the report).
 func reportStale(dir string, set *results.Set) bool {
-	st, err := os.Stat(filepath.Join(dir, report.ReportFile))
+	st, err := os.Stat(filepath.Join(dir, render.ReportFile))
 	if err != nil {
 		return true
 	}

@@ -1,6 +1,8 @@
 package report
 
-import "math"
+import (
+	"math"
+)
 
 // The answer is the bottom line in a sentence: which hosts spawn within a
 // few times the baseline and which are an order of magnitude or more

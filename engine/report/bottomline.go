@@ -133,7 +133,7 @@ func bottomLine(r *Report) *BottomLine {
 	}
 	b.Notes = bottomNotes(r, b)
 	b.Answer = answerOf(b)
-	b.Source = earlier.Source
+	b.Source = Earlier.Source
 	b.Claims = claimResults(r)
 	b.Earlier = earlierRows(r)
 	return b
@@ -207,7 +207,7 @@ func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 		out.SameCPU = &none
 	}
 	if c.Environment != r.Baseline {
-		out.Ratio = r.ratioOn(c.Machine, c.Environment, c.Mode, c.Column)
+		out.Ratio = r.RatioOn(c.Machine, c.Environment, c.Mode, c.Column)
 		if out.Ratio != nil {
 			out.Spread = r.spreadOverOccasions(out.Ratio)
 		}
@@ -215,8 +215,8 @@ func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 	return out
 }
 
-// ratioOn is the ratio of (env, mode, col) measured on machine, or nil.
-func (r *Report) ratioOn(machine, env, mode string, col Column) *Ratio {
+// RatioOn is the ratio of (env, mode, col) measured on machine, or nil.
+func (r *Report) RatioOn(machine, env, mode string, col Column) *Ratio {
 	for i := range r.Ratios {
 		q := &r.Ratios[i]
 		if q.Environment == env && q.Mode == mode && q.Column == col && (machine == "" || q.Machine == machine) {
@@ -259,8 +259,8 @@ func rowVerdict(b *BottomLine, cells ...*Cell) string {
 	return strings.Join(v, "; ")
 }
 
-// columnText is "n = 100, last 10" or "n = 1".
-func columnText(c Column) string {
+// ColumnText is "n = 100, last 10" or "n = 1".
+func ColumnText(c Column) string {
 	if c.Last == 0 {
 		return fmt.Sprintf("n = %d", c.N)
 	}
@@ -285,12 +285,12 @@ func bottomNotes(r *Report, b *BottomLine) []string {
 	for _, col := range []Column{b.First, b.Steady} {
 		if c := r.Cell(r.Baseline, b.Mode, col); c != nil && c.Judgement.Unstable {
 			notes = append(notes, fmt.Sprintf("%s's own %s cell (%s) is unstable: %s. Every ratio of that column divides by it.",
-				r.Baseline, columnPhrase(b, col), columnText(col), c.Judgement.Reason))
+				r.Baseline, columnPhrase(b, col), ColumnText(col), c.Judgement.Reason))
 		}
 	}
 	for _, row := range b.Rows {
 		for _, bc := range []*BottomCell{row.First, row.Steady} {
-			if bc == nil || bc.Ratio == nil || !bc.Ratio.mixesPlacements() {
+			if bc == nil || bc.Ratio == nil || !bc.Ratio.MixesPlacements {
 				continue
 			}
 			q := bc.Ratio
@@ -304,231 +304,19 @@ func bottomNotes(r *Report, b *BottomLine) []string {
 			}
 			notes = append(notes, fmt.Sprintf("%s ÷ %s at %s (%s) mixes placements: %s's children start on the parent's CPU in %.0f%% of spawns, %s's in %.0f%%. "+
 				"Within one placement the ratio is %s× %s on the parent's CPU and %s× %s on another, beside %s× pooled.",
-				q.Environment, q.Baseline, columnPhrase(b, q.Column), columnText(q.Column), q.Environment, 100*float64(same.Share), q.Baseline, 100*float64(same.BaselineShare),
-				textfmt.Ratio(float64(same.Ratio)), plainInterval(same.Low, same.High), textfmt.Ratio(float64(other.Ratio)), plainInterval(other.Low, other.High), textfmt.Ratio(float64(q.Ratio))))
+				q.Environment, q.Baseline, columnPhrase(b, q.Column), ColumnText(q.Column), q.Environment, 100*float64(same.Share), q.Baseline, 100*float64(same.BaselineShare),
+				textfmt.Ratio(float64(same.Ratio)), PlainInterval(same.Low, same.High), textfmt.Ratio(float64(other.Ratio)), PlainInterval(other.Low, other.High), textfmt.Ratio(float64(q.Ratio))))
 		}
 	}
 	return notes
 }
 
-// plainInterval is "[lo, hi]" for a ratio, or "(no interval)".
-func plainInterval(lo, hi Float) string {
+// PlainInterval is "[lo, hi]" for a ratio, or "(no interval)".
+func PlainInterval(lo, hi Float) string {
 	if math.IsInf(float64(hi), 0) || math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
 		return "(no interval)"
 	}
 	return "[" + textfmt.Ratio(float64(lo)) + ", " + textfmt.Ratio(float64(hi)) + "]"
-}
-
-// writeBottomLine renders the bottom line.
-func (r *Report) writeBottomLine(b *strings.Builder) {
-	bl := r.BottomLine
-	if bl == nil {
-		return
-	}
-	b.WriteString("## Bottom line\n\n")
-	if a := bl.answerText(); a != "" {
-		b.WriteString("**" + a + "**\n\n")
-	}
-	fmt.Fprintf(b, "How much slower a thread spawn is than %s, in %s mode: each figure is the typical spawn over independent processes, "+
-		"each ratio that ÷ %s's with its %.0f%% interval over both cells' processes (its processes : %s's).",
-		bl.Baseline, bl.Mode, bl.Baseline, 100*r.Confidence, bl.Baseline)
-	if bl.hasPinned() {
-		fmt.Fprintf(b, " Rows on \"one CPU\" compare the environment and %s with every thread on one CPU, so every child starts on its parent's CPU in both: "+
-			"like with like. With the scheduler free, the share of children it starts on another CPU differs between environments and between runs, "+
-			"and so would the ratio (the table after this one).", bl.Baseline)
-	}
-	b.WriteString("\n\n")
-	// Where every row is free, the column would say nothing.
-	pinned := bl.hasPinned()
-	header := []string{"Host family", "Environment (host)", "First spawn (n = 1)", "÷ " + bl.Baseline,
-		"Steady state (" + columnText(bl.Steady) + ")", "÷ " + bl.Baseline, "Verdict"}
-	align := "llrrrrl"
-	if pinned {
-		header = slices.Insert(header, 2, "Threads on")
-		align = "lllrrrrl"
-	}
-	var rows [][]string
-	for _, row := range bl.Rows {
-		first, firstRatio := bottomTexts(row.First, bl.Baseline == row.Environment)
-		steady, steadyRatio := bottomTexts(row.Steady, bl.Baseline == row.Environment)
-		env := row.Environment
-		if row.Host != "" && row.Host != row.Environment {
-			env += " (" + row.Host + ")"
-		}
-		line := []string{row.Family, env, first, firstRatio, steady, steadyRatio, row.Verdict}
-		if pinned {
-			line = slices.Insert(line, 2, placementText(row))
-		}
-		rows = append(rows, line)
-	}
-	mdTable(b, header, align, rows)
-	for _, n := range bl.Notes {
-		fmt.Fprintf(b, "- %s\n", n)
-	}
-	if len(bl.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(b, "One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the report's tables). "+
-		"A verdict comes from the row's own cells: unstable only when its processes drifted during the run or fall into two clusters; "+
-		"not judged below %d processes. The figures with their precision are in the report's \"Typical spawn time\".\n\n", MinIntervalProcesses)
-	r.writeFreePlacement(b)
-	r.writeEarlier(b)
-}
-
-// hasPinned is true when a row shows a one-CPU figure.
-func (b *BottomLine) hasPinned() bool {
-	for _, row := range b.Rows {
-		for _, c := range []*BottomCell{row.First, row.Steady} {
-			if c != nil && c.Placement == PlaceOneCPUName {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// placementText is where a row's threads ran: "one CPU", "any CPU", or
-// both where its two figures differ.
-func placementText(row BottomRow) string {
-	var seen []string
-	for _, c := range []*BottomCell{row.First, row.Steady} {
-		if c == nil {
-			continue
-		}
-		t := "any CPU"
-		if c.Placement == PlaceOneCPUName {
-			t = "one CPU"
-		}
-		if !slices.Contains(seen, t) {
-			seen = append(seen, t)
-		}
-	}
-	if len(seen) == 2 {
-		return "one CPU (first spawn), any CPU (steady state)"
-	}
-	return strings.Join(seen, "")
-}
-
-// writeFreePlacement sets the one-CPU rows' figures with the scheduler
-// free beside them: the free ratio, how often each side's children
-// started on the parent's CPU, and the ratio within each placement.
-func (r *Report) writeFreePlacement(b *strings.Builder) {
-	bl := r.BottomLine
-	var rows [][]string
-	for _, row := range bl.Rows {
-		for _, c := range []struct {
-			cell  *BottomCell
-			label string
-		}{{row.First, "first spawn"}, {row.Steady, "steady state"}} {
-			if c.cell == nil || c.cell.Free == nil {
-				continue
-			}
-			f := c.cell.Free
-			line := []string{row.Environment, c.label, fmt.Sprintf("%s (%s)", textfmt.TimeUS(float64(f.TypicalUS)), textfmt.Plural(f.Processes, "process", "processes"))}
-			if row.Environment == bl.Baseline {
-				line = append(line, "1", shareText(f.SameCPU), "1", "1")
-				rows = append(rows, line)
-				continue
-			}
-			_, ratio := bottomTexts(f, false)
-			line = append(line, ratio)
-			var same, other string = "n/a", "n/a"
-			if q := f.Ratio; q != nil {
-				base := bl.Rows[0]
-				var baseShare *Float
-				for _, bc := range []*BottomCell{base.First, base.Steady} {
-					if bc != nil && bc.Free != nil && bc == pick(base, c.label) {
-						baseShare = bc.Free.SameCPU
-					}
-				}
-				line = append(line, shareText(f.SameCPU)+" : "+shareText(baseShare))
-				for _, p := range q.Placements {
-					text := textfmt.Ratio(float64(p.Ratio)) + "× " + plainInterval(p.Low, p.High)
-					if p.Placement == results.SameCPU {
-						same = text
-					} else {
-						other = text
-					}
-				}
-			} else {
-				line = append(line, shareText(f.SameCPU))
-			}
-			rows = append(rows, append(line, same, other))
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "### The same rows with the scheduler free\n\n")
-	mdTable(b, []string{"Environment", "Figure", "Free", "÷ " + bl.Baseline + ", free", "Child on the parent's CPU (this : " + bl.Baseline + ")",
-		"÷ " + bl.Baseline + ", child on the parent's CPU", "÷ " + bl.Baseline + ", child on another CPU"}, "llrrrrr", rows)
-	fmt.Fprintf(b, "The one-CPU rows above measured with no pinning: the scheduler then starts a child on its parent's CPU or wakes another, "+
-		"in shares that differ between environments and from run to run, and on a VM waking another CPU costs what the hypervisor takes to wake it. "+
-		"The free ratio mixes the two placements in each side's shares; within one placement (the last two columns, where both sides record where each child first ran) it does not.\n\n")
-}
-
-// pick is the row's cell of the column labelled label.
-func pick(row BottomRow, label string) *BottomCell {
-	if label == "first spawn" {
-		return row.First
-	}
-	return row.Steady
-}
-
-// shareText is a share as a percentage, "n/a" where unknown.
-func shareText(s *Float) string {
-	if s == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(*s))
-}
-
-// bottomTexts are a bottom-line cell's figure and ratio as printed.
-func bottomTexts(c *BottomCell, baseline bool) (figure, ratio string) {
-	if c == nil {
-		return "n/a", "n/a"
-	}
-	figure = fmt.Sprintf("%s (%s)", textfmt.TimeUS(float64(c.TypicalUS)), textfmt.Plural(c.Processes, "process", "processes"))
-	switch {
-	case baseline:
-		return figure, "1"
-	case c.Ratio == nil:
-		return figure, "n/a"
-	}
-	q := c.Ratio
-	if math.IsInf(float64(q.High), 0) {
-		return figure, fmt.Sprintf("%s× (not judged: %d : %d processes)", textfmt.Ratio(float64(q.Ratio)), q.Processes, q.BaselineProcesses)
-	}
-	ratio = fmt.Sprintf("%s× %s (%d : %d)", textfmt.Ratio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
-	if sp := c.Spread; sp != nil {
-		ratio += fmt.Sprintf("; %s–%s over %d occasions", textfmt.Ratio(float64(sp.Low)), textfmt.Ratio(float64(sp.High)), sp.Occasions)
-	}
-	return figure, ratio
-}
-
-// BottomLineText is the bottom line as plain text, for the end of
-// `spawnbench run`: the table's rows without Markdown.
-func (r *Report) BottomLineText() string {
-	bl := r.BottomLine
-	if bl == nil {
-		return ""
-	}
-	var b strings.Builder
-	if a := bl.answerText(); a != "" {
-		b.WriteString(a + "\n")
-	}
-	fmt.Fprintf(&b, "Bottom line (%s mode; typical spawn, and ÷ %s with its 95%% interval over processes):\n", bl.Mode, bl.Baseline)
-	for _, row := range bl.Rows {
-		first, fr := bottomTexts(row.First, row.Environment == bl.Baseline)
-		steady, sr := bottomTexts(row.Steady, row.Environment == bl.Baseline)
-		where := ""
-		if bl.hasPinned() {
-			where = " (" + placementText(row) + ")"
-		}
-		fmt.Fprintf(&b, "  %-24s first spawn%s %s = %s; steady state (%s) %s = %s; %s\n",
-			row.Environment, where, first, fr, columnText(bl.Steady), steady, sr, row.Verdict)
-	}
-	return b.String()
 }
 
 // spreadOverOccasions is the range of q's per-occasion ratios, nil with
@@ -538,7 +326,7 @@ func (r *Report) spreadOverOccasions(q *Ratio) *RatioSpread {
 	if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
 		return nil
 	}
-	per := stats.OccasionRatios(statsProcesses(c.Stats.Summaries), statsProcesses(b.Stats.Summaries))
+	per := stats.OccasionRatios(StatsProcesses(c.Stats.Summaries), StatsProcesses(b.Stats.Summaries))
 	if per == nil {
 		return nil
 	}

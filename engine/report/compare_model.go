@@ -88,8 +88,9 @@ type RatioChange struct {
 	New Ratio `json:"new"`
 	// ChangePct is (new − old) / old of the ratios, in percent.
 	ChangePct Float `json:"change_pct"`
-	// InsideOld is true when the new ratio lies inside the old ratio's
-	// interval (false when the old one has none).
+	// Judged is true when the old ratio has an interval, and InsideOld
+	// when the new ratio lies inside it.
+	Judged    bool `json:"-"`
 	InsideOld bool `json:"inside_old_interval"`
 	// Occasions is the number of occasions the old ratio is computed over
 	// (0: over processes).
@@ -179,6 +180,15 @@ type Comparison struct {
 	SameWay         int   `json:"same_way"`
 	// Ratios are the ratios to the baseline that both sets have.
 	Ratios []RatioChange `json:"ratio_changes,omitempty"`
+	// RatiosWithin10Pct counts the ratios that moved by at most 10%,
+	// RatiosJudged those whose old ratio has an interval, RatiosInside
+	// those of them whose new ratio lies inside it, and
+	// RatiosOverOccasions those whose old ratio is computed over
+	// occasions. (Not in the JSON, which lists every ratio.)
+	RatiosWithin10Pct   int `json:"-"`
+	RatiosJudged        int `json:"-"`
+	RatiosInside        int `json:"-"`
+	RatiosOverOccasions int `json:"-"`
 	// OnlyOld and OnlyNew name measured cells the other set lacks.
 	OnlyOld []string `json:"only_old,omitempty"`
 	OnlyNew []string `json:"only_new,omitempty"`
@@ -238,7 +248,7 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	for i := range newR.Cells {
 		n := &newR.Cells[i]
 		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
-			cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
+			cmp.OnlyNew = append(cmp.OnlyNew, CellName(n))
 		}
 	}
 	changes := make([]float64, 0, len(cmp.Changes))
@@ -282,17 +292,17 @@ func (cmp *Comparison) matchCells(oldR, newR *Report, counterpart func(string) s
 		n := newR.cellOn(counterpart(o.Machine), o.Environment, o.Mode, o.Column)
 		if o.Stats == nil {
 			if n != nil && n.Stats != nil {
-				cmp.OnlyNew = append(cmp.OnlyNew, cellName(n))
+				cmp.OnlyNew = append(cmp.OnlyNew, CellName(n))
 			}
 			continue
 		}
 		if n == nil || n.Stats == nil {
-			cmp.OnlyOld = append(cmp.OnlyOld, cellName(o))
+			cmp.OnlyOld = append(cmp.OnlyOld, CellName(o))
 			continue
 		}
 		p := yuenTest(&n.Stats.Estimate, &o.Stats.Estimate)
 		if math.IsNaN(p) {
-			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", cellName(o), MinIntervalProcesses)] = true
+			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", CellName(o), MinIntervalProcesses)] = true
 		}
 		ratio, lo, hi := stats.RatioAt(n.Stats.est, o.Stats.est, opts.Confidence)
 		cmp.Changes = append(cmp.Changes, Change{
@@ -323,16 +333,36 @@ func (cmp *Comparison) matchRatios(oldR, newR *Report, counterpart func(string) 
 				if c := oldR.cellOn(oq.Machine, oq.Environment, oq.Mode, oq.Column); c != nil && c.Stats != nil {
 					occasions = c.Stats.Occasions
 				}
-				cmp.Ratios = append(cmp.Ratios, RatioChange{Machine: oq.Machine, Environment: oq.Environment, Baseline: oq.Baseline,
+				q := RatioChange{Machine: oq.Machine, Environment: oq.Environment, Baseline: oq.Baseline,
 					Mode: oq.Mode, Column: oq.Column, Old: oq, New: nq, ChangePct: Float(100 * (divide(float64(nq.Ratio), float64(oq.Ratio)) - 1)),
-					InsideOld: !math.IsInf(float64(oq.High), 0) && oq.Low <= nq.Ratio && nq.Ratio <= oq.High, Occasions: occasions})
+					Judged: !math.IsInf(float64(oq.High), 0), Occasions: occasions}
+				q.InsideOld = q.Judged && oq.Low <= nq.Ratio && nq.Ratio <= oq.High
+				cmp.Ratios = append(cmp.Ratios, q)
+				cmp.countRatio(q)
 			}
 		}
 	}
 }
 
-func cellName(c *Cell) string {
-	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, viewLabel(c.Last))
+// countRatio adds q to the comparison's counts of ratios.
+func (cmp *Comparison) countRatio(q RatioChange) {
+	if math.Abs(float64(q.ChangePct)) <= 10 {
+		cmp.RatiosWithin10Pct++
+	}
+	if q.Judged {
+		cmp.RatiosJudged++
+		if q.InsideOld {
+			cmp.RatiosInside++
+		}
+	}
+	if q.Occasions > 0 {
+		cmp.RatiosOverOccasions++
+	}
+}
+
+// CellName names a cell in a sentence: environment, mode, n and view.
+func CellName(c *Cell) string {
+	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, ViewLabel(c.Last))
 }
 
 // cellOn is the cell for (environment, mode, column) measured on machine,

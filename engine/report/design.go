@@ -56,8 +56,8 @@ func (r *Report) Design(target float64) []CellDesign {
 		if c.Last != 0 || c.Stats == nil {
 			continue
 		}
-		comp := stats.VarianceComponents(statsProcesses(c.Stats.Summaries))
-		processS := medianWallS(r.groups[cellKey{c.Environment, c.Mode, c.N}])
+		comp := stats.VarianceComponents(StatsProcesses(c.Stats.Summaries))
+		processS := medianWallS(r.Groups[CellKey{c.Environment, c.Mode, c.N}])
 		share := overhead / float64(max(cells, 1))
 		d, ok := stats.DesignFor(comp, share, processS, target, DesignMaxOccasions)
 		out = append(out, CellDesign{Machine: c.Machine, Environment: c.Environment, Mode: c.Mode, N: c.N,
@@ -68,12 +68,12 @@ func (r *Report) Design(target float64) []CellDesign {
 }
 
 // medianWallS is the median wall time of a cell's ok processes, seconds.
-func medianWallS(g *group) float64 {
+func medianWallS(g *Group) float64 {
 	if g == nil {
 		return math.NaN()
 	}
 	var w []float64
-	for _, run := range g.runs {
+	for _, run := range g.Runs {
 		if run.Status == results.StatusOK && run.WallNS > 0 {
 			w = append(w, float64(run.WallNS)/1e9)
 		}
@@ -94,8 +94,8 @@ func occasionOverhead(r *Report) float64 {
 			}
 			span := inv.EndedAt.Sub(inv.StartedAt)
 			var busy time.Duration
-			for _, g := range r.groups {
-				for _, run := range g.runs {
+			for _, g := range r.Groups {
+				for _, run := range g.Runs {
 					if run.Invocation == inv.ID {
 						busy += time.Duration(run.WallNS)
 					}

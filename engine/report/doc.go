@@ -1,5 +1,6 @@
-// Package report turns spawnbench result sets into tables, comparisons and
-// plots.
+// Package report computes, from spawnbench result sets, what a report
+// and a comparison say: cells, figures, intervals, verdicts, ratios,
+// counts and notes, as plain data.
 //
 // This package is opinionated. The process, not the spawn, is the unit
 // of replication: spawns of one process are correlated, so every figure,
@@ -35,13 +36,14 @@
 // machine × environment table sets those ratios side by side. Compare
 // matches cells on their machine and warns when the sets' machines differ.
 //
-// As in benchstat, the model and its renderers are kept apart: Build and
-// Compare compute a Report or a Comparison (cells, statistics, ratios,
-// flags; model.go, compare_model.go, family.go and the files they call)
-// without writing anything, and the render_*.go files and plot.go turn
-// them into Markdown, CSV, JSON, benchstat's format and plots, in the
-// words of engine/textfmt. The report computes no statistic of its own:
-// every estimator, the reduction of a process included, is engine/stats',
-// and each process's all-spawns figure is the one its result set stores.
-// Every file is written through engine/atomicfile.
+// As in benchstat, the model and its renderers are kept apart, and the
+// compiler holds the split: Build and Compare compute a Report or a
+// Comparison (cells, statistics, ratios, flags; model.go,
+// compare_model.go, family.go and the files they call) without writing
+// anything, and package engine/report/render, which imports this one and
+// which this one cannot import, turns them into Markdown, CSV, JSON,
+// benchstat's format, Parquet and plots. The report computes no statistic
+// of its own: every estimator, the reduction of a process included, is
+// engine/stats', and each process's all-spawns figure is the one its
+// result set stores.
 package report

@@ -66,7 +66,8 @@ type claimCheck struct {
 	Except string `json:"except"`
 }
 
-var earlier = func() earlierStudy {
+// Earlier is the earlier study, read from earlier-study.json.
+var Earlier = func() earlierStudy {
 	var e earlierStudy
 	if err := json.Unmarshal(earlierJSON, &e); err != nil {
 		panic(fmt.Sprintf("earlier-study.json: %v", err)) // embedded: a test reads it
@@ -104,9 +105,9 @@ type EarlierCell struct {
 	TypicalUS Float  `json:"typical_us"`
 }
 
-// standIn is the environment of r that an earlier role stands for; "".
-func standIn(r *Report, role string) string {
-	for _, env := range earlier.StandsFor[role].Environments {
+// StandIn is the environment of r that an earlier role stands for; "".
+func StandIn(r *Report, role string) string {
+	for _, env := range Earlier.StandsFor[role].Environments {
 		for _, e := range r.Environments {
 			if e == env && r.Skipped[e] == "" {
 				return e
@@ -130,8 +131,8 @@ func parseColumn(s string) (Column, bool) {
 
 // claimResults checks every claim against r.
 func claimResults(r *Report) []ClaimResult {
-	out := make([]ClaimResult, 0, len(earlier.Claims))
-	for _, c := range earlier.Claims {
+	out := make([]ClaimResult, 0, len(Earlier.Claims))
+	for _, c := range Earlier.Claims {
 		res := ClaimResult{Claim: c.Text, Earlier: earlierText(c.Check)}
 		res.Measured, res.Holds = measuredText(r, c.Check)
 		out = append(out, res)
@@ -141,7 +142,7 @@ func claimResults(r *Report) []ClaimResult {
 
 // earlierFigure is the earlier study's mean for role in (mode, column).
 func earlierFigure(role, mode, column string) (float64, bool) {
-	for _, row := range earlier.Table {
+	for _, row := range Earlier.Table {
 		if row.Environment == role && row.Mode == mode {
 			v, ok := row.Values[column]
 			return v, ok
@@ -209,14 +210,14 @@ func measuredText(r *Report, c claimCheck) (string, string) {
 		found := false
 		for _, num := range c.Numerators {
 			for _, den := range c.Denominators {
-				a, b := standIn(r, num), standIn(r, den)
+				a, b := StandIn(r, num), StandIn(r, den)
 				ca, cb := r.Cell(a, c.Mode, col), r.Cell(b, c.Mode, col)
 				if a == "" || b == "" || ca == nil || cb == nil || ca.Stats == nil || cb.Stats == nil {
 					continue
 				}
 				found = true
 				q, lo, hi := stats.Ratio(ca.Stats.est, cb.Stats.est)
-				interval := plainInterval(Float(lo), Float(hi))
+				interval := PlainInterval(Float(lo), Float(hi))
 				if math.IsInf(hi, 0) {
 					lo, hi = q, q // no interval: judge the figure itself
 					interval = fmt.Sprintf("(not judged: %d : %d processes)", ca.Stats.Processes, cb.Stats.Processes)
@@ -228,7 +229,7 @@ func measuredText(r *Report, c claimCheck) (string, string) {
 				case hi < low || lo > high:
 					outside++
 				}
-				parts = append(parts, fmt.Sprintf("%s ÷ %s at %s: %s× %s", a, b, columnText(col), textfmt.Ratio(q), interval))
+				parts = append(parts, fmt.Sprintf("%s ÷ %s at %s: %s× %s", a, b, ColumnText(col), textfmt.Ratio(q), interval))
 			}
 		}
 		if c.First && found {
@@ -263,7 +264,7 @@ func decreasingText(r *Report, c claimCheck) (string, string) {
 	var parts []string
 	falls, rises, total := 0, 0, 0
 	for _, role := range c.Numerators {
-		env := standIn(r, role)
+		env := StandIn(r, role)
 		if env == "" {
 			continue
 		}
@@ -305,17 +306,17 @@ func poolText(r *Report, c claimCheck) (string, string) {
 	if len(c.Numerators) == 0 || len(c.Denominators) == 0 || len(c.Columns) == 0 {
 		return "not measured in this set", "not measured"
 	}
-	a, b := standIn(r, c.Numerators[0]), standIn(r, c.Denominators[0])
+	a, b := StandIn(r, c.Numerators[0]), StandIn(r, c.Denominators[0])
 	col, _ := parseColumn(c.Columns[0])
 	ca, cb := r.Cell(a, c.Mode, col), r.Cell(b, c.Mode, col)
-	ga, gb := r.groups[cellKey{a, c.Mode, col.N}], r.groups[cellKey{b, c.Mode, col.N}]
+	ga, gb := r.Groups[CellKey{a, c.Mode, col.N}], r.Groups[CellKey{b, c.Mode, col.N}]
 	if a == "" || b == "" || ca == nil || cb == nil || ca.Stats == nil || cb.Stats == nil || ga == nil || gb == nil {
 		return "not measured in this set", "not measured"
 	}
 	spawn, slo, shi := stats.Ratio(ca.Stats.est, cb.Stats.est)
 	wall, wlo, whi := stats.Ratio(wallEstimate(ga), wallEstimate(gb))
 	text := fmt.Sprintf("%s ÷ %s at %s: first spawn %s× %s, whole process (wall time) %s× %s",
-		a, b, columnText(col), textfmt.Ratio(spawn), plainInterval(Float(slo), Float(shi)), textfmt.Ratio(wall), plainInterval(Float(wlo), Float(whi)))
+		a, b, ColumnText(col), textfmt.Ratio(spawn), PlainInterval(Float(slo), Float(shi)), textfmt.Ratio(wall), PlainInterval(Float(wlo), Float(whi)))
 	moved, kept := shi < 1, wlo >= 0.9
 	switch {
 	case moved && kept:
@@ -328,9 +329,9 @@ func poolText(r *Report, c claimCheck) (string, string) {
 
 // wallEstimate is a cell's typical process wall time over its ok
 // processes, µs.
-func wallEstimate(g *group) *stats.Estimate {
+func wallEstimate(g *Group) *stats.Estimate {
 	var procs []stats.Process
-	for _, run := range g.runs {
+	for _, run := range g.Runs {
 		if run.Status == "ok" && run.WallNS > 0 {
 			procs = append(procs, stats.Process{Value: float64(run.WallNS) / 1e3, Start: run.StartedAt})
 		}
@@ -341,13 +342,13 @@ func wallEstimate(g *group) *stats.Estimate {
 // earlierRows sets the earlier study's table beside this set's means.
 func earlierRows(r *Report) []EarlierRow {
 	var out []EarlierRow
-	for _, row := range earlier.Table {
-		env := standIn(r, row.Environment)
+	for _, row := range Earlier.Table {
+		env := StandIn(r, row.Environment)
 		if env == "" || !r.Ran(env, row.Mode) {
 			continue
 		}
 		er := EarlierRow{Role: row.Environment, Environment: env, Mode: row.Mode}
-		for _, colText := range earlierColumns {
+		for _, colText := range EarlierColumns {
 			col, _ := parseColumn(colText)
 			cell := EarlierCell{Column: colText, EarlierUS: Float(math.NaN()), MeanUS: Float(math.NaN()), TypicalUS: Float(math.NaN())}
 			if v, ok := row.Values[colText]; ok {
@@ -364,63 +365,5 @@ func earlierRows(r *Report) []EarlierRow {
 	return out
 }
 
-// earlierColumns are the earlier study's table's columns, in its order.
-var earlierColumns = []string{"1", "10", "100", "1000", "100 (last 10)", "1000 (last 10)"}
-
-// writeEarlier renders the claims and the table.
-func (r *Report) writeEarlier(b *strings.Builder) {
-	bl := r.BottomLine
-	var rows [][]string
-	var unmeasured []string
-	for i, c := range bl.Claims {
-		if c.Holds == "not measured" {
-			unmeasured = append(unmeasured, strconv.Itoa(i+1))
-			continue
-		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), c.Claim, c.Earlier, c.Measured, c.Holds})
-	}
-	if len(rows) > 0 {
-		b.WriteString("### The earlier study's claims, checked\n\n")
-		mdTable(b, []string{"#", "Claim", "Its own figures", "Measured here (95% interval over processes)", "Holds?"}, "lllll", rows)
-		var stands []string
-		for _, role := range []string{"native", "wasi-threads", "emscripten", "emscripten-pool", "manual"} {
-			if env := standIn(r, role); env != "" {
-				stands = append(stands, fmt.Sprintf("%s (%s) by %s", role, earlier.StandsFor[role].Text, env))
-			}
-		}
-		fmt.Fprintf(b, "Source: %s. Its environments are stood for here as follows: %s. "+
-			"A claim holds when every interval it is about lies inside the range it states (\"roughly x\": x/2 to 2x; \"2–3 orders of magnitude\": 100× to 1000×), "+
-			"does not hold when none overlaps it, and holds partly otherwise; a figure without an interval (under 5 processes) is judged by itself.\n\n",
-			earlier.Source, strings.Join(stands, ", "))
-		if len(unmeasured) > 0 {
-			fmt.Fprintf(b, "Claims %s need environments or cells this set did not measure.\n\n", strings.Join(unmeasured, ", "))
-		}
-	}
-	if len(bl.Earlier) == 0 {
-		return
-	}
-	b.WriteString("### The earlier study's table beside this set's\n\n")
-	header := append([]string{"Earlier environment", "Here", "Mode"}, earlierColumns...)
-	rows = nil
-	for _, row := range bl.Earlier {
-		line := []string{row.Role, row.Environment, row.Mode}
-		for _, c := range row.Cells {
-			then := "n/a"
-			switch {
-			case c.Note != "":
-				then = c.Note
-			case !math.IsNaN(float64(c.EarlierUS)):
-				then = textfmt.TimeUS(float64(c.EarlierUS))
-			}
-			now := "n/a"
-			if !math.IsNaN(float64(c.MeanUS)) {
-				now = textfmt.TimeUS(float64(c.MeanUS))
-			}
-			line = append(line, then+" / "+now)
-		}
-		rows = append(rows, line)
-	}
-	mdTable(b, header, "lll", rows)
-	fmt.Fprintf(b, "Each cell: the earlier study's %s / the same statistic here (every spawn of the cell's ok processes pooled, warm-ups excluded). "+
-		"The pooled mean is the earlier study's statistic, kept for this comparison only; the figures to quote are the typical times with their intervals.\n\n", earlier.Statistic)
-}
+// EarlierColumns are the earlier study's table's columns, in its order.
+var EarlierColumns = []string{"1", "10", "100", "1000", "100 (last 10)", "1000 (last 10)"}

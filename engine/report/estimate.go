@@ -32,9 +32,13 @@ type ProcessSummary struct {
 	Occasion int32 `json:"occasion,omitempty"`
 	// StartedAt is when the process started; zero where unknown.
 	StartedAt time.Time `json:"-"`
-	// spawnVar is the variance of the process's log spawn times, for the
+	// SpawnVar is the variance of the process's log spawn times, for the
 	// variance components.
-	spawnVar float64
+	SpawnVar float64 `json:"-"`
+	// MeanNS is the plain mean of the spawn times, ns: the value a
+	// process carries in the benchfmt output, whose median benchstat
+	// takes.
+	MeanNS float64 `json:"-"`
 }
 
 // Estimate is a cell's figure, computed over its processes
@@ -95,8 +99,8 @@ func estimateOf(s *stats.Estimate) *Estimate {
 // spawns in spawn order: a cell's samples are grouped by process once
 // (group.byProcess), and every view and split of the cell starts here.
 type process struct {
-	run    *results.ProcessRun
-	spawns []results.SpawnSample
+	Run    *results.ProcessRun
+	Spawns []results.SpawnSample
 }
 
 // lastOf keeps, of each process, its last k spawns: the steady state
@@ -105,8 +109,8 @@ func lastOf(procs []process, k int) []process {
 	out := make([]process, len(procs))
 	for i, p := range procs {
 		out[i] = p
-		if len(p.spawns) > k {
-			out[i].spawns = p.spawns[len(p.spawns)-k:]
+		if len(p.Spawns) > k {
+			out[i].Spawns = p.Spawns[len(p.Spawns)-k:]
 		}
 	}
 	return out
@@ -120,14 +124,14 @@ func where(procs []process, keep func(i int, s results.SpawnSample) bool) []proc
 	i := 0
 	for _, p := range procs {
 		var in []results.SpawnSample
-		for _, s := range p.spawns {
+		for _, s := range p.Spawns {
 			if keep(i, s) {
 				in = append(in, s)
 			}
 			i++
 		}
 		if len(in) > 0 {
-			out = append(out, process{p.run, in})
+			out = append(out, process{p.Run, in})
 		}
 	}
 	return out
@@ -137,14 +141,14 @@ func where(procs []process, keep func(i int, s results.SpawnSample) bool) []proc
 func spawnsOf(procs []process) []results.SpawnSample {
 	var out []results.SpawnSample
 	for _, p := range procs {
-		out = append(out, p.spawns...)
+		out = append(out, p.Spawns...)
 	}
 	return out
 }
 
 // summary is a process's summary of reduced spawns.
 func summary(run *results.ProcessRun, spawns int, typicalUS, logVar float64) ProcessSummary {
-	return ProcessSummary{Process: run.Process, Spawns: spawns, TypicalUS: typicalUS, Occasion: run.Occasion, StartedAt: run.StartedAt, spawnVar: logVar}
+	return ProcessSummary{Process: run.Process, Spawns: spawns, TypicalUS: typicalUS, Occasion: run.Occasion, StartedAt: run.StartedAt, SpawnVar: logVar}
 }
 
 // storedSummaries are the processes' summaries of every spawn, as the
@@ -155,10 +159,11 @@ func storedSummaries(procs []process) []ProcessSummary {
 	out := make([]ProcessSummary, len(procs))
 	for i, p := range procs {
 		logVar := math.NaN()
-		if p.run.SpawnLogVar != nil {
-			logVar = *p.run.SpawnLogVar
+		if p.Run.SpawnLogVar != nil {
+			logVar = *p.Run.SpawnLogVar
 		}
-		out[i] = summary(p.run, len(p.spawns), p.run.TypicalUS(), logVar)
+		out[i] = summary(p.Run, len(p.Spawns), p.Run.TypicalUS(), logVar)
+		out[i].MeanNS = meanNS(p.Spawns)
 	}
 	return out
 }
@@ -168,27 +173,37 @@ func storedSummaries(procs []process) []ProcessSummary {
 func viewSummaries(procs []process) []ProcessSummary {
 	out := make([]ProcessSummary, len(procs))
 	for i, p := range procs {
-		ns := make([]int64, len(p.spawns))
-		for j, s := range p.spawns {
+		ns := make([]int64, len(p.Spawns))
+		for j, s := range p.Spawns {
 			ns[j] = s.SpawnNS
 		}
 		r := stats.ReduceSpawns(ns)
-		out[i] = summary(p.run, r.Spawns, r.TypicalNS/1e3, r.LogVar)
+		out[i] = summary(p.Run, r.Spawns, r.TypicalNS/1e3, r.LogVar)
+		out[i].MeanNS = meanNS(p.Spawns)
 	}
 	return out
+}
+
+// meanNS is the plain mean of a process's spawn times, ns.
+func meanNS(spawns []results.SpawnSample) float64 {
+	ns := make([]float64, len(spawns))
+	for j, s := range spawns {
+		ns[j] = float64(s.SpawnNS)
+	}
+	return stats.Mean(ns)
 }
 
 // estimate computes a cell's figure and interval from its process
 // summaries; nil for none.
 func estimate(procs []ProcessSummary) *Estimate {
-	return estimateOf(stats.Summarize(statsProcesses(procs)))
+	return estimateOf(stats.Summarize(StatsProcesses(procs)))
 }
 
-// statsProcesses are process summaries as stats takes them.
-func statsProcesses(procs []ProcessSummary) []stats.Process {
+// StatsProcesses are process summaries as stats takes them.
+func StatsProcesses(procs []ProcessSummary) []stats.Process {
 	ps := make([]stats.Process, len(procs))
 	for i, p := range procs {
-		ps[i] = stats.Process{Value: p.TypicalUS, Start: p.StartedAt, Occasion: int(p.Occasion), Spawns: p.Spawns, SpawnVar: p.spawnVar}
+		ps[i] = stats.Process{Value: p.TypicalUS, Start: p.StartedAt, Occasion: int(p.Occasion), Spawns: p.Spawns, SpawnVar: p.SpawnVar}
 	}
 	return ps
 }

@@ -34,7 +34,7 @@ func (m synthCell) draw(rng *rand.Rand, processes, spawns int) []results.SpawnSa
 // times in µs, process after process.
 func grouped(t *testing.T, samples []results.SpawnSample) (procs []process, values []float64) {
 	t.Helper()
-	g := &group{samples: samples}
+	g := &Group{Samples: samples}
 	spawns := map[int32][]int64{}
 	var order []int32
 	for _, s := range samples {
@@ -46,15 +46,15 @@ func grouped(t *testing.T, samples []results.SpawnSample) (procs []process, valu
 	for _, p := range order {
 		run := results.ProcessRun{Process: p, Status: results.StatusOK}
 		run.Summarize(spawns[p])
-		g.runs = append(g.runs, run)
+		g.Runs = append(g.Runs, run)
 	}
-	if err := g.byProcess("test", cellKey{}); err != nil {
+	if err := g.byProcess("test", CellKey{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range spawnsOf(g.procs) {
+	for _, s := range spawnsOf(g.Procs) {
 		values = append(values, float64(s.SpawnNS)/1e3)
 	}
-	return g.procs, values
+	return g.Procs, values
 }
 
 func TestRegimesFoundWhereThereAreTwo(t *testing.T) {

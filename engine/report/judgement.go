@@ -136,50 +136,10 @@ func unstableReason(e *stats.Estimate) string {
 	return strings.Join(why, "; ")
 }
 
-// precisionText is a cell's precision as a number, with the processes
-// behind it and about how many the target would take: "±14.2% (10
-// processes; about 21 for ±10%)".
-func precisionText(e *Estimate, n Judgement) string {
-	if !e.Bounded() {
-		return "—"
-	}
-	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), textfmt.Plural(e.Processes, "process", "processes"))
-	if e.Occasions > 0 {
-		s += fmt.Sprintf(" on %d occasions, the interval over occasions", e.Occasions)
-	}
-	switch {
-	case n.Target == 0 || float64(e.Precision) <= float64(n.Target):
-	case n.Needed > 0:
-		s += fmt.Sprintf("; about %d for ±%.0f%%", n.Needed, 100*float64(n.Target))
-	case e.Windowed:
-		s += "; it drifted, so more processes will not narrow it"
-	}
-	return s + ")"
-}
-
 // finite is v, or 0 when v is NaN (not recorded).
 func finite(v float64) Float {
 	if math.IsNaN(v) {
 		return 0
 	}
 	return Float(v)
-}
-
-// flagText is a cell's flags in brackets, for appending to a table cell;
-// a cell too small to judge says so with its process count.
-func flagText(n Judgement, processes int) string {
-	var f []string
-	if n.Busy {
-		f = append(f, "busy")
-	}
-	switch n.Verdict {
-	case Unstable:
-		f = append(f, Unstable)
-	case NotJudged:
-		f = append(f, fmt.Sprintf("not judged: %s", textfmt.Plural(processes, "process", "processes")))
-	}
-	if len(f) == 0 {
-		return ""
-	}
-	return " [" + strings.Join(f, ", ") + "]"
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
@@ -124,6 +125,10 @@ type Ratio struct {
 	// Placements are the ratio within each placement, where both cells
 	// record where their children start (placement_ratio.go).
 	Placements []PlacementRatio `json:"placements,omitempty"`
+	// MixesPlacements is true when the two sides start their children
+	// on the parent's CPU in shares more than MixShareGap apart, so the
+	// pooled ratio mixes placements.
+	MixesPlacements bool `json:"-"`
 }
 
 // ClockVerdict is what calibration and the samples' own checks say about
@@ -217,16 +222,16 @@ type Report struct {
 	// holds no cell of the baseline.
 	BottomLine *BottomLine `json:"bottom_line,omitempty"`
 
-	// groups keeps the measured samples for plots.
-	groups map[cellKey]*group
+	// Groups keeps the measured samples, for the plots.
+	Groups map[CellKey]*Group `json:"-"`
 	// kinds maps each measured environment to its kind, families to its
 	// family.
 	kinds, families map[string]string
 	// twinOf maps each one-CPU twin to the environment it measures
 	// pinned (spec's placement block).
 	twinOf map[string]string
-	// machines names the machine that measured each cell.
-	machines map[cellKey]string
+	// CellMachines names the machine that measured each cell.
+	CellMachines map[CellKey]string `json:"-"`
 }
 
 // Cell returns the cell for (environment, mode, column), or nil.
@@ -246,49 +251,49 @@ func (r *Report) Ran(env, mode string) bool {
 	return slices.ContainsFunc(r.Cells, func(c Cell) bool { return c.Environment == env && c.Mode == mode })
 }
 
-// cellKey names one measured (environment, mode, n).
-type cellKey struct {
-	env, mode string
-	n         int32
+// CellKey names one measured (environment, mode, n).
+type CellKey struct {
+	Env, Mode string
+	N         int32
 }
 
-// group is the measured data of one cellKey.
-type group struct {
+// Group is the measured data of one CellKey.
+type Group struct {
 	kind    string
 	payload string
 	host    string
 	family  string
 	// placementOf is, for a one-CPU twin, the environment it measures.
 	placementOf string
-	samples     []results.SpawnSample // of ok processes only
-	runs        []results.ProcessRun  // every measured process, whatever its status
-	// procs are the ok processes that printed spawns, in process order,
+	Samples     []results.SpawnSample // of ok processes only
+	Runs        []results.ProcessRun  // every measured process, whatever its status
+	// Procs are the ok processes that printed spawns, in process order,
 	// each with its spawns in spawn order (byProcess).
-	procs []process
+	Procs []process
 }
 
 // byProcess groups g's samples by process, once, after every input is
 // read (g.runs no longer grows). Each process must carry its stored
 // summary: the report reads it, and does not reduce the process again.
-func (g *group) byProcess(dir string, k cellKey) error {
+func (g *Group) byProcess(dir string, k CellKey) error {
 	spawns := map[int32][]results.SpawnSample{}
-	for _, s := range g.samples {
+	for _, s := range g.Samples {
 		spawns[s.Process] = append(spawns[s.Process], s)
 	}
-	for i := range g.runs {
-		run := &g.runs[i]
+	for i := range g.Runs {
+		run := &g.Runs[i]
 		ss := spawns[run.Process]
 		if len(ss) == 0 {
 			continue // failed, or printed nothing
 		}
 		if run.TypicalSpawnNS == nil || (len(ss) > 1 && run.SpawnLogVar == nil) {
 			return fmt.Errorf("%s: %s %s n=%d process %d printed %d spawns but stores no summary (typical_spawn_ns, spawn_log_var): a set is summarized when written (ProcessRun.Summarize) and when read",
-				dir, k.env, k.mode, k.n, run.Process, len(ss))
+				dir, k.Env, k.Mode, k.N, run.Process, len(ss))
 		}
 		sort.SliceStable(ss, func(a, b int) bool { return ss[a].Thread < ss[b].Thread })
-		g.procs = append(g.procs, process{run, ss})
+		g.Procs = append(g.Procs, process{run, ss})
 	}
-	sort.SliceStable(g.procs, func(a, b int) bool { return g.procs[a].run.Process < g.procs[b].run.Process })
+	sort.SliceStable(g.Procs, func(a, b int) bool { return g.Procs[a].Run.Process < g.Procs[b].Run.Process })
 	return nil
 }
 
@@ -304,11 +309,11 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	if len(machines) > 1 {
 		return buildPerMachine(inputs, opt, machines)
 	}
-	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, machines: map[cellKey]string{}}
+	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]string{}}
 	if r.Baseline == "" {
 		r.Baseline = DefaultBaseline
 	}
-	m := &measured{groups: map[cellKey]*group{}, owner: map[cellKey]int{}}
+	m := &measured{groups: map[CellKey]*Group{}, owner: map[CellKey]int{}}
 	for i := range inputs {
 		if err := r.gather(m, inputs, i); err != nil {
 			return nil, err
@@ -333,9 +338,9 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 // each cell's group, which input measured it, the cells in the order
 // first seen, and the sets' calibration checks.
 type measured struct {
-	groups      map[cellKey]*group
-	owner       map[cellKey]int
-	keys        []cellKey
+	groups      map[CellKey]*Group
+	owner       map[CellKey]int
+	keys        []CellKey
 	calibration []results.CalibrationCheck
 }
 
@@ -368,20 +373,20 @@ func (r *Report) gather(m *measured, inputs []Input, i int) error {
 		inv = s.Provenance.Last()
 	}
 	machine := machineName(inv)
-	add := func(k cellKey) (*group, error) {
+	add := func(k CellKey) (*Group, error) {
 		if prev, ok := m.owner[k]; ok && prev != i {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
-				inputs[prev].Dir, in.Dir, k.env, k.mode, k.n)}
+				inputs[prev].Dir, in.Dir, k.Env, k.Mode, k.N)}
 		}
 		m.owner[k] = i
-		r.machines[k] = machine
+		r.CellMachines[k] = machine
 		g := m.groups[k]
 		if g == nil {
-			g = &group{}
+			g = &Group{}
 			m.groups[k] = g
 			m.keys = append(m.keys, k)
-			r.Environments = appendNew(r.Environments, k.env)
-			r.Modes = appendNew(r.Modes, k.mode)
+			r.Environments = appendNew(r.Environments, k.Env)
+			r.Modes = appendNew(r.Modes, k.Mode)
 		}
 		return g, nil
 	}
@@ -391,12 +396,12 @@ func (r *Report) gather(m *measured, inputs []Input, i int) error {
 	// Samples count only when their process ended ok: a process that
 	// failed half-way printed spawns under conditions that killed it.
 	type procKey struct {
-		cellKey
+		CellKey
 		process int32
 	}
 	okProcess := map[procKey]bool{}
 	for _, run := range s.Runs {
-		g, err := add(cellKey{run.Environment, run.Mode, run.N})
+		g, err := add(CellKey{run.Environment, run.Mode, run.N})
 		if err != nil {
 			return err
 		}
@@ -408,14 +413,14 @@ func (r *Report) gather(m *measured, inputs []Input, i int) error {
 			}
 		}
 		if !run.Warmup {
-			g.runs = append(g.runs, run)
+			g.Runs = append(g.Runs, run)
 			if run.Status == results.StatusOK {
-				okProcess[procKey{cellKey{run.Environment, run.Mode, run.N}, run.Process}] = true
+				okProcess[procKey{CellKey{run.Environment, run.Mode, run.N}, run.Process}] = true
 			}
 		}
 	}
 	for _, smp := range s.Samples {
-		k := cellKey{smp.Environment, smp.Mode, smp.N}
+		k := CellKey{smp.Environment, smp.Mode, smp.N}
 		g, err := add(k)
 		if err != nil {
 			return err
@@ -424,7 +429,7 @@ func (r *Report) gather(m *measured, inputs []Input, i int) error {
 			g.kind = smp.Kind
 		}
 		if !smp.Warmup && okProcess[procKey{k, smp.Process}] {
-			g.samples = append(g.samples, smp)
+			g.Samples = append(g.Samples, smp)
 		}
 	}
 	skipped := skippedEnvironments(&s.Provenance)
@@ -455,18 +460,18 @@ func (r *Report) setAxes(inputs []Input, m *measured) {
 	r.kinds, r.families, r.twinOf = map[string]string{}, map[string]string{}, map[string]string{}
 	var nList []int32
 	for _, k := range m.keys {
-		if !slices.Contains(nList, k.n) {
-			nList = append(nList, k.n)
+		if !slices.Contains(nList, k.N) {
+			nList = append(nList, k.N)
 		}
 		g := m.groups[k]
-		if r.kinds[k.env] == "" {
-			r.kinds[k.env] = g.kind
+		if r.kinds[k.Env] == "" {
+			r.kinds[k.Env] = g.kind
 		}
 		if g.placementOf != "" {
-			r.twinOf[k.env] = g.placementOf
+			r.twinOf[k.Env] = g.placementOf
 		}
-		if r.families[k.env] == "" {
-			r.families[k.env] = g.family
+		if r.families[k.Env] == "" {
+			r.families[k.Env] = g.family
 		}
 	}
 	for _, in := range inputs {
@@ -494,12 +499,12 @@ func (r *Report) setAxes(inputs []Input, m *measured) {
 // fillCells computes a cell per row and column. A mode an environment
 // never ran in would only be a row of n/a, so it has none; a skipped
 // environment keeps its rows to say so.
-func (r *Report) fillCells(groups map[cellKey]*group, warnings map[string]bool) {
+func (r *Report) fillCells(groups map[CellKey]*Group, warnings map[string]bool) {
 	for _, env := range r.Environments {
 		for _, mode := range r.Modes {
 			ran := r.Skipped[env] != ""
 			for _, col := range r.Columns {
-				if groups[cellKey{env, mode, col.N}] != nil {
+				if groups[CellKey{env, mode, col.N}] != nil {
 					ran = true
 				}
 			}
@@ -508,7 +513,7 @@ func (r *Report) fillCells(groups map[cellKey]*group, warnings map[string]bool) 
 			}
 			for _, col := range r.Columns {
 				c := Cell{Environment: env, Kind: r.kinds[env], Family: r.Family(env), Mode: mode, Column: col, Skipped: r.Skipped[env]}
-				if g := groups[cellKey{env, mode, col.N}]; g != nil {
+				if g := groups[CellKey{env, mode, col.N}]; g != nil {
 					c.Host = g.host
 					fillCell(&c, g, r.Precision, warnings)
 				}
@@ -516,7 +521,7 @@ func (r *Report) fillCells(groups map[cellKey]*group, warnings map[string]bool) 
 			}
 		}
 	}
-	r.groups = groups
+	r.Groups = groups
 }
 
 // derive computes what the cells give: the ratios, the against pairs,
@@ -524,6 +529,7 @@ func (r *Report) fillCells(groups map[cellKey]*group, warnings map[string]bool) 
 // bottom line.
 func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 	r.Ratios = ratios(r, warnings)
+	r.makespanRatios()
 	against := map[string]string{}
 	for _, in := range inputs {
 		for env, other := range againstOf(&in.Set.Provenance) {
@@ -534,7 +540,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 	r.Releases = releasesOf(r)
 	r.Clocks = clockVerdicts(r, m.groups, m.calibration)
 	for _, k := range m.keys {
-		for _, run := range m.groups[k].runs {
+		for _, run := range m.groups[k].Runs {
 			if run.Status != results.StatusOK {
 				r.Failures = append(r.Failures, Failure{
 					Environment: run.Environment, Mode: run.Mode, N: run.N, Process: run.Process,
@@ -548,9 +554,9 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 }
 
 // fillCell computes c from the measured data of its (environment, mode, n).
-func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
-	c.Processes = len(g.runs)
-	for _, run := range g.runs {
+func fillCell(c *Cell, g *Group, target float64, warnings map[string]bool) {
+	c.Processes = len(g.Runs)
+	for _, run := range g.Runs {
 		if run.Status != results.StatusOK {
 			if c.Failures == nil {
 				c.Failures = map[string]int{}
@@ -558,15 +564,15 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 			c.Failures[run.Status]++
 		}
 	}
-	procs, summaries := g.procs, storedSummaries(g.procs)
+	procs, summaries := g.Procs, storedSummaries(g.Procs)
 	if c.Last > 0 {
-		procs = lastOf(g.procs, c.Last)
+		procs = lastOf(g.Procs, c.Last)
 		summaries = viewSummaries(procs)
 	}
 	samples := spawnsOf(procs)
 	c.Samples = len(samples)
 	if len(samples) == 0 {
-		c.Judgement = judge(g.runs, nil, nil, target)
+		c.Judgement = judge(g.Runs, nil, nil, target)
 		return
 	}
 	values := make([]float64, len(samples))
@@ -583,9 +589,9 @@ func fillCell(c *Cell, g *group, target float64, warnings map[string]bool) {
 	c.Regimes = regimesOf(procs, values)
 	c.Placements = placementsOf(procs, len(samples))
 	if c.Mode == "parallel" && c.Last == 0 {
-		c.Parallel = parallelOf(c.N, g.procs)
+		c.Parallel = parallelOf(c.N, g.Procs)
 	}
-	c.Judgement = judge(g.runs, c.Stats.Summaries, &c.Stats.Estimate, target)
+	c.Judgement = judge(g.Runs, c.Stats.Summaries, &c.Stats.Estimate, target)
 }
 
 // summarize computes a cell's statistics from its spawn times in µs and
@@ -655,11 +661,12 @@ func (r *Report) cellRatios(env, baseline string) []Ratio {
 				continue
 			}
 			ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
+			placements := placementRatios(c, b)
 			out = append(out, Ratio{
 				Environment: env, Baseline: baseline, Mode: mode, Column: col,
 				Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
 				Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
-				Placements: placementRatios(c, b),
+				Placements: placements, MixesPlacements: mixesPlacements(placements),
 			})
 		}
 	}
@@ -676,7 +683,7 @@ func divide(a, b float64) float64 {
 }
 
 // clockVerdicts gathers calibration checks and sample flags by environment.
-func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.CalibrationCheck) []ClockVerdict {
+func clockVerdicts(r *Report, groups map[CellKey]*Group, checks []results.CalibrationCheck) []ClockVerdict {
 	byEnv := map[string]*ClockVerdict{}
 	var order []string
 	get := func(env string) *ClockVerdict {
@@ -694,8 +701,8 @@ func clockVerdicts(r *Report, groups map[cellKey]*group, checks []results.Calibr
 		}
 	}
 	for k, g := range groups {
-		v := get(k.env)
-		for _, s := range g.samples {
+		v := get(k.Env)
+		for _, s := range g.Samples {
 			v.Samples++
 			if !s.ClockTrusted {
 				v.Untrusted++
@@ -763,4 +770,46 @@ func (f Float) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(v)
+}
+
+// machineName identifies the machine of an invocation in benchfmt output.
+func machineName(inv *results.Invocation) string {
+	if inv == nil {
+		return "unknown"
+	}
+	m := inv.Machine
+	name := m.Hostname
+	if name == "" {
+		name = "unknown-host"
+	}
+	// The ID keeps apart two machines that share a hostname (another
+	// kernel, another CPU), which benchstat would otherwise pool.
+	return fmt.Sprintf("%s (%s, %d cores, %s, id %s)", name, OrDash(m.CPUModel), m.Cores, OrDash(m.Arch), m.Identity())
+}
+
+// ViewLabel names a view: "all" or "last k".
+func ViewLabel(last int) string {
+	if last == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("last %d", last)
+}
+
+// OrDash is s, or a dash where s is blank.
+func OrDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}
+
+// Ratio is the ratio to the baseline of (env, mode, col), or nil.
+func (r *Report) Ratio(env, mode string, col Column) *Ratio {
+	i := slices.IndexFunc(r.Ratios, func(q Ratio) bool {
+		return q.Environment == env && q.Mode == mode && q.Column == col
+	})
+	if i < 0 {
+		return nil
+	}
+	return &r.Ratios[i]
 }

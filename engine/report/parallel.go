@@ -53,6 +53,28 @@ type ParallelStats struct {
 	AfterLoop Float `json:"after_loop_share"`
 	// Processes are the rebuilt processes.
 	Processes []ParallelProcess `json:"processes"`
+	// MakespanRatio divides the makespan by the baseline's in the same
+	// (mode, n, view); nil for the baseline and where it has none.
+	MakespanRatio *Ratio `json:"makespan_ratio,omitempty"`
+}
+
+// makespanRatios sets each parallel cell's MakespanRatio.
+func (r *Report) makespanRatios() {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		p := c.Parallel
+		if p == nil || c.Environment == r.Baseline {
+			continue
+		}
+		base := r.Cell(r.Baseline, c.Mode, c.Column)
+		if base == nil || base.Parallel == nil {
+			continue
+		}
+		q, lo, hi := ratioEstimate(&p.Makespan, &base.Parallel.Makespan)
+		p.MakespanRatio = &Ratio{Environment: c.Environment, Baseline: r.Baseline, Mode: c.Mode, Column: c.Column,
+			Ratio: Float(q), Low: Float(lo), High: Float(hi),
+			Processes: p.Makespan.Processes, BaselineProcesses: base.Parallel.Makespan.Processes}
+	}
 }
 
 // parallelOf rebuilds the parallel quantities of one cell's all-spawns
@@ -64,8 +86,8 @@ func parallelOf(n int32, procs []process) *ParallelStats {
 	rebuilt := make([]ParallelProcess, len(procs))
 	for i, p := range procs {
 		var offset, makespan float64
-		starts := make([]float64, len(p.spawns))
-		for j, s := range p.spawns {
+		starts := make([]float64, len(p.Spawns))
+		for j, s := range p.Spawns {
 			if s.CreateNS == nil {
 				return nil
 			}
@@ -79,15 +101,15 @@ func parallelOf(n int32, procs []process) *ParallelStats {
 				after++
 			}
 		}
-		rebuilt[i] = ParallelProcess{Process: p.run.Process, FirstUS: float64(p.spawns[0].SpawnNS) / 1e3,
-			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(p.spawns))}
+		rebuilt[i] = ParallelProcess{Process: p.Run.Process, FirstUS: float64(p.Spawns[0].SpawnNS) / 1e3,
+			MakespanUS: makespan / 1e3, AfterLoop: float64(after) / float64(len(p.Spawns))}
 	}
 	first := make([]ProcessSummary, len(procs))
 	span := make([]ProcessSummary, len(procs))
 	after := make([]float64, len(procs))
 	for i, p := range rebuilt {
-		first[i] = summary(procs[i].run, 1, p.FirstUS, math.NaN())
-		span[i] = summary(procs[i].run, int(n), p.MakespanUS, math.NaN())
+		first[i] = summary(procs[i].Run, 1, p.FirstUS, math.NaN())
+		span[i] = summary(procs[i].Run, int(n), p.MakespanUS, math.NaN())
 		after[i] = p.AfterLoop
 	}
 	st := &ParallelStats{First: *estimate(first), Makespan: *estimate(span), AfterLoop: Float(stats.Median(after)), Processes: rebuilt}

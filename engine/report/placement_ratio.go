@@ -1,12 +1,8 @@
 package report
 
 import (
-	"fmt"
-	"strings"
-
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // PlacementRatio is a ratio computed within one placement: the
@@ -53,42 +49,17 @@ func placementOf(c *Cell, p results.Placement) *PlacementShare {
 }
 
 // mixesPlacements is true when the two sides start their children on the
-// parent's CPU in shares more than mixShareGap apart.
-func (q *Ratio) mixesPlacements() bool {
-	for _, p := range q.Placements {
+// parent's CPU in shares more than MixShareGap apart.
+func mixesPlacements(placements []PlacementRatio) bool {
+	for _, p := range placements {
 		if p.Placement == results.SameCPU {
 			d := float64(p.Share - p.BaselineShare)
-			return d > mixShareGap || d < -mixShareGap
+			return d > MixShareGap || d < -MixShareGap
 		}
 	}
 	return false
 }
 
-// mixShareGap is how far apart two cells' same-CPU shares may be before
+// MixShareGap is how far apart two cells' same-CPU shares may be before
 // the bottom line says their pooled ratio mixes placements.
-const mixShareGap = 0.2
-
-// writePlacementRatios renders the ratios that have a figure within each
-// placement.
-func (r *Report) writePlacementRatios(b *strings.Builder) {
-	var rows [][]string
-	for _, q := range r.Ratios {
-		if !q.mixesPlacements() {
-			continue
-		}
-		row := []string{q.Environment, q.Mode, q.Column.Label(), textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(&q)}
-		for _, p := range q.Placements {
-			row = append(row, fmt.Sprintf("%s× %s (%.0f%% : %.0f%% of spawns)", textfmt.Ratio(float64(p.Ratio)), plainInterval(p.Low, p.High),
-				100*float64(p.Share), 100*float64(p.BaselineShare)))
-		}
-		rows = append(rows, row)
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "### Ratios to %s within one placement\n\n", r.Baseline)
-	mdTable(b, []string{"Environment", "Mode", "n", "Pooled", "Child on the parent's CPU", "Child on another CPU"}, "lll", rows)
-	fmt.Fprintf(b, "The cells whose children start on the parent's CPU in shares more than %.0f points apart from %s's: there the pooled ratio is partly the scheduler's choice, "+
-		"and the ratio within each placement sets the runtimes' costs apart from it (both environments record where each child first ran). "+
-		"Shares: this environment's : %s's. Every ratio's placements are in the JSON format.\n\n", 100*mixShareGap, r.Baseline, r.Baseline)
-}
+const MixShareGap = 0.2

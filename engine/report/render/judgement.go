@@ -1,0 +1,49 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"spawnbench/engine/report"
+	"spawnbench/engine/textfmt"
+)
+
+// precisionText is a cell's precision as a number, with the processes
+// behind it and about how many the target would take: "±14.2% (10
+// processes; about 21 for ±10%)".
+func precisionText(e *report.Estimate, n report.Judgement) string {
+	if !e.Bounded() {
+		return "—"
+	}
+	s := fmt.Sprintf("±%.1f%% (%s", 100*float64(e.Precision), textfmt.Plural(e.Processes, "process", "processes"))
+	if e.Occasions > 0 {
+		s += fmt.Sprintf(" on %d occasions, the interval over occasions", e.Occasions)
+	}
+	switch {
+	case n.Target == 0 || float64(e.Precision) <= float64(n.Target):
+	case n.Needed > 0:
+		s += fmt.Sprintf("; about %d for ±%.0f%%", n.Needed, 100*float64(n.Target))
+	case e.Windowed:
+		s += "; it drifted, so more processes will not narrow it"
+	}
+	return s + ")"
+}
+
+// flagText is a cell's flags in brackets, for appending to a table cell;
+// a cell too small to judge says so with its process count.
+func flagText(n report.Judgement, processes int) string {
+	var f []string
+	if n.Busy {
+		f = append(f, "busy")
+	}
+	switch n.Verdict {
+	case report.Unstable:
+		f = append(f, report.Unstable)
+	case report.NotJudged:
+		f = append(f, fmt.Sprintf("not judged: %s", textfmt.Plural(processes, "process", "processes")))
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(f, ", ") + "]"
+}

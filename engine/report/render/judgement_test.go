@@ -1,0 +1,160 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"spawnbench/engine/report"
+	"spawnbench/engine/results"
+)
+
+// share returns a constant share of wall time for every process.
+func share(v float64) func(int) float64 { return func(int) float64 { return v } }
+
+// TestBusyFlagOnSyntheticSet: a cell is flagged busy only where its
+// processes say the load moved its figure, and the report shows every
+// cell's load as numbers either way.
+func TestBusyFlagOnSyntheticSet(t *testing.T) {
+	// Half the processes (the even ones) loaded and 1.5× slower.
+	half := func(loaded, idle float64) func(int) float64 {
+		return func(p int) float64 {
+			if p%2 == 0 {
+				return loaded
+			}
+			return idle
+		}
+	}
+	slowedHalf := func(p, t int) int64 {
+		v := lognormalSpawns(40e3, 1)(p, t)
+		if p%2 == 0 {
+			v = v * 3 / 2
+		}
+		return v
+	}
+	cases := []struct {
+		name          string
+		processes     int
+		spawnNS       func(p, t int) int64
+		others, steal func(int) float64
+		busy, known   bool
+		evidence      string
+	}{
+		{"idle machine", 5, nil, share(0.01), share(0), false, true, ""},
+		// Load that moved no figure is a number, not a flag.
+		{"steady other work of 30%", 20, nil, share(0.30), share(0), false, true, ""},
+		{"a hypervisor stealing 15%", 20, nil, share(0.02), share(0.15), false, true, ""},
+		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), share(0), false, true, ""},
+		{"other work of 80% in every process", 5, nil, share(0.8), share(0), true, true, "busy throughout: others' work took 80% of wall time"},
+		// Pooled over the cell: one process in five with 40% is 8%.
+		{"one busy process of five", 5, nil, func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true, ""},
+		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), share(0), true, true, "busy: figure rises with load (ρ = "},
+		{"steal that slows half the processes", 20, slowedHalf, share(0), half(0.4, 0.05), true, true, "busy: figure rises with load (ρ = "},
+		{"load not recorded", 5, nil, nil, nil, false, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spawns := tc.spawnNS
+			if spawns == nil {
+				spawns = lognormalSpawns(40e3, 1)
+			}
+			s := &results.Set{Provenance: fixtureProvenance("", "")}
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: tc.processes, wallNS: 200e6,
+				spawnNS: spawns, others: tc.others, steal: tc.steal})
+			r := build(t, s)
+			c := r.Cell("native", "sequential", report.Column{N: 10})
+			n := c.Judgement
+			if n.Busy != tc.busy || n.BusyKnown != tc.known || !strings.HasPrefix(n.BusyEvidence, tc.evidence) || (tc.evidence == "") != (n.BusyEvidence == "") {
+				t.Errorf("busy, known = %v, %v, evidence %q; want %v, %v, %q… (%+v)", n.Busy, n.BusyKnown, n.BusyEvidence, tc.busy, tc.known, tc.evidence, n)
+			}
+			var md bytes.Buffer
+			if err := Write(r, &md, FormatMarkdown, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := md.String()
+			flagged := strings.Contains(out, "| native | sequential | ") && strings.Contains(out, "| busy; ")
+			if flagged != tc.busy || strings.Contains(out, "BUSY MACHINE") != tc.busy {
+				t.Errorf("markdown shows busy = %v, want %v:\n%s", flagged, tc.busy, out)
+			}
+			if tc.busy && !strings.Contains(out, "native sequential n=10 ("+n.BusyEvidence+")") {
+				t.Errorf("the warning does not name the cell with its evidence %q:\n%s", n.BusyEvidence, out)
+			}
+			// The load is a number whether or not it flags the cell.
+			row := fmt.Sprintf("| native | sequential | 10 | %s | %s |", sharePercent(float64(n.OthersShare)), sharePercent(float64(n.StealShare)))
+			if strings.Contains(out, "## Load while measured") != tc.known || (tc.known && !strings.Contains(out, row)) {
+				t.Errorf("the load table lacks %q:\n%s", row, out)
+			}
+		})
+	}
+}
+
+func TestUnstableFlag(t *testing.T) {
+	// level gives process p's level; each spawn adds its thread number in
+	// ns, so no two values tie.
+	cell := func(level func(p int) float64) func(p, t int) int64 {
+		return func(p, t int) int64 { return int64(level(p)) + int64(t) }
+	}
+	spread := func(p int) float64 { return 100e3 * math.Exp(0.3*math.Sin(float64(7*p))) }
+	cases := []struct {
+		name      string
+		processes int
+		n         int32
+		level     func(p int) float64
+		verdict   string
+		reason    string
+	}{
+		{"processes agree", 6, 10, func(p int) float64 { return 100e3 * (1 + 0.01*float64(p)) }, report.Stable, ""},
+		{"two clusters of processes", 6, 10, func(p int) float64 { return 100e3 * float64(1+p%2) }, report.Unstable, "two clusters"},
+		{"too few processes to judge", 4, 10, func(p int) float64 { return 100e3 * float64(1+2*(p%2)) }, report.NotJudged, "4 processes; a verdict needs 5"},
+		// A wide interval is a number, not a verdict.
+		{"one spawn a process, wide and single-peaked", 20, 1, spread, report.Stable, ""},
+		{"a step halfway through the run", 20, 1, func(p int) float64 { return 100e3 * (1 + 0.6*float64(p/10)) * (1 + 0.01*float64(p%10)) }, report.Unstable, "drifted"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &results.Set{Provenance: fixtureProvenance("", "")}
+			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: cell(tc.level), startEvery: time.Second})
+			c := build(t, s).Cell("native", "sequential", report.Column{N: tc.n})
+			if c.Judgement.Verdict != tc.verdict || c.Judgement.Unstable != (tc.verdict == report.Unstable) || !strings.Contains(c.Judgement.Reason, tc.reason) {
+				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Judgement.Verdict, c.Judgement.Reason, c.Judgement.Spread, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
+// TestCompareWarnsWhenBusyLevelsDiffer: a set with busy cells beside one
+// without is a warning, with each set's median load; a steady load that
+// flags neither set is none.
+func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
+	set := func(others float64) *results.Set {
+		s := &results.Set{Provenance: fixtureProvenance("", "")}
+		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6, wallNS: 200e6,
+			spawnNS: lognormalSpawns(50e3, 3), others: share(others)})
+		return s
+	}
+	for _, tc := range []struct {
+		old, new float64
+		warn     bool
+	}{{0.01, 0.02, false}, {0.01, 0.8, true}, {0.6, 0.8, false}, {0.01, 0.4, false}} {
+		cmp, err := report.Compare(report.Input{Dir: "old", Set: set(tc.old)}, report.Input{Dir: "new", Set: set(tc.new)}, report.CompareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md bytes.Buffer
+		if err := WriteComparison(cmp, &md, FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		if cmp.BusyDiffers != tc.warn || strings.Contains(md.String(), "BUSY LEVELS DIFFER") != tc.warn {
+			t.Errorf("others %.2f then %.2f: busy levels differ = %v, want %v", tc.old, tc.new, cmp.BusyDiffers, tc.warn)
+		}
+		if tc.new > 0.5 && !strings.Contains(md.String(), "old: —; new: busy") && tc.old < 0.5 {
+			t.Errorf("compare table does not flag the busy side:\n%s", md.String())
+		}
+		if loads := fmt.Sprintf("took %s and 0.0%% of its wall time in old, %s and 0.0%% in new", sharePercent(tc.old), sharePercent(tc.new)); tc.warn && !strings.Contains(md.String(), loads) {
+			t.Errorf("the warning does not give the loads %q:\n%s", loads, md.String())
+		}
+	}
+}

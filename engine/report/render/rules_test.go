@@ -1,0 +1,40 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/report"
+	"spawnbench/engine/stats"
+)
+
+// TestLegendsQuoteTheRules: a report's legends and a comparison's state
+// every verdict's rule in engine/stats' words (stats.Rules), whole, so
+// no legend words a rule by hand.
+func TestLegendsQuoteTheRules(t *testing.T) {
+	set := realisticSet(t)
+	r, err := report.Build([]report.Input{{Dir: "fixture", Set: set}}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := report.Compare(report.Input{Dir: "fixture", Set: set}, report.Input{Dir: "again", Set: realisticSet(t)}, report.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep, com bytes.Buffer
+	if err := Write(r, &rep, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteComparison(cmp, &com, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range stats.Rules {
+		if !strings.Contains(rep.String(), rule.Definition) {
+			t.Errorf("report.md does not state the %s rule as engine/stats does: %q", rule.Name, rule.Definition)
+		}
+		if rule != stats.PrecisionRule && !strings.Contains(com.String(), rule.Definition) {
+			t.Errorf("compare's Markdown does not state the %s rule as engine/stats does", rule.Name)
+		}
+	}
+}
