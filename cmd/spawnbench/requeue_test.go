@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,6 +106,7 @@ func journalHas(out, k string) bool {
 // completes the set with each process once, and the same line once more
 // exits 0 at once, the set complete.
 func TestFaultBattery(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	if _, err := mainThreadCPU(os.Getpid()); err != nil {
 		t.Skipf("no /proc/PID/schedstat to time the start instant: %v", err)
 	}
@@ -162,7 +164,10 @@ func TestFaultBattery(t *testing.T) {
 				dir := t.TempDir()
 				p := writeSpec(t, dir, requeueSpec)
 				out := filepath.Join(dir, "out")
-				cmd, stderr := startLogged(t, dir, "run", p, "-o", out, "--resume")
+				// A cache of its own: the run must build, for the
+				// building instant.
+				cache := ownCache(dir)
+				cmd, stderr := startLogged(t, dir, cache, "run", p, "-o", out, "--resume")
 				for deadline := time.Now().Add(60 * time.Second); !at.reached(cmd.Process.Pid, out); time.Sleep(200 * time.Microsecond) {
 					if time.Now().After(deadline) {
 						cmd.Process.Kill()
@@ -186,7 +191,7 @@ func TestFaultBattery(t *testing.T) {
 					t.Fatalf("after %v at %s: %v, want exit 130; stderr:\n%s", sig, at.name, err, stderr.String())
 				}
 				at.left(t, out)
-				_, retryErr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
+				_, retryErr, code := runCLIWith(t, dir, cache, "run", p, "-o", out, "--resume")
 				if code != 0 {
 					t.Fatalf("the retry: exit %d: %s", code, retryErr)
 				}
@@ -207,6 +212,7 @@ func TestFaultBattery(t *testing.T) {
 // cut short, and refuses a directory of another spec or another shard
 // (exit 2, naming the difference).
 func TestResumeIsRightOnEveryAttempt(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, edgeSpec)
 	// What a first attempt killed before it recorded anything can leave:
