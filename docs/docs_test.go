@@ -48,6 +48,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -146,7 +147,7 @@ func generate(root, kind, dir, other, section string, committed func(string) boo
 		if !committed(dir) {
 			return report.Input{}, fmt.Errorf("%s is not a result set committed to the repository: commit it under results/, or quote another", dir)
 		}
-		set, err := results.Read(filepath.Join(root, dir))
+		set, err := sets.read(filepath.Join(root, dir))
 		return report.Input{Dir: dir, Set: set}, err
 	}
 	in, err := read(dir)
@@ -156,7 +157,7 @@ func generate(root, kind, dir, other, section string, committed func(string) boo
 	if kind == "compare" {
 		return compareSection(in, other, section, read)
 	}
-	r, err := report.Build([]report.Input{in}, report.Options{})
+	r, err := sets.report(in)
 	if err != nil {
 		return "", err
 	}
@@ -229,6 +230,47 @@ func wrapText(text string, width int) string {
 		n += wn
 	}
 	return b.String() + "\n"
+}
+
+// sets are the committed sets and their reports, each read and built
+// once for the package's tests: several blocks quote one set, and the
+// tests only read them.
+var sets = &setCache{setsByDir: map[string]*results.Set{}, reportsByDir: map[string]*report.Report{}}
+
+type setCache struct {
+	mu           sync.Mutex
+	setsByDir    map[string]*results.Set
+	reportsByDir map[string]*report.Report
+}
+
+// read is the set in dir (results.Read), read once.
+func (c *setCache) read(dir string) (*results.Set, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if set, ok := c.setsByDir[dir]; ok {
+		return set, nil
+	}
+	set, err := results.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	c.setsByDir[dir] = set
+	return set, nil
+}
+
+// report is in's report (report.Build), built once per directory.
+func (c *setCache) report(in report.Input) (*report.Report, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.reportsByDir[in.Dir]; ok {
+		return r, nil
+	}
+	r, err := report.Build([]report.Input{in}, report.Options{})
+	if err != nil {
+		return nil, err
+	}
+	c.reportsByDir[in.Dir] = r
+	return r, nil
 }
 
 // compareSection is the section of `spawnbench compare base other`'s

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"testing"
 
 	"spawnbench/engine/results"
@@ -15,6 +16,7 @@ import (
 // renderer process for every repetition, none shared, and leaves nothing
 // in $TMPDIR (Chromium's org.chromium.Chromium.* directories included).
 func TestBrowserRunHasRenderersOfItsOwnAndLeavesNoTemporaryFiles(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	if _, err := exec.LookPath("chromium"); err != nil {
 		t.Skip("chromium is not installed (apt-get install -y chromium)")
 	}
@@ -34,7 +36,7 @@ samples: {min: 4, processes: 2}
 	defer os.RemoveAll(tmp)
 	cmd := exec.Command(bin, "run", p, "-o", "out")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "TMPDIR="+tmp)
+	cmd.Env = append(sharedCache(), "TMPDIR="+tmp)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

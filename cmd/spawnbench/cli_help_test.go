@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 
@@ -43,6 +44,7 @@ func TestHelpTeachesTheWorkflow(t *testing.T) {
 // TestQuickLookOverrides: a glob for --env and --processes/--n override
 // the shipped spec for a quick look, and the provenance records them.
 func TestQuickLookOverrides(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	spec := filepath.Join(repoRoot(t), "specs", "sequential.cue")
@@ -95,6 +97,7 @@ func TestQuickLookOverrides(t *testing.T) {
 // TestCompareSeveralSets: compare takes two or more sets, each against
 // the first, at the level asked for.
 func TestCompareSeveralSets(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [2]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,6 +79,7 @@ func containmentDetail(t *testing.T, out string) (kind, detail string) {
 // TestEscapeeIsKilled: issue 20, item 1. A descendant that clears its
 // environment and is orphaned at once does not outlive the run.
 func TestEscapeeIsKilled(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "esc"
 environments: [{name: "envi", kind: "command", run: ["/bin/sh", "-c", "(env -i D=$D setsid sh -c 'echo $$ > $D/esc.pid; exec sleep 608' </dev/null >/dev/null 2>&1 &); sleep 1; echo 1 2 3", "{arg}"], env: ["D=`+dir+`"]}]
@@ -103,6 +105,7 @@ samples: min: 1
 // TestSIGKILLLeavesNothing: issue 20, item 2. When spawnbench is
 // SIGKILLed, the benchmark's descendants die with it.
 func TestSIGKILLLeavesNothing(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "kill"
 environments: [{name: "s", kind: "command", run: ["/bin/sh", "-c", "sleep 609 & echo $! > $D/kill.pid; sleep 30; echo 1 2 3", "{arg}"], env: ["D=`+dir+`"]}]
@@ -112,7 +115,7 @@ samples: min: 3
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = sharedCache()
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -178,6 +181,7 @@ func ordinaryUser(t *testing.T) (sb, dir string) {
 // middle of one. The orphans are found from outside by a sleep duration
 // no other process has.
 func TestOrdinaryUserHoldsItsTrees(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	sb, dir := ordinaryUser(t)
 	marker := fmt.Sprintf("%d.%03d", 600+os.Getpid()%300, time.Now().UnixNano()%1000)
 	spec := func(name string, processes int) string {
@@ -255,6 +259,7 @@ samples: {min: %d, processes: 1}
 // real cause, and does not say "results in"; a hanging build step is
 // killed at limits.build_timeout.
 func TestNothingMeasuredFails(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain")
 	if err := os.WriteFile(plain, []byte("#!/bin/sh\necho 1 2 3\n"), 0o644); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,9 +60,7 @@ const benchSpawns = 200_000
 // written before them alike (which are summarized from runs.parquet). The
 // wall times are logged, not judged: the machine may be busy.
 func TestRunBesideManySets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes ten sets of 200,000 spawns")
-	}
+	fulltest.Only(t, "writes ten sets of 200,000 spawns and runs spawnbench beside them")
 	root := os.Getenv(benchSetsVariable)
 	if root == "" {
 		root = t.TempDir()

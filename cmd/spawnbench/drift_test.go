@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +28,7 @@ import (
 // 18–20; on a busy one some earlier processes are slow already, hence
 // pairs, not the slowest earlier process.
 func TestACPUHogHalfwayIsDrift(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "hog"
 environments: [{name: "native", kind: "native"}]

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,6 +76,7 @@ func resumedWhole(t *testing.T, dir, spec, out string, processes int) {
 // or not, ends as Ctrl-C ends it: exit 130, what was measured kept, the
 // invocation recorded as interrupted, and --resume completes the set.
 func TestClosedOutputIsAnInterrupt(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	for _, tc := range []struct {
 		name string
 		// both: stderr goes into the pipe too, and the reader closes it
@@ -93,7 +95,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 			}
 			cmd := exec.Command(bin, "run", p, "-o", out)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+			cmd.Env = sharedCache()
 			stderr := &lockedBuffer{}
 			cmd.Stdout, cmd.Stderr = w, stderr
 			if tc.both {
@@ -133,7 +135,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command("/bin/sh", "-c", `exec "$0" run "$1" -o "$2" >&-`, bin, p, out)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = sharedCache()
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("stdout closed at the start: %v: %s", err, b)
 	}
@@ -147,6 +149,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 // line and keeps every other process; --resume measures the lost one
 // again, and the damaged line is kept in journal.damaged.jsonl.
 func TestDamagedJournalLineIsSkipped(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, edgeSpec)
 	out := filepath.Join(dir, "out")

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 // Wasmtime release with its own version. A row is its line and the
 // indented lines under it.
 func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	stdout, stderr, code := runCLI(t, repoRoot(t), "envs")
 	if code != 0 {
 		t.Fatalf("envs: exit %d\n%s%s", code, stdout, stderr)

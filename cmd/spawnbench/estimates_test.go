@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 // cell, progress lines with processes done, cells finished, elapsed and
 // ETA come at the interval (shortened here from 30 s) and at each tenth.
 func TestProgressLinesWithoutATerminal(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	// Two processes a second apart: the tenths give two lines, the
 	// interval the rest.
@@ -29,7 +31,7 @@ samples: {min: 2, processes: 1, pause: "1s"}
 	}
 	cmd := exec.Command(bin, "run", p, "-o", "out", "--progress-every", "150ms")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = sharedCache()
 	cmd.Stdout, cmd.Stderr = log, log
 	err = cmd.Run()
 	log.Close()
@@ -63,6 +65,7 @@ samples: {min: 2, processes: 1, pause: "1s"}
 // the total, from the built-in costs or --costs DIR, and marks the cells
 // it had to estimate from their kind.
 func TestPlanShowsExpectedTimes(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "mine", kind: "wasi-threads"}]
 n: [1, 10]
@@ -104,14 +107,16 @@ samples: {min: 10, processes: 1}
 // at its start, and afterwards plan rescales by the set that run measured
 // here.
 func TestPlanKnowsItsMachine(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
+	cache := ownCache(dir) // no probe kept by another test
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
 samples: {min: 3, processes: 1}
 `)
 	total := regexp.MustCompile(`expected (\S+) \((\S+) to (\S+) as this machine's measurements spread\)`)
 	// --wide: a sentence on one line, as the patterns below read it.
-	stdout, stderr, code := runCLI(t, dir, "plan", p, "--wide")
+	stdout, stderr, code := runCLIWith(t, dir, cache, "plan", p, "--wide")
 	if code != 0 {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
@@ -120,7 +125,7 @@ samples: {min: 3, processes: 1}
 		t.Fatalf("plan does not say it rescaled by a probe, or gives no range:\n%s\n%s", stdout, stderr)
 	}
 	planned := total.FindStringSubmatch(stdout)[0]
-	_, stderr, code = runCLI(t, dir, "run", p, "-o", filepath.Join("results", "here"))
+	_, stderr, code = runCLIWith(t, dir, cache, "run", p, "-o", filepath.Join("results", "here"))
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
@@ -128,7 +133,7 @@ samples: {min: 3, processes: 1}
 	if !strings.Contains(stderr, "3 processes, "+planned) || strings.Contains(stderr, "probe:") {
 		t.Errorf("run does not say plan's %q at its start:\n%s", planned, stderr)
 	}
-	stdout, stderr, code = runCLI(t, dir, "plan", p, "--wide")
+	stdout, stderr, code = runCLIWith(t, dir, cache, "plan", p, "--wide")
 	if code != 0 || !strings.Contains(stdout, "by 1 result set(s) measured here (results/here: 3 processes)") {
 		t.Errorf("plan after a run here: exit %d, want it rescaled by that set:\n%s%s", code, stdout, stderr)
 	}
@@ -137,6 +142,7 @@ samples: {min: 3, processes: 1}
 // TestMergeWarnsAboutShards: shards of one count split with different
 // costs, or a shard left out, are named when merged.
 func TestMergeWarnsAboutShards(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, tinyFleetSpec)
 	for _, args := range [][]string{

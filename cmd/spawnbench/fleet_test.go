@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 
@@ -21,6 +22,7 @@ schedule: seed: 3
 // one by SPAWNBENCH_SHARD), merges them and reports the merged set, as
 // deploy/ does; and the ways each step refuses bad input with exit 2.
 func TestShardsMergeAndReport(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, tinyFleetSpec)
 	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "0/2", "-o", "s0"); code != 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,6 +61,7 @@ func wantRefused(t *testing.T, dir string, args []string, want ...string) {
 // spec, is refused by run --resume, run, report, compare and merge (exit
 // 2, naming the file), and nothing in it changes.
 func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	r1, r2 := filepath.Join(dir, "r1"), filepath.Join(dir, "r2")
@@ -93,6 +95,7 @@ func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
 // TestReportCannotBreakItsInput: item 4. -o onto a name a set keeps for
 // itself is refused, and the set still reads afterwards.
 func TestReportCannotBreakItsInput(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	set := filepath.Join(dir, "set")
@@ -126,6 +129,7 @@ func TestReportCannotBreakItsInput(t *testing.T) {
 // a non-empty directory that holds no set, and a run into a set removes
 // only spawnbench's own temporary files, never a user's ".*.tmp-*".
 func TestForeignDirectoryIsLeftAlone(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	foreign := filepath.Join(dir, "mine")
@@ -164,6 +168,7 @@ func TestForeignDirectoryIsLeftAlone(t *testing.T) {
 // leaves nothing in OUT (no temporary file, lock or journal), exits 130,
 // and the same merge then succeeds; a whole merge reads back.
 func TestInterruptedMergeRunsAgain(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "two", kind: "native"}]
 n: [4]
@@ -214,7 +219,7 @@ func startCLI(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = sharedCache()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +230,7 @@ func startCLI(t *testing.T, dir string, args ...string) *exec.Cmd {
 // (its data only in journal.jsonl) is reported, compared and merged as
 // what it holds, marked INCOMPLETE; so is a first run still in progress.
 func TestJournalIsAResult(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "long"
 environments: [{name: "native", kind: "native"}, {name: "again", kind: "native"}]
@@ -283,6 +289,7 @@ samples: {min: 100000, pause: "2ms"}
 // spec B into the same directory is refused, and A's --resume still
 // finishes it.
 func TestAnotherSpecOverAnUnfinishedRun(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.cue")
 	os.WriteFile(a, []byte(`name: "a"
@@ -317,6 +324,7 @@ samples: min: 2
 // TestInterruptedReportLeavesNoTempFile: item 13. Ctrl-C while report
 // draws its plots leaves no temporary file and exits 130.
 func TestInterruptedReportLeavesNoTempFile(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	ref := filepath.Join(repoRoot(t), "results", "reference")
 	interrupted := 0

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,6 +27,7 @@ import (
 // SPAWNBENCH_INTRUSION_SPEC, when set, replaces the spec's environments,
 // n and samples (a longer experiment than the test's).
 func TestOtherUsersCannotForgeEndOrSteerABrowserRun(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	if why := intruder.Skip(); why != "" {
 		t.Skip(why)
 	}
@@ -69,7 +71,7 @@ samples: {min: 1, processes: 3}
 	}
 	run := exec.Command(bin, "run", p, "-o", out, "--costs", costs)
 	run.Dir = dir
-	run.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	run.Env = sharedCache()
 	stderr := &lockedBuffer{}
 	run.Stderr = stderr
 	if err := run.Start(); err != nil {

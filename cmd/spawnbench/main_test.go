@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,12 @@ import (
 
 var bin string
 
+// cacheHome is the XDG_CACHE_HOME of the tests' runs: one cache for the
+// package, as a user's runs share theirs, so each payload is built and
+// the machine probed once, not in every test. A test about building or
+// probing gives its runs a cache of their own (ownCache).
+var cacheHome string
+
 // TestMain builds the real binary once; the tests run it as a user would,
 // from a directory other than the repository.
 func TestMain(m *testing.M) {
@@ -33,6 +40,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "spawnbench")
+	cacheHome = filepath.Join(dir, "cache")
 	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
@@ -41,11 +49,28 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// sharedCache is the environment of a run that uses the package's cache.
+func sharedCache() []string {
+	return append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
+}
+
+// ownCache is the environment of a run whose builds and probe are its
+// test's alone, under dir: for a test about building or probing.
+func ownCache(dir string) []string {
+	return append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+}
+
 func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return runCLIWith(t, dir, sharedCache(), args...)
+}
+
+// runCLIWith runs spawnbench in dir with the environment env.
+func runCLIWith(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = env
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -58,9 +83,16 @@ func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, co
 	return o.String(), e.String(), code
 }
 
+// writeSpec writes body as dir/s.cue. A body that does not speak of
+// settling gets it turned off: the tests' runs start beside the tests'
+// own load, which settling would wait out, up to its cap, before the
+// first processes of every run (engine/run tests settling).
 func writeSpec(t *testing.T, dir, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, "s.cue")
+	if !strings.Contains(body, "settle") {
+		body += "\nschedule: settle: cap: \"0s\"\n"
+	}
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +100,7 @@ func writeSpec(t *testing.T, dir, body string) string {
 }
 
 func TestRunFromAnyDirectory(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "tiny"
 environments: [{name: "native", kind: "native"}, {name: "later", kind: "wasmtime-someday"}]
@@ -105,6 +138,7 @@ samples: {min: 4, processes: 1}
 }
 
 func TestPlanAndEnvs(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	stdout, stderr, code := runCLI(t, dir, "plan", filepath.Join(repoRoot(t), "specs", "sequential.cue"), "--env", "native")
 	if code != 0 || !strings.Contains(stdout, "4 cells, 130 processes") {
@@ -158,6 +192,7 @@ func repoRoot(t *testing.T) string {
 
 // TestInterruptKeepsSamples sends SIGINT to a long run, as Ctrl-C does.
 func TestInterruptKeepsSamples(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -165,7 +200,7 @@ samples: {min: 100000, processes: 1, pause: "2ms"}
 `)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = sharedCache()
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -216,12 +251,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startLogged starts spawnbench with args in dir, its stderr kept.
-func startLogged(t *testing.T, dir string, args ...string) (*exec.Cmd, *lockedBuffer) {
+// startLogged starts spawnbench with args in dir and the environment
+// env, its stderr kept.
+func startLogged(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = env
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -234,7 +270,7 @@ func startLogged(t *testing.T, dir string, args ...string) (*exec.Cmd, *lockedBu
 // built and begun measuring.
 func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
-	cmd, stderr := startLogged(t, dir, append([]string{"run", spec, "-o", out}, extra...)...)
+	cmd, stderr := startLogged(t, dir, sharedCache(), append([]string{"run", spec, "-o", out}, extra...)...)
 	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(stderr.String(), " done\n") && !strings.Contains(stderr.String(), " cached\n") {
 		if time.Now().After(deadline) {
@@ -249,6 +285,7 @@ func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, 
 // TestSecondWriterIsRefused: two runs into one directory; the second
 // exits 2 naming the first's pid, and the first's set stays whole.
 func TestSecondWriterIsRefused(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -283,6 +320,7 @@ schedule: settle: cap: "0s" // measured processes at once, beside the test's own
 // resumes it: the result must equal an uninterrupted run in its keys,
 // with no process twice and no temporary file left.
 func TestKillThenResume(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "echo", kind: "command", run: ["sh", "-c", "i=0; while [ $i -lt $0 ]; do echo 1000 10 2000; i=$((i+1)); done", "{arg}"]}]
 modes: ["sequential", "parallel"]
@@ -378,13 +416,14 @@ n: [2]
 // once with 130, records the invocation as interrupted, and records no
 // skip (an interrupted build is not a missing toolchain).
 func TestInterruptDuringBuild(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "slow", kind: "command", build: [["sleep", "60"]], run: ["echo", "1 1 2"]}]
 n: [1]
 `)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = ownCache(dir) // its build is what is interrupted
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -420,6 +459,7 @@ n: [1]
 // keeps the checks already made, exits 130, and a run into the same
 // directory afterwards keeps both invocations.
 func TestInterruptedCalibrateKeepsItsChecks(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -428,7 +468,7 @@ calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processe
 `)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "calibrate", p, "-o", out)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = sharedCache()
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -467,6 +507,7 @@ calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processe
 // well-formed spawn lines for n = 1 is a failed process with a clear
 // reason, and spawnbench's memory stays bounded by n, not by the output.
 func TestLargeOutputKeepsMemoryBounded(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "chatty", kind: "command", run: ["sh", "-c", "yes '1 2 3' | head -c 300000000"]}]
 n: [1]
@@ -475,7 +516,7 @@ limits: timeout: "60s"
 `)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "GODEBUG=gctrace=1")
+	cmd.Env = append(sharedCache(), "GODEBUG=gctrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

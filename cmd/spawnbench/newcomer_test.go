@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,7 @@ func writeKind(t *testing.T, dir, kind string) string {
 // in a directory, the command it suggests runs; a directory holding a
 // user's files gets a new directory, not one run refuses.
 func TestNoFixSuggestedIsRefused(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -119,6 +121,7 @@ samples: {min: 1, processes: 1}
 // TestMergeNamesOccasions: two runs of the same cells are refused by a
 // plain merge with the flag that merges them, in a short message.
 func TestMergeNamesOccasions(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1, 2, 3, 4, 5]

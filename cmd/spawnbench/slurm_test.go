@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,7 @@ schedule: seed: 5
 // daemon is stopped at the end, by its pid, pass or fail; they also die
 // with the test process (parent-death signal) if it is killed.
 func TestSlurmArray(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	commands, cluster, work, env := slurmPage(t, slurmFleetSpec)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -172,6 +174,7 @@ schedule: seed: 5
 // and the merged set must hold every planned process exactly once, each
 // ok (none recorded as killed by the requeue's signal).
 func TestSlurmRequeue(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	commands, cluster, work, env := slurmPage(t, slurmRequeueSpec)
 	slurm := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,6 +14,7 @@ import (
 // --precision print no line wider than 100 columns (runes, not bytes) by
 // default, and say no less than --wide does: the same words, wrapped.
 func TestDefaultOutputFits100Columns(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench over real processes")
 	dir := t.TempDir()
 	sequential := filepath.Join(repoRoot(t), "specs", "sequential.cue")
 	for _, args := range [][]string{

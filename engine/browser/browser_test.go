@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 func needChromium(t *testing.T) {
 	t.Helper()
+	fulltest.Only(t, "starts Chromium")
 	if _, err := exec.LookPath(DefaultChromium); err != nil {
 		t.Skip("chromium is not installed (apt-get install -y chromium)")
 	}

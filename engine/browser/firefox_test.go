@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 func needFirefox(t *testing.T) {
 	t.Helper()
+	fulltest.Only(t, "starts Firefox")
 	if _, err := exec.LookPath(DefaultFirefox); err != nil {
 		t.Skip("firefox-esr is not installed (apt-get install -y firefox-esr)")
 	}

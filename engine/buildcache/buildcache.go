@@ -102,11 +102,33 @@ func (c *Cache) Build(ctx context.Context, e Buildable) (dir string, cached bool
 	if err := record(out); err != nil {
 		return "", false, err
 	}
-	os.RemoveAll(dir) // a stale, incomplete directory from an older layout
 	if err := os.Rename(out, dir); err != nil {
-		return "", false, fmt.Errorf("store build: %w", err)
+		// Another spawnbench of this user stored the same build while
+		// this one built it: that one is used, never removed under it.
+		if finished(dir) {
+			return dir, false, nil
+		}
+		// A stale, incomplete directory from an older layout.
+		if err := os.RemoveAll(dir); err != nil {
+			return "", false, fmt.Errorf("remove the incomplete build %s: %w", dir, err)
+		}
+		if err := os.Rename(out, dir); err != nil {
+			if finished(dir) {
+				return dir, false, nil
+			}
+			return "", false, fmt.Errorf("store build: %w", err)
+		}
 	}
 	return dir, false, nil
+}
+
+// finished says whether dir holds a finished build, this user's, whose
+// files match its manifest.
+func finished(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, completeFile)); err != nil {
+		return false
+	}
+	return ownTree(dir) == nil && verify(dir) == nil
 }
 
 // completeFile marks a finished build, and holds the SHA-256 of each of

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -65,6 +66,49 @@ func TestABuildIsKeptAndAChangedOneBuiltAnew(t *testing.T) {
 	}
 	if got := built(t, dir); got != "built" {
 		t.Errorf("the build prints %q, want the build's own %q", got, "built")
+	}
+}
+
+// together is a payload whose builds each wait until all of its builds
+// have begun, so that they all store into the cache at once.
+type together struct{ begun *sync.WaitGroup }
+
+func (together) BuildName() string                   { return "together" }
+func (together) BuildKey(ctx context.Context) string { return "k" }
+func (p together) Build(ctx context.Context, srcDir, outDir string) error {
+	p.begun.Done()
+	p.begun.Wait()
+	return os.WriteFile(filepath.Join(outDir, "run"), []byte("#!/bin/sh\necho together\n"), 0o755)
+}
+
+// TestBuildsOfOnePayloadAtOnceShareOne: spawnbench runs of one user that
+// build the same payload at once (shards on one machine) all succeed, and
+// each gets the one build stored, whole: the last to finish never removes
+// the build another is running.
+func TestBuildsOfOnePayloadAtOnceShareOne(t *testing.T) {
+	c := &buildcache.Cache{Dir: filepath.Join(t.TempDir(), "builds"), Sources: noSources{}}
+	const runs = 4
+	var begun, done sync.WaitGroup
+	begun.Add(runs)
+	dirs, errs := make([]string, runs), make([]error, runs)
+	for i := range runs {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			dirs[i], _, errs[i] = c.Build(context.Background(), together{&begun})
+		}()
+	}
+	done.Wait()
+	for i := range runs {
+		if errs[i] != nil || dirs[i] != dirs[0] {
+			t.Fatalf("build %d of %d at once: %s, %v; want %s, no error", i+1, runs, dirs[i], errs[i], dirs[0])
+		}
+	}
+	if got := built(t, dirs[0]); got != "together" {
+		t.Errorf("the build prints %q, want %q", got, "together")
+	}
+	if left, _ := filepath.Glob(filepath.Join(c.Dir, ".build-*")); len(left) > 0 {
+		t.Errorf("temporary build directories left: %v", left)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ var webBuilds = struct {
 // webBuild builds e once per test binary; key names the build.
 func webBuild(t testing.TB, key string, e *env.Environment) string {
 	t.Helper()
+	fulltest.Only(t, "builds with a real compiler")
 	if tc := e.Toolchain(context.Background()); !tc.Present {
 		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
 	}

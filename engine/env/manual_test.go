@@ -1,6 +1,7 @@
 package env_test
 
 import (
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +15,14 @@ import (
 
 func newManualNode(t testing.TB) (*env.Environment, string) {
 	t.Helper()
+	fulltest.Only(t, "starts Node.js")
 	e := webEnv(t, "manual-node", "")
 	return e, webBuild(t, "manual-node", e)
 }
 
 func newManual(t testing.TB) (*env.Environment, string) {
 	t.Helper()
+	fulltest.Only(t, "starts Chromium")
 	e := webEnv(t, "manual", "")
 	return e, webBuild(t, "manual", e)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 func newWAMR(t testing.TB, fields string) (*env.Environment, string) {
 	t.Helper()
+	fulltest.Only(t, "builds with wasi-sdk and runs WAMR")
 	e := envFromSpec(t, "wamr", "wamr", fields)
 	// The Wasmtime CLIs' build: it is the same payload with the same
 	// settings, so one build serves both.
@@ -83,9 +85,7 @@ func TestWAMRMissingNamesTheInstall(t *testing.T) {
 // and --max-threads, and loads the modules) from the same archive: its
 // toolchain check must refuse it and say why.
 func TestWAMRWithoutWasiThreadsIsNotUsable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds WAMR (about half a minute)")
-	}
+	fulltest.Only(t, "builds WAMR (about half a minute)")
 	archive := wamrArchive(t)
 	for _, tool := range []string{"cmake", "make", "cc"} {
 		if why := proc.Missing(tool); why != "" {

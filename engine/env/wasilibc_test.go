@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 // the module hosts share one build, the JavaScript hosts stage it each.
 func wasiLibcBuild(t *testing.T, kind, key, fields string) (*env.Environment, string) {
 	t.Helper()
+	fulltest.Only(t, "builds with wasi-sdk")
 	e := envFromSpec(t, kind, kind, fields)
 	return e, webBuild(t, key, e)
 }

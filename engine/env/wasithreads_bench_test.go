@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,6 +142,7 @@ func TestSpawnRatioFigures(t *testing.T) {
 
 func newNative(t testing.TB) *env.Environment {
 	t.Helper()
+	fulltest.Only(t, "builds with gcc")
 	e, err := env.New("native", "native", "native", "os", cuecontext.New().CompileString(`{"name":"native","kind":"native","cc":"gcc","cflags":["-O2"]}`))
 	if err != nil {
 		t.Fatal(err)

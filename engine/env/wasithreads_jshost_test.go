@@ -2,6 +2,7 @@ package env_test
 
 import (
 	"context"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ var jsHostKinds = []string{"wasi-threads-node", "wasi-threads-chromium"}
 
 func newJSHost(t testing.TB, kind, fields string) (*env.Environment, string) {
 	t.Helper()
+	fulltest.Only(t, "starts a JavaScript runtime")
 	e := envFromSpec(t, kind, kind, fields)
 	return e, webBuild(t, kind+fields, e)
 }

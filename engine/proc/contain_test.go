@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"syscall"
 	"testing"
@@ -174,6 +175,7 @@ func TestUnderGuardians(t *testing.T) {
 	if os.Getenv(guardianTestVar) != "" || os.Getenv(helperVar) != "" {
 		t.Skip("run by TestUnderGuardians itself")
 	}
+	fulltest.Only(t, "runs the tree tests again, as another user and under guardians")
 	run := func(t *testing.T, cmd *exec.Cmd) string {
 		t.Helper()
 		out, err := cmd.CombinedOutput()

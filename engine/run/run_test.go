@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 // runSpec loads src as a spec and runs it into a new directory.
 func runSpec(t *testing.T, ctx context.Context, src string, only ...string) (*results.Set, string, error) {
 	t.Helper()
+	fulltest.Only(t, "runs real processes")
 	s, err := spec.Parse("test.cue", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +58,7 @@ func runSpec(t *testing.T, ctx context.Context, src string, only ...string) (*re
 // does.
 func runPlanInto(t *testing.T, ctx context.Context, dir string, plan *spec.RunPlan, opts RunOptions) error {
 	t.Helper()
+	fulltest.Only(t, "runs real processes")
 	w, err := results.Open(dir)
 	if err != nil {
 		t.Fatal(err)

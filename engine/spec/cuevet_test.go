@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"sync"
 	"testing"
@@ -75,9 +76,7 @@ func cueVet(t *testing.T, src []byte) (bool, string) {
 // TestCueVetAgreesWithParse: the printed schema and a spec, concatenated,
 // pass `cue vet -c` exactly when Parse accepts the spec.
 func TestCueVetAgreesWithParse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the cue command")
-	}
+	fulltest.Only(t, "builds the cue command")
 	for _, c := range badSpecs {
 		t.Run("bad/"+c.name, func(t *testing.T) {
 			if ok, out := cueVet(t, []byte(c.src)); ok {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 // the repository root (where .ci/setup links it).
 func wasmtimeCLI(t *testing.T) string {
 	t.Helper()
+	fulltest.Only(t, "runs the Wasmtime CLI")
 	var candidates []string
 	for _, name := range []string{"wasmtime-46", "wasmtime"} {
 		if p, err := exec.LookPath(name); err == nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ func TestMain(m *testing.M) {
 
 func spawnbench(t *testing.T) string {
 	t.Helper()
+	fulltest.Only(t, "builds spawnbench")
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "wasmhost-test-")
 		if buildErr != nil {
@@ -63,6 +65,7 @@ func spawnbench(t *testing.T) string {
 // wait on it blocks forever.
 func guest(t *testing.T, fields string) string {
 	t.Helper()
+	fulltest.Only(t, "builds a guest with wasi-sdk")
 	wat := `(module
   (import "env" "memory" (memory 1 1 shared))
   (export "memory" (memory 0))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 // go.mod pins (the module that also gives spawnbench benchmath).
 func benchstatBinary(t *testing.T) string {
 	t.Helper()
+	fulltest.Only(t, "builds benchstat")
 	bin := filepath.Join(t.TempDir(), "benchstat")
 	out, err := exec.Command("go", "build", "-o", bin, "golang.org/x/perf/cmd/benchstat").CombinedOutput()
 	if err != nil {

@@ -3,6 +3,7 @@ package render
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"spawnbench/engine/hostfacts"
@@ -14,19 +15,33 @@ import (
 // Markdown.
 func referenceReport(t *testing.T) (*report.Report, string) {
 	t.Helper()
-	set, err := results.Read(filepath.Join("..", "..", "..", "results", "reference"))
-	if err != nil {
-		t.Fatal(err)
+	reference.once.Do(func() {
+		set, err := results.Read(filepath.Join("..", "..", "..", "results", "reference"))
+		if err != nil {
+			reference.err = err
+			return
+		}
+		if reference.report, reference.err = report.Build([]report.Input{{Dir: "results/reference", Set: set}}, report.Options{}); reference.err != nil {
+			return
+		}
+		var b strings.Builder
+		reference.err = Write(reference.report, &b, FormatMarkdown, nil)
+		reference.md = b.String()
+	})
+	if reference.err != nil {
+		t.Fatal(reference.err)
 	}
-	r, err := report.Build([]report.Input{{Dir: "results/reference", Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := Write(r, &b, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
-	return r, b.String()
+	return reference.report, reference.md
+}
+
+// reference is the committed reference set's report and its Markdown,
+// built once for the tests that read them (none changes them): each
+// build reads and reduces the whole set.
+var reference struct {
+	once   sync.Once
+	report *report.Report
+	md     string
+	err    error
 }
 
 // tableRows are the body rows of the first Markdown table after heading,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 // statuses are checked as a user sees them.
 func spawnbenchBinary(t *testing.T) string {
 	t.Helper()
+	fulltest.Only(t, "builds and runs spawnbench")
 	cliOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "spawnbench-cli-")
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"testing"
 
 	"spawnbench/engine/report"
@@ -33,6 +34,7 @@ func TestReportAgreesWithDuckDB(t *testing.T) {
 }
 
 func checkAgainstDuckDB(t *testing.T, dir string, minRows int) {
+	fulltest.Only(t, "runs DuckDB")
 	py := venvPython(t, repoRoot(t))
 	set, err := results.Read(dir)
 	if err != nil {

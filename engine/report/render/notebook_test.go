@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,6 +58,7 @@ func repoRoot(t *testing.T) string {
 // skipped on a developer's machine but fails under CI, which must have it.
 func venvPython(t *testing.T, root string) string {
 	t.Helper()
+	fulltest.Only(t, "runs the notebook's Python")
 	py := filepath.Join(root, ".venv", "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		msg := "no " + py + " for the notebook test; create it with: python3 -m venv .venv && .venv/bin/pip install -r results/requirements.txt"

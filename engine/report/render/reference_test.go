@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"spawnbench/engine/hostfacts"
-	"spawnbench/engine/report"
-	"spawnbench/engine/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the reference set's report")
@@ -20,22 +18,10 @@ var update = flag.Bool("update", false, "rewrite the golden files of the referen
 // the environments and every table are what they were. A deliberate change
 // to the report regenerates it with -update.
 func TestReferenceSetReportsAsBefore(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "results", "reference")
-	set, err := results.Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := report.Build([]report.Input{{Dir: "results/reference", Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := Write(r, &b, "md", nil); err != nil {
-		t.Fatal(err)
-	}
+	_, md := referenceReport(t)
 	golden := filepath.Join("testdata", "reference-report.md")
 	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(md), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,7 +29,7 @@ func TestReferenceSetReportsAsBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != string(want) {
+	if got := md; got != string(want) {
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
 		for i := range min(len(gl), len(wl)) {
 			if gl[i] != wl[i] {
@@ -53,7 +39,7 @@ func TestReferenceSetReportsAsBefore(t *testing.T) {
 		t.Fatalf("the reference set's report differs from %s in length: %d lines, want %d", golden, len(gl), len(wl))
 	}
 	for _, fam := range []string{"## ", hostfacts.Wasmtime, hostfacts.JSHosts, hostfacts.Emscripten, hostfacts.RawWorkers} {
-		if !strings.Contains(b.String(), fam) {
+		if !strings.Contains(md, fam) {
 			t.Errorf("the report names no %q", fam)
 		}
 	}
