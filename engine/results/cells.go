@@ -11,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"spawnbench/engine/stats"
 )
 
 // CellsFile holds the report's figures, one row per measured cell and
@@ -94,22 +96,22 @@ var cellColumns = []column[CellFigure]{
 	int32Col("samples", func(r *CellFigure) *int32 { return &r.Samples }).doc("spawns in the view of the ok processes"),
 	addedLater(int32Col("untrusted_samples", func(r *CellFigure) *int32 { return &r.Untrusted })).doc("those of the samples whose clock is not trusted (samples.parquet's clock_trusted false), marked † in the report"),
 	optFloat64Col("typical_us", func(r *CellFigure) *float64 { return &r.TypicalUS }).doc("the cell's typical spawn, µs: the exponentiated 20% trimmed mean of its processes' log typical spawns"),
-	optFloat64Col("low_us", func(r *CellFigure) *float64 { return &r.LowUS }).doc("the lower bound of its 95% interval over processes, µs; null under 5 processes"),
-	optFloat64Col("high_us", func(r *CellFigure) *float64 { return &r.HighUS }).doc("the upper bound, µs; null under 5 processes"),
+	optFloat64Col("low_us", func(r *CellFigure) *float64 { return &r.LowUS }).doc(fmt.Sprintf("the lower bound of its %g%% interval over processes, µs; null under %d processes", 100*stats.Confidence, stats.MinIntervalProcesses)),
+	optFloat64Col("high_us", func(r *CellFigure) *float64 { return &r.HighUS }).doc(fmt.Sprintf("the upper bound, µs; null under %d processes", stats.MinIntervalProcesses)),
 	optFloat64Col("precision", func(r *CellFigure) *float64 { return &r.Precision }).doc("the interval's half-width over the figure; null without an interval"),
 	optFloat64Col("mean_us", func(r *CellFigure) *float64 { return &r.MeanUS }).doc("the mean of every spawn pooled (the earlier study's statistic), µs"),
 	optFloat64Col("median_us", func(r *CellFigure) *float64 { return &r.MedianUS }).doc("the median of every spawn pooled, µs (no interval: pooled spawns are not independent)"),
 	optFloat64Col("p95_us", func(r *CellFigure) *float64 { return &r.P95US }).doc("the 95th percentile of every spawn pooled, µs"),
-	stringCol("verdict", func(r *CellFigure) *string { return &r.Verdict }).doc("stable, unstable (its processes drifted over the run or fall into two clusters) or not judged (under 5 processes)"),
+	stringCol("verdict", func(r *CellFigure) *string { return &r.Verdict }).doc(fmt.Sprintf("stable, unstable (%s) or not judged (%s)", stats.UnstableRule.Summary, stats.NotJudgedRule.Summary)),
 	optStringCol("reason", func(r *CellFigure) *string { return &r.Reason }).doc("why the cell is unstable or not judged; null for a stable cell"),
-	boolCol("busy", func(r *CellFigure) *bool { return &r.Busy }).doc("the cell's processes say the machine's load moved its figure: it rises with their load, or others' work took half their wall time or more, clearly (busy throughout)"),
+	boolCol("busy", func(r *CellFigure) *bool { return &r.Busy }).doc(stats.BusyRule.Summary),
 	addedLater(optFloat64Col("others_share", func(r *CellFigure) *float64 { return &r.OthersShare })).doc("others' CPU time (less spawnbench's own work) over the wall time, summed over the cell's processes (1 is one CPU's worth); null where unrecorded"),
 	addedLater(optFloat64Col("steal_share", func(r *CellFigure) *float64 { return &r.StealShare })).doc("the hypervisor's steal over the wall time, summed over the cell's processes; null where unrecorded"),
-	addedLater(optFloat64Col("load_rho", func(r *CellFigure) *float64 { return &r.LoadRho })).doc("the correlation of each process's load share (others' CPU less own work, plus steal, over its wall time) with the rank of its figure; null under 10 processes"),
-	addedLater(optFloat64Col("load_p", func(r *CellFigure) *float64 { return &r.LoadP })).doc("the one-sided p-value that the figure rises with the load; busy needs p < 0.001"),
-	addedLater(optFloat64Col("load_ratio", func(r *CellFigure) *float64 { return &r.LoadRatio })).doc("the median figure of the most-loaded half of the processes over the least-loaded half's; busy needs 1.1 or more"),
+	addedLater(optFloat64Col("load_rho", func(r *CellFigure) *float64 { return &r.LoadRho })).doc(fmt.Sprintf("the correlation of each process's load share (others' CPU less own work, plus steal, over its wall time) with the rank of its figure; null under %d processes", stats.BusyMinProcesses)),
+	addedLater(optFloat64Col("load_p", func(r *CellFigure) *float64 { return &r.LoadP })).doc(fmt.Sprintf("the one-sided p-value that the figure rises with the load; busy needs p < %g", stats.BusyAlpha)),
+	addedLater(optFloat64Col("load_ratio", func(r *CellFigure) *float64 { return &r.LoadRatio })).doc(fmt.Sprintf("the median figure of the most-loaded half of the processes over the least-loaded half's; busy needs %g or more", stats.BusyMinRatio)),
 	addedLater(optStringCol("busy_evidence", func(r *CellFigure) *string { return &r.BusyEvidence })).doc("what makes the cell busy, with its numbers; null for a cell that is not"),
-	boolCol("drifted", func(r *CellFigure) *bool { return &r.Drifted }).doc("the processes of the run's later half differ from its earlier half (p < 0.01)"),
+	boolCol("drifted", func(r *CellFigure) *bool { return &r.Drifted }).doc(fmt.Sprintf("the processes of the run's later half differ from its earlier half (p < %g)", stats.DriftAlpha)),
 	int32Col("clusters", func(r *CellFigure) *int32 { return &r.Clusters }).doc("2 when the processes fall into two clusters, else 0"),
 	addedLater(optFloat64Col("spread", func(r *CellFigure) *float64 { return &r.Spread })).doc("the interquartile range of the ok processes' typical spawns over their median: a description, not a verdict; null for a cell not judged"),
 	int32Col("occasions", func(r *CellFigure) *int32 { return &r.Occasions }).doc("the occasions the figure and interval are computed over (3 or more); 0 when over processes"),
@@ -119,8 +121,8 @@ var cellColumns = []column[CellFigure]{
 	optStringCol("dominant", func(r *CellFigure) *string { return &r.Dominant }).doc("the level whose variance weighs most in the figure's: occasions, processes or spawns"),
 	optStringCol("baseline", func(r *CellFigure) *string { return &r.Baseline }).doc("the environment the ratio divides by; null where there is no ratio"),
 	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view"),
-	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc("the ratio's 95% interval (Yuen–Welch over both cells' processes), lower bound; null under 5 processes a side"),
-	optFloat64Col("ratio_high", func(r *CellFigure) *float64 { return &r.RatioHigh }).doc("the upper bound; null under 5 processes a side"),
+	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc(fmt.Sprintf("the ratio's 95%% interval (Yuen–Welch over both cells' processes), lower bound; null under %d processes a side", stats.MinIntervalProcesses)),
+	optFloat64Col("ratio_high", func(r *CellFigure) *float64 { return &r.RatioHigh }).doc(fmt.Sprintf("the upper bound; null under %d processes a side", stats.MinIntervalProcesses)),
 	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows; null for the rest"),
 }
 
