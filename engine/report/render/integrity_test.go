@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -86,10 +85,7 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 	resumed.EndedAt = nil
 	s.Provenance.Invocations = append(s.Provenance.Invocations, resumed)
 	r := build(t, s)
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	out := md.String()
 	for _, want := range []string{
 		"INCOMPLETE RESULT SET",
@@ -109,7 +105,7 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	md.Reset()
-	if err := WriteComparison(cmp, &md, FormatMarkdown); err != nil {
+	if err := WriteComparison(cmp, md, FormatMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"INCOMPLETE RESULT SET", "old: invocation 1 (run) was interrupted", "new: cell native/sequential/10 has 0 of 3 processes",

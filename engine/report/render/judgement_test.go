@@ -70,10 +70,7 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 			if n.Busy != tc.busy || n.BusyKnown != tc.known || !strings.HasPrefix(n.BusyEvidence, tc.evidence) || (tc.evidence == "") != (n.BusyEvidence == "") {
 				t.Errorf("busy, known = %v, %v, evidence %q; want %v, %v, %q… (%+v)", n.Busy, n.BusyKnown, n.BusyEvidence, tc.busy, tc.known, tc.evidence, n)
 			}
-			var md bytes.Buffer
-			if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-				t.Fatal(err)
-			}
+			md := markdownOf(t, r)
 			out := md.String()
 			flagged := strings.Contains(out, "| native | sequential | ") && strings.Contains(out, "| busy; ")
 			if flagged != tc.busy || strings.Contains(out, "BUSY MACHINE") != tc.busy {

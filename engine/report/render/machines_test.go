@@ -103,10 +103,7 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 	if len(r.Ratios) != 4 {
 		t.Errorf("%d ratios, want 2 machines × 2 n", len(r.Ratios))
 	}
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	text := md.String()
 	for _, want := range []string{"Ratio to native by machine", "| wasm | 3.00× | 5.00× |", "## Machine `" + idA + "`", "## Machine `" + idB + "`", "host-a", "host-b"} {
 		if !strings.Contains(text, want) {

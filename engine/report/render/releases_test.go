@@ -147,10 +147,7 @@ func TestReleasesSectionNeedsTwoReleases(t *testing.T) {
 		if len(r.Releases) != 0 {
 			t.Errorf("%s: %d release rows, want none", name, len(r.Releases))
 		}
-		var b bytes.Buffer
-		if err := Write(r, &b, FormatMarkdown, nil); err != nil {
-			t.Fatal(err)
-		}
+		b := markdownOf(t, r)
 		if strings.Contains(b.String(), "Spawn cost by Wasmtime release") {
 			t.Errorf("%s: the report has a release section", name)
 		}

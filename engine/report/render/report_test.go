@@ -27,6 +27,16 @@ func build(t *testing.T, s *results.Set) *report.Report {
 	return r
 }
 
+// markdownOf is r's Markdown report.
+func markdownOf(t *testing.T, r *report.Report) *bytes.Buffer {
+	t.Helper()
+	var md bytes.Buffer
+	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	return &md
+}
+
 // us returns a spawn-time function giving values[process][thread] µs.
 func us(values [][]float64) func(p, t int) int64 {
 	return func(p, t int) int64 { return int64(values[p][t] * 1e3) }
@@ -205,10 +215,7 @@ func TestNoBaselineNoRatios(t *testing.T) {
 	if len(r.Ratios) != 0 {
 		t.Errorf("ratios without a baseline: %+v", r.Ratios)
 	}
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	if !strings.Contains(md.String(), "No ratios: no other environment shares a measured cell with native.") {
 		t.Errorf("markdown does not say why there are no ratios:\n%s", md.String())
 	}
@@ -233,10 +240,7 @@ func statusSet() *results.Set {
 
 func TestClassicTableRendering(t *testing.T) {
 	r := build(t, statusSet())
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	out := md.String()
 	for _, row := range []string{
 		"| Environment | Mode | 1 | 10 |",
@@ -285,10 +289,7 @@ func TestFailureLabels(t *testing.T) {
 
 func TestClockWarningsComeFirst(t *testing.T) {
 	r := build(t, realisticSet(t))
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	out := md.String()
 	warn := strings.Index(out, "CLOCK NOT TRUSTED: wasi-threads")
 	table := strings.Index(out, "## Mean spawn time")
@@ -451,10 +452,7 @@ func TestCalibrationOnlySet(t *testing.T) {
 		{Environment: "node", Check: "sleep", Pass: false, Detail: "1ms→9ms"},
 	}}
 	r := build(t, s)
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	out := md.String()
 	for _, want := range []string{
 		"| native | 1/1 | 1/1 | 0/0 | — | — | trusted |",

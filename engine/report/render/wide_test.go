@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -86,10 +85,7 @@ func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
 			t.Fatalf("environments not grouped by family: %v", got)
 		}
 	}
-	var md bytes.Buffer
-	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
-		t.Fatal(err)
-	}
+	md := markdownOf(t, r)
 	out := md.String()
 	classic := out[strings.Index(out, "### Mean spawn time"):strings.Index(out, "### Provenance")]
 	prev := -1
