@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Occasions are the top level of repetition: runs on different days, or
@@ -212,7 +213,8 @@ func DesignFor(c Components, occasionCost, processCost, target float64, maxOccas
 	var best Design
 	found := false
 	for k := MinOccasions; k <= maxOccasions; k++ {
-		room := math.Pow(want/tQuantile(float64(k-1)), 2) - so/float64(k)
+		t := tQuantileOfInt(k - 1)
+		room := math.Pow(want/t, 2) - so/float64(k)
 		if room <= 0 {
 			continue // the occasions alone are too wide at this k
 		}
@@ -221,12 +223,30 @@ func DesignFor(c Components, occasionCost, processCost, target float64, maxOccas
 			m = max(1, int(math.Ceil(sp/(float64(k)*room)*(1-1e-12))))
 		}
 		d := Design{Occasions: k, Processes: m, Cost: float64(k) * (occasionCost + float64(m)*processCost),
-			Precision: math.Sinh(tQuantile(float64(k-1)) * math.Sqrt(so/float64(k)+sp/float64(k*m)))}
+			Precision: math.Sinh(t * math.Sqrt(so/float64(k)+sp/float64(k*m)))}
 		if !found || d.Cost < best.Cost {
 			best, found = d, true
 		}
 	}
 	return best, found
+}
+
+// tQuantiles holds tQuantile at whole degrees of freedom, filled as far
+// as asked: a design tries up to a thousand occasions for every cell, and
+// each quantile is a numerical inversion of the t distribution's CDF.
+var tQuantiles struct {
+	sync.Mutex
+	byDF []float64
+}
+
+// tQuantileOfInt is tQuantile(df) for a whole df, each computed once.
+func tQuantileOfInt(df int) float64 {
+	tQuantiles.Lock()
+	defer tQuantiles.Unlock()
+	for len(tQuantiles.byDF) <= df {
+		tQuantiles.byDF = append(tQuantiles.byDF, tQuantile(float64(len(tQuantiles.byDF))))
+	}
+	return tQuantiles.byDF[df]
 }
 
 // OccasionRatios are a / b formed within each occasion both sides
