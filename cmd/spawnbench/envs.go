@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"cuelang.org/go/cue"
@@ -73,13 +74,15 @@ type envRow struct {
 	detail, install string
 }
 
-// envRows checks every kind's toolchain, each Wasmtime release apart.
+// envRows checks every kind's toolchain, each Wasmtime release apart. The
+// checks run at once: each mostly waits for a tool to print its version.
 func envRows(ctx context.Context) ([]envRow, error) {
 	sc, err := spec.LoadSchema()
 	if err != nil {
 		return nil, err
 	}
 	var out []envRow
+	checks := map[int]*env.Environment{} // a row of out whose tools are to check
 	for _, kind := range sc.KindNames() {
 		payload, host, _ := sc.PairOfKind(kind)
 		if !env.Runs(payload, host) {
@@ -113,16 +116,26 @@ func envRows(ctx context.Context) ([]envRow, error) {
 				out = append(out, envRow{row.label, payload, host, "error", err.Error(), "-"})
 				continue
 			}
-			switch tc := e.Toolchain(ctx); {
-			case tc.Present:
-				out = append(out, envRow{row.label, payload, host, "ready", tc.Version, tc.Install})
-			case tc.Unfit:
-				out = append(out, envRow{row.label, payload, host, "unfit", tc.Problem, "-"})
-			default:
-				out = append(out, envRow{row.label, payload, host, "missing", tc.Problem, tc.Install})
-			}
+			checks[len(out)] = e
+			out = append(out, envRow{label: row.label, payload: payload, host: host})
 		}
 	}
+	var wg sync.WaitGroup
+	for i, e := range checks {
+		wg.Add(1)
+		go func(r *envRow) {
+			defer wg.Done()
+			switch tc := e.Toolchain(ctx); {
+			case tc.Present:
+				r.status, r.detail, r.install = "ready", tc.Version, tc.Install
+			case tc.Unfit:
+				r.status, r.detail, r.install = "unfit", tc.Problem, "-"
+			default:
+				r.status, r.detail, r.install = "missing", tc.Problem, tc.Install
+			}
+		}(&out[i])
+	}
+	wg.Wait()
 	return out, nil
 }
 

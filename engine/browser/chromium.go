@@ -82,7 +82,7 @@ func versionLine(ctx context.Context, browser string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("browser %q not found on PATH: %w", browser, err)
 	}
-	out, err := proc.Output(ctx, "", path, "--version")
+	out, err := proc.ToolFact(ctx, path, "--version")
 	if err != nil {
 		return "", err
 	}

@@ -127,7 +127,7 @@ var emptyModule = []byte("\x00asm\x01\x00\x00\x00")
 func (h *wasmtimeCLI) probeCLI(ctx context.Context, path string) wasmtimeProbe {
 	h.probeOnce.Do(func() {
 		p := &h.probe
-		out, err := proc.Output(ctx, "", path, "--version")
+		out, err := proc.ToolFact(ctx, path, "--version")
 		if err != nil {
 			p.err = err
 			return

@@ -116,7 +116,7 @@ func (s emccSettings) toolchain(ctx context.Context) Toolchain {
 	if why := proc.Missing(s.Emcc); why != "" {
 		return Toolchain{Install: emccInstall, Problem: "emcc " + why}
 	}
-	out, err := proc.Output(ctx, "", s.Emcc, "--version")
+	out, err := proc.ToolFact(ctx, s.Emcc, "--version")
 	if err != nil {
 		return Toolchain{Install: emccInstall, Problem: err.Error()}
 	}

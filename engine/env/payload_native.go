@@ -27,7 +27,7 @@ func (p *native) Toolchain(ctx context.Context) Toolchain {
 	if why := proc.Missing(p.cfg.CC); why != "" {
 		return Toolchain{Install: install, Problem: "C compiler " + why}
 	}
-	out, err := proc.Output(ctx, "", p.cfg.CC, "--version")
+	out, err := proc.ToolFact(ctx, p.cfg.CC, "--version")
 	if err != nil {
 		return Toolchain{Install: install, Problem: err.Error()}
 	}

@@ -43,7 +43,7 @@ func (p *wasiThreads) Toolchain(ctx context.Context) Toolchain {
 		if why := proc.Missing(tool); why != "" {
 			return Toolchain{Install: install, Problem: why}
 		}
-		out, err := proc.Output(ctx, "", tool, "--version")
+		out, err := proc.ToolFact(ctx, tool, "--version")
 		if err != nil {
 			return Toolchain{Install: install, Problem: err.Error()}
 		}

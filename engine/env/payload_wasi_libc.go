@@ -96,14 +96,14 @@ func (p *wasiLibc) Toolchain(ctx context.Context) Toolchain {
 	if why := proc.Missing(p.cfg.CC); why != "" {
 		return Toolchain{Install: "apt-get install -y " + debianPackageFor(p.cfg.CC) + " lld-16", Problem: why}
 	}
-	out, err := proc.Output(ctx, "", p.cfg.CC, "--version")
+	out, err := proc.ToolFact(ctx, p.cfg.CC, "--version")
 	if err != nil {
 		return Toolchain{Install: wasiLibcInstall, Problem: err.Error()}
 	}
 	cc := firstLine(out)
 	// The compiler's wasm32 builtins (compiler-rt), which every program
 	// links: Debian ships them apart from clang.
-	rt, err := proc.Output(ctx, "", p.cfg.CC, "--target=wasm32-wasi-threads", "--print-libgcc-file-name")
+	rt, err := proc.ToolFact(ctx, p.cfg.CC, "--target=wasm32-wasi-threads", "--print-libgcc-file-name")
 	if err != nil {
 		return Toolchain{Install: wasiLibcInstall, Problem: err.Error()}
 	}

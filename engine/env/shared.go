@@ -47,7 +47,7 @@ func nodeVersion(ctx context.Context, node string, flags ...string) (string, err
 		return "", fmt.Errorf("node command %s", why)
 	}
 	argv := append(append([]string{node}, flags...), "-p", "'Node.js ' + process.version")
-	out, err := proc.Output(ctx, "", argv...)
+	out, err := proc.ToolFact(ctx, argv...)
 	if err != nil {
 		return "", fmt.Errorf("node does not run with %q: %w", flags, err)
 	}
@@ -109,7 +109,7 @@ func toolVersion(ctx context.Context, name string) (path, version string, err er
 	if path, err = toolPath(name); err != nil {
 		return "", "", err
 	}
-	out, err := proc.Output(ctx, "", path, "--version")
+	out, err := proc.ToolFact(ctx, path, "--version")
 	if err != nil {
 		return "", "", err
 	}
