@@ -17,6 +17,7 @@ import (
 // in $TMPDIR (Chromium's org.chromium.Chromium.* directories included).
 func TestBrowserRunHasRenderersOfItsOwnAndLeavesNoTemporaryFiles(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	if _, err := exec.LookPath("chromium"); err != nil {
 		t.Skip("chromium is not installed (apt-get install -y chromium)")
 	}

@@ -45,12 +45,13 @@ func TestHelpTeachesTheWorkflow(t *testing.T) {
 // the shipped spec for a quick look, and the provenance records them.
 func TestQuickLookOverrides(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	spec := filepath.Join(repoRoot(t), "specs", "sequential.cue")
 	// The Wasmtime CLIs .ci/setup links into the repository's bin/.
-	t.Setenv("PATH", filepath.Join(repoRoot(t), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	_, stderr, code := runCLI(t, dir, "run", spec, "--env", "wasmtime-*", "--processes", "2", "--n", "1,10", "-o", out)
+	withCLIs := append(sharedCache(), "PATH="+filepath.Join(repoRoot(t), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	_, stderr, code := runCLIWith(t, dir, withCLIs, "run", spec, "--env", "wasmtime-*", "--processes", "2", "--n", "1,10", "-o", out)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
@@ -82,14 +83,14 @@ func TestQuickLookOverrides(t *testing.T) {
 		t.Errorf("ok processes %v, want 2 for each of n = 1 and 10 of wasmtime-46 and wasmtime-36", measured)
 	}
 	// The same directory resumes only with the same overrides.
-	_, stderr, code = runCLI(t, dir, "run", spec, "--env", "wasmtime-*", "--processes", "3", "-o", out, "--resume")
+	_, stderr, code = runCLIWith(t, dir, withCLIs, "run", spec, "--env", "wasmtime-*", "--processes", "3", "-o", out, "--resume")
 	if code != 2 || !strings.Contains(stderr, "--resume") {
 		t.Errorf("resume with other overrides: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, dir, "run", spec, "--env", "nothing-*", "-o", filepath.Join(dir, "none")); code != 2 || !strings.Contains(stderr, "matching that pattern") {
+	if _, stderr, code := runCLIWith(t, dir, withCLIs, "run", spec, "--env", "nothing-*", "-o", filepath.Join(dir, "none")); code != 2 || !strings.Contains(stderr, "matching that pattern") {
 		t.Errorf("a pattern matching nothing: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, dir, "run", spec, "--n", "0", "-o", filepath.Join(dir, "none")); code != 2 || !strings.Contains(stderr, "--n 0") {
+	if _, stderr, code := runCLIWith(t, dir, withCLIs, "run", spec, "--n", "0", "-o", filepath.Join(dir, "none")); code != 2 || !strings.Contains(stderr, "--n 0") {
 		t.Errorf("--n 0: exit %d, %s", code, stderr)
 	}
 }
@@ -98,6 +99,7 @@ func TestQuickLookOverrides(t *testing.T) {
 // the first, at the level asked for.
 func TestCompareSeveralSets(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [2]

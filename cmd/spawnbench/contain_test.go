@@ -80,6 +80,7 @@ func containmentDetail(t *testing.T, out string) (kind, detail string) {
 // environment and is orphaned at once does not outlive the run.
 func TestEscapeeIsKilled(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "esc"
 environments: [{name: "envi", kind: "command", run: ["/bin/sh", "-c", "(env -i D=$D setsid sh -c 'echo $$ > $D/esc.pid; exec sleep 608' </dev/null >/dev/null 2>&1 &); sleep 1; echo 1 2 3", "{arg}"], env: ["D=`+dir+`"]}]
@@ -106,6 +107,7 @@ samples: min: 1
 // SIGKILLed, the benchmark's descendants die with it.
 func TestSIGKILLLeavesNothing(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "kill"
 environments: [{name: "s", kind: "command", run: ["/bin/sh", "-c", "sleep 609 & echo $! > $D/kill.pid; sleep 30; echo 1 2 3", "{arg}"], env: ["D=`+dir+`"]}]
@@ -182,6 +184,7 @@ func ordinaryUser(t *testing.T) (sb, dir string) {
 // no other process has.
 func TestOrdinaryUserHoldsItsTrees(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	sb, dir := ordinaryUser(t)
 	marker := fmt.Sprintf("%d.%03d", 600+os.Getpid()%300, time.Now().UnixNano()%1000)
 	spec := func(name string, processes int) string {
@@ -260,6 +263,7 @@ samples: {min: %d, processes: 1}
 // killed at limits.build_timeout.
 func TestNothingMeasuredFails(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain")
 	if err := os.WriteFile(plain, []byte("#!/bin/sh\necho 1 2 3\n"), 0o644); err != nil {

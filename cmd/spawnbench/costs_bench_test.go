@@ -61,6 +61,7 @@ const benchSpawns = 200_000
 // wall times are logged, not judged: the machine may be busy.
 func TestRunBesideManySets(t *testing.T) {
 	fulltest.Only(t, "writes ten sets of 200,000 spawns and runs spawnbench beside them")
+	t.Parallel()
 	root := os.Getenv(benchSetsVariable)
 	if root == "" {
 		root = t.TempDir()

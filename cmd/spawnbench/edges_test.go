@@ -77,6 +77,7 @@ func resumedWhole(t *testing.T, dir, spec, out string, processes int) {
 // invocation recorded as interrupted, and --resume completes the set.
 func TestClosedOutputIsAnInterrupt(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		// both: stderr goes into the pipe too, and the reader closes it
@@ -150,6 +151,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 // again, and the damaged line is kept in journal.damaged.jsonl.
 func TestDamagedJournalLineIsSkipped(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, edgeSpec)
 	out := filepath.Join(dir, "out")

@@ -17,6 +17,7 @@ import (
 // indented lines under it.
 func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	stdout, stderr, code := runCLI(t, repoRoot(t), "envs")
 	if code != 0 {
 		t.Fatalf("envs: exit %d\n%s%s", code, stdout, stderr)

@@ -17,6 +17,7 @@ import (
 // ETA come at the interval (shortened here from 30 s) and at each tenth.
 func TestProgressLinesWithoutATerminal(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	// Two processes a second apart: the tenths give two lines, the
 	// interval the rest.
@@ -66,6 +67,7 @@ samples: {min: 2, processes: 1, pause: "1s"}
 // it had to estimate from their kind.
 func TestPlanShowsExpectedTimes(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "mine", kind: "wasi-threads"}]
 n: [1, 10]
@@ -108,6 +110,7 @@ samples: {min: 10, processes: 1}
 // here.
 func TestPlanKnowsItsMachine(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	cache := ownCache(dir) // no probe kept by another test
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
@@ -143,6 +146,7 @@ samples: {min: 3, processes: 1}
 // costs, or a shard left out, are named when merged.
 func TestMergeWarnsAboutShards(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, tinyFleetSpec)
 	for _, args := range [][]string{

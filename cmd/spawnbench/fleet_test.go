@@ -23,16 +23,15 @@ schedule: seed: 3
 // deploy/ does; and the ways each step refuses bad input with exit 2.
 func TestShardsMergeAndReport(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, tinyFleetSpec)
 	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "0/2", "-o", "s0"); code != 0 {
 		t.Fatalf("shard 0: exit %d: %s", code, stderr)
 	}
-	t.Setenv("SPAWNBENCH_SHARD", "1/2")
-	if _, stderr, code := runCLI(t, dir, "run", specPath, "-o", "s1"); code != 0 {
+	if _, stderr, code := runCLIWith(t, dir, append(sharedCache(), "SPAWNBENCH_SHARD=1/2"), "run", specPath, "-o", "s1"); code != 0 {
 		t.Fatalf("shard 1: exit %d: %s", code, stderr)
 	}
-	os.Unsetenv("SPAWNBENCH_SHARD")
 	if _, stderr, code := runCLI(t, dir, "merge", "-o", "merged", "s0", "s1"); code != 0 || strings.Contains(stderr, "WARNING") {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
@@ -80,11 +79,7 @@ func TestShardsMergeAndReport(t *testing.T) {
 		{"not a result set", nil, []string{"merge", "-o", "x", "s0", "nowhere"}, "does not exist"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, kv := range c.env {
-				k, v, _ := strings.Cut(kv, "=")
-				t.Setenv(k, v)
-			}
-			_, stderr, code := runCLI(t, dir, c.args...)
+			_, stderr, code := runCLIWith(t, dir, append(sharedCache(), c.env...), c.args...)
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, want 2 with %q: %s", code, c.want, stderr)
 			}

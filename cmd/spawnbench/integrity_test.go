@@ -62,6 +62,7 @@ func wantRefused(t *testing.T, dir string, args []string, want ...string) {
 // 2, naming the file), and nothing in it changes.
 func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	r1, r2 := filepath.Join(dir, "r1"), filepath.Join(dir, "r2")
@@ -96,6 +97,7 @@ func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
 // itself is refused, and the set still reads afterwards.
 func TestReportCannotBreakItsInput(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	set := filepath.Join(dir, "set")
@@ -130,6 +132,7 @@ func TestReportCannotBreakItsInput(t *testing.T) {
 // only spawnbench's own temporary files, never a user's ".*.tmp-*".
 func TestForeignDirectoryIsLeftAlone(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	foreign := filepath.Join(dir, "mine")
@@ -169,6 +172,7 @@ func TestForeignDirectoryIsLeftAlone(t *testing.T) {
 // and the same merge then succeeds; a whole merge reads back.
 func TestInterruptedMergeRunsAgain(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "two", kind: "native"}]
 n: [4]
@@ -231,6 +235,7 @@ func startCLI(t *testing.T, dir string, args ...string) *exec.Cmd {
 // what it holds, marked INCOMPLETE; so is a first run still in progress.
 func TestJournalIsAResult(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "long"
 environments: [{name: "native", kind: "native"}, {name: "again", kind: "native"}]
@@ -290,6 +295,7 @@ samples: {min: 100000, pause: "2ms"}
 // finishes it.
 func TestAnotherSpecOverAnUnfinishedRun(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.cue")
 	os.WriteFile(a, []byte(`name: "a"
@@ -325,6 +331,7 @@ samples: min: 2
 // draws its plots leaves no temporary file and exits 130.
 func TestInterruptedReportLeavesNoTempFile(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	ref := filepath.Join(repoRoot(t), "results", "reference")
 	interrupted := 0

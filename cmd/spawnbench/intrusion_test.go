@@ -28,6 +28,7 @@ import (
 // n and samples (a longer experiment than the test's).
 func TestOtherUsersCannotForgeEndOrSteerABrowserRun(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	if why := intruder.Skip(); why != "" {
 		t.Skip(why)
 	}

@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 	}
 	bin = filepath.Join(dir, "spawnbench")
 	cacheHome = filepath.Join(dir, "cache")
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+	// No DWARF (-w): a third off the link, and no test reads it.
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-ldflags=-w", "-o", bin, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
 	code := m.Run()
@@ -101,6 +102,7 @@ func writeSpec(t *testing.T, dir, body string) string {
 
 func TestRunFromAnyDirectory(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `name: "tiny"
 environments: [{name: "native", kind: "native"}, {name: "later", kind: "wasmtime-someday"}]
@@ -139,6 +141,7 @@ samples: {min: 4, processes: 1}
 
 func TestPlanAndEnvs(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := runCLI(t, dir, "plan", filepath.Join(repoRoot(t), "specs", "sequential.cue"), "--env", "native")
 	if code != 0 || !strings.Contains(stdout, "4 cells, 130 processes") {
@@ -193,6 +196,7 @@ func repoRoot(t *testing.T) string {
 // TestInterruptKeepsSamples sends SIGINT to a long run, as Ctrl-C does.
 func TestInterruptKeepsSamples(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -270,7 +274,13 @@ func startLogged(t *testing.T, dir string, env []string, args ...string) (*exec.
 // built and begun measuring.
 func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
-	cmd, stderr := startLogged(t, dir, sharedCache(), append([]string{"run", spec, "-o", out}, extra...)...)
+	return startRunWith(t, dir, sharedCache(), spec, out, extra...)
+}
+
+// startRunWith is startRun in the environment env.
+func startRunWith(t *testing.T, dir string, env []string, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd, stderr := startLogged(t, dir, env, append([]string{"run", spec, "-o", out}, extra...)...)
 	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(stderr.String(), " done\n") && !strings.Contains(stderr.String(), " cached\n") {
 		if time.Now().After(deadline) {
@@ -286,6 +296,7 @@ func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, 
 // exits 2 naming the first's pid, and the first's set stays whole.
 func TestSecondWriterIsRefused(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -321,6 +332,7 @@ schedule: settle: cap: "0s" // measured processes at once, beside the test's own
 // with no process twice and no temporary file left.
 func TestKillThenResume(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}, {name: "echo", kind: "command", run: ["sh", "-c", "i=0; while [ $i -lt $0 ]; do echo 1000 10 2000; i=$((i+1)); done", "{arg}"]}]
 modes: ["sequential", "parallel"]
@@ -417,6 +429,7 @@ n: [2]
 // skip (an interrupted build is not a missing toolchain).
 func TestInterruptDuringBuild(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "slow", kind: "command", build: [["sleep", "60"]], run: ["echo", "1 1 2"]}]
 n: [1]
@@ -460,6 +473,7 @@ n: [1]
 // directory afterwards keeps both invocations.
 func TestInterruptedCalibrateKeepsItsChecks(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -508,6 +522,7 @@ calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processe
 // reason, and spawnbench's memory stays bounded by n, not by the output.
 func TestLargeOutputKeepsMemoryBounded(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "chatty", kind: "command", run: ["sh", "-c", "yes '1 2 3' | head -c 300000000"]}]
 n: [1]

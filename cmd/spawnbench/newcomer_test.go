@@ -77,6 +77,7 @@ func writeKind(t *testing.T, dir, kind string) string {
 // user's files gets a new directory, not one run refuses.
 func TestNoFixSuggestedIsRefused(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1]
@@ -122,6 +123,7 @@ samples: {min: 1, processes: 1}
 // plain merge with the flag that merges them, in a short message.
 func TestMergeNamesOccasions(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, `environments: [{name: "native", kind: "native"}]
 n: [1, 2, 3, 4, 5]

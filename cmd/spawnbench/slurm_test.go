@@ -44,6 +44,7 @@ schedule: seed: 5
 // with the test process (parent-death signal) if it is killed.
 func TestSlurmArray(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	commands, cluster, work, env := slurmPage(t, slurmFleetSpec)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -175,6 +176,7 @@ schedule: seed: 5
 // ok (none recorded as killed by the requeue's signal).
 func TestSlurmRequeue(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	commands, cluster, work, env := slurmPage(t, slurmRequeueSpec)
 	slurm := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)

@@ -15,6 +15,7 @@ import (
 // default, and say no less than --wide does: the same words, wrapped.
 func TestDefaultOutputFits100Columns(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
+	t.Parallel()
 	dir := t.TempDir()
 	sequential := filepath.Join(repoRoot(t), "specs", "sequential.cue")
 	for _, args := range [][]string{

@@ -129,19 +129,16 @@ func TestTimeoutIsAnOutcome(t *testing.T) {
 		"index.html": `<!doctype html><script>spawnbench.out("started"); new Worker("spin.js");</script>`,
 		"spin.js":    `for (;;) {}`,
 	})
-	// Long enough for a cold Chromium on a busy machine to open the page
-	// (about a second on an idle one).
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html"})
+	ctx, stdout := deadlineAfterStart(t, time.Second, 60*time.Second)
+	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Stdout: stdout})
 	if err != nil {
 		t.Fatalf("a timed-out page must be an Outcome, not an error: %v", err)
 	}
 	if !out.TimedOut {
 		t.Errorf("TimedOut is false: exit %d, stderr %s", out.ExitCode, out.Stderr)
 	}
-	if string(out.Stdout) != "started\n" {
-		t.Errorf("stdout = %q, want the line printed before the timeout", out.Stdout)
+	if stdout.String() != "started\n" {
+		t.Errorf("stdout = %q, want the line printed before the timeout", stdout)
 	}
 }
 
@@ -184,6 +181,7 @@ for (;;) hoard.push(new Array(10000).fill(hoard.length));
 }
 
 func TestServerServesOnlyItsDirectory(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
 		t.Fatal(err)

@@ -62,18 +62,17 @@ func TestFirefoxTimeoutIsAnOutcome(t *testing.T) {
 		"index.html": `<!doctype html><script>spawnbench.out("started"); new Worker("spin.js");</script>`,
 		"spin.js":    `console.log("spinning"); for (;;) {}`,
 	})
-	// Long enough for a cold Firefox on a busy machine to open the page.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Browser: Firefox{}})
+	// Time for the worker to start and say so in Firefox's log.
+	ctx, stdout := deadlineAfterStart(t, 3*time.Second, 60*time.Second)
+	out, _, err := watched(t, ctx, Page{Dir: dir, Path: "index.html", Browser: Firefox{}, Stdout: stdout})
 	if err != nil {
 		t.Fatalf("a timed-out page must be an Outcome, not an error: %v", err)
 	}
 	if !out.TimedOut {
 		t.Errorf("TimedOut is false: exit %d, stderr %s", out.ExitCode, out.Stderr)
 	}
-	if string(out.Stdout) != "started\n" {
-		t.Errorf("stdout = %q, want the line printed before the timeout", out.Stdout)
+	if stdout.String() != "started\n" {
+		t.Errorf("stdout = %q, want the line printed before the timeout", stdout)
 	}
 	// The worker's console line is only in Firefox's own log.
 	if !strings.Contains(string(out.Stderr), "--- firefox's log ---") || !strings.Contains(string(out.Stderr), "spinning") {
@@ -85,6 +84,7 @@ func TestFirefoxTimeoutIsAnOutcome(t *testing.T) {
 // once (here a script standing in for a broken install) is a failed run
 // with the browser's own words, not a hang until the timeout.
 func TestBrowserThatCannotStartIsAnOutcome(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "broken-browser")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'XPCOMGlueLoad error: no libxul' >&2\nexit 255\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -107,6 +107,7 @@ func TestBrowserThatCannotStartIsAnOutcome(t *testing.T) {
 }
 
 func TestReporterGoesBeforeThePageScripts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ page, want string }{
 		{"<!doctype html>\n<script>x</script>", "<!doctype html>\n<script src=\"/S/__spawnbench/reporter.js\"></script>\n\n<script>x</script>"},
 		{"<!DOCTYPE html><p>", "<!DOCTYPE html>\n<script src=\"/S/__spawnbench/reporter.js\"></script>\n<p>"},

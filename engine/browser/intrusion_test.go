@@ -26,6 +26,7 @@ import (
 // secret, are served; and a flood of refusals is counted, not kept line
 // by line.
 func TestPageServerAnswersOnlyItsPage(t *testing.T) {
+	t.Parallel()
 	dir := sitePages(t, map[string]string{"page.js": "1;", "index.html": "<!doctype html><p>"})
 	rec := newRecorder(nil)
 	srv, err := serve(dir, "127.0.0.1", nil, &reporter{argv: []byte(`["a"]`), take: rec.take, refuse: rec.refuse})
@@ -326,6 +327,7 @@ func (s *secretSeer) check(t *testing.T, out proc.Outcome) {
 // cold or in a cold Firefox (warmPages checks the warm Firefox), its
 // secret is on no process's command line, which any local user can read.
 func TestPageSecretIsOnNoCommandLine(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	needFirefox(t)
 	for _, tc := range []struct {

@@ -147,24 +147,19 @@ func TestWarmBrowserIsReplacedAfterAHang(t *testing.T) {
 			stopped := stops(t)
 			w := NewWarm(c.browser)
 			defer w.Close()
-			run := func(path string, timeout time.Duration) (int, bool) {
-				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				defer cancel()
-				out, err := w.Run(ctx, Page{Dir: dir, Path: path})
-				if err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
-				return out.ExitCode, out.TimedOut
-			}
-			// Long enough to start the browser on a busy machine.
-			if code, timedOut := run("spin.html", 30*time.Second); !timedOut {
-				t.Fatalf("spin.html: exit %d, not timed out", code)
+			hang, stdout := deadlineAfterStart(t, time.Second, 90*time.Second)
+			out, err := w.Run(hang, Page{Dir: dir, Path: "spin.html", Stdout: stdout})
+			if err != nil || !out.TimedOut {
+				t.Fatalf("spin.html: exit %d, timed out %v, err %v; want a timeout", out.ExitCode, out.TimedOut, err)
 			}
 			if len(*stopped) != 1 {
 				t.Fatalf("after the hang the browser was stopped %d times, want once", len(*stopped))
 			}
-			if code, timedOut := run("ok.html", 90*time.Second); code != 0 || timedOut {
-				t.Fatalf("ok.html after the hang: exit %d, timed out %v", code, timedOut)
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			out, err = w.Run(ctx, Page{Dir: dir, Path: "ok.html"})
+			if err != nil || out.ExitCode != 0 || out.TimedOut {
+				t.Fatalf("ok.html after the hang: exit %d, timed out %v, err %v", out.ExitCode, out.TimedOut, err)
 			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)

@@ -6,21 +6,26 @@ import (
 	"spawnbench/engine/env"
 )
 
-// TestBrowserRepetitionsHaveRenderersOfTheirOwn: five repetitions of a
-// cell in each browser, warm (the default: one browser for all five) and
-// cold, each ran in a renderer process of its own, and printed its spawn.
+// TestBrowserRepetitionsHaveRenderersOfTheirOwn: repetitions of a cell in
+// each browser, three warm (the default: one browser for all three) and
+// two cold (a browser each), each ran in a renderer process of its own,
+// and printed its spawn.
 func TestBrowserRepetitionsHaveRenderersOfTheirOwn(t *testing.T) {
-	for _, c := range []struct{ name, kind, fields string }{
-		{"manual", "manual", ""},
-		{"manual-cold", "manual", `, browser_start: "cold"`},
-		{"manual-firefox", "manual-firefox", ""},
-		{"manual-firefox-cold", "manual-firefox", `, browser_start: "cold"`},
+	t.Parallel()
+	for _, c := range []struct {
+		name, kind, fields string
+		repetitions        int
+	}{
+		{"manual", "manual", "", 3},
+		{"manual-cold", "manual", `, browser_start: "cold"`, 2},
+		{"manual-firefox", "manual-firefox", "", 3},
+		{"manual-firefox-cold", "manual-firefox", `, browser_start: "cold"`, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := envFromSpec(t, c.name, c.kind, c.fields)
 			dir := webBuild(t, "manual", e)
 			seen := map[int]int{}
-			for i := range 5 {
+			for i := range c.repetitions {
 				out := webRun(t, e, dir, env.Sequential, 1)
 				checkSpawns(t, out, 1)
 				if out.RendererPID <= 0 {

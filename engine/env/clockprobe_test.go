@@ -23,6 +23,7 @@ import (
 // more: a worker's time origin is read at its start, and on a busy
 // machine a preemption there moves that one worker's clock.
 func TestBunAndDenoClockStepsCoverTheirWorkersOffsets(t *testing.T) {
+	t.Parallel()
 	probe, err := filepath.Abs(filepath.Join("testdata", "clockprobe", "main.mjs"))
 	if err != nil {
 		t.Fatal(err)

@@ -172,6 +172,7 @@ func newEmscriptenChromium(t testing.TB) (*env.Environment, string) {
 }
 
 func TestEmscriptenSettingsComeFromTheSchema(t *testing.T) {
+	t.Parallel()
 	e := webEnv(t, "emscripten", "")
 	key := e.BuildKey(context.Background())
 	for _, want := range []string{`"optimization":"3"`, `"pthread_pool_size":0`, `"proxy_to_pthread":true`,
@@ -202,6 +203,7 @@ n: [1]
 }
 
 func TestEmscriptenBuildUsesAWritableSeededCache(t *testing.T) {
+	t.Parallel()
 	e, dir := newEmscripten(t)
 	for _, b := range env.Benchmarks {
 		for _, suffix := range []string{".js", ".wasm", ".worker.js"} {
@@ -228,6 +230,7 @@ func TestEmscriptenBuildUsesAWritableSeededCache(t *testing.T) {
 }
 
 func TestEmscriptenNodeSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	e, dir := newEmscripten(t)
 	checkSpawns(t, webRun(t, e, dir, env.Sequential, 10), 10)
 	checkSpawns(t, webRun(t, e, dir, env.Parallel, 10), 10)
@@ -238,12 +241,14 @@ func TestEmscriptenNodeSpawnsCoherently(t *testing.T) {
 // a child's reading in Chromium comes milliseconds after the parent's
 // join.
 func TestEmscriptenChromiumSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	e, dir := newEmscriptenChromium(t)
 	checkSpawns(t, webRun(t, e, dir, env.Sequential, 10), 10)
 	checkSpawns(t, webRun(t, e, dir, env.Parallel, 10), 10)
 }
 
 func TestEmscriptenCalibrationSeesTheSleep(t *testing.T) {
+	t.Parallel()
 	for _, mk := range []func(testing.TB) (*env.Environment, string){newEmscripten, newEmscriptenChromium} {
 		e, dir := mk(t)
 		checkCalibration(t, webRun(t, e, dir, env.Calibration, 1000), 1000)

@@ -13,6 +13,7 @@ import (
 // from its payload and host, and where results fills an older set's rows
 // by kind, it fills them with that same family and pair.
 func TestLegacyFamiliesAreTheHostsOwn(t *testing.T) {
+	t.Parallel()
 	sc, err := spec.LoadSchema()
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,7 @@ func TestLegacyFamiliesAreTheHostsOwn(t *testing.T) {
 // (whose processes start warm or cold, for the costs and the result
 // sets' cost summaries) are exactly the hosts that open pages.
 func TestBrowsersAreThePageHosts(t *testing.T) {
+	t.Parallel()
 	for _, h := range env.Hosts() {
 		if page := env.HostForm(h) == env.FormPage; page != hostfacts.Browser(h) {
 			t.Errorf("host %s: opens pages %v, hostfacts.Browser says %v", h, page, hostfacts.Browser(h))

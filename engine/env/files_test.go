@@ -10,6 +10,7 @@ import (
 // TestOneGoFilePerSchemaFile: each payload and host is one CUE file in
 // the schema and one Go file here, of the same name.
 func TestOneGoFilePerSchemaFile(t *testing.T) {
+	t.Parallel()
 	names := func(pattern, ext string) []string {
 		files, err := filepath.Glob(pattern)
 		if err != nil {

@@ -48,6 +48,7 @@ func checkSpawnsWithin(t testing.TB, out env.Outcome, n int, step int64) {
 }
 
 func TestBunAndDenoSpawnCoherently(t *testing.T) {
+	t.Parallel()
 	for _, c := range jsRuntimeCases {
 		t.Run(c.kind+strings.ReplaceAll(c.fields, " ", ""), func(t *testing.T) {
 			e := envFromSpec(t, c.kind, c.kind, c.fields)
@@ -67,6 +68,7 @@ func TestBunAndDenoSpawnCoherently(t *testing.T) {
 // TestBunAndDenoRejectABadArgument: the Web Worker script (manual/web.mjs)
 // reports a usage error as node.mjs does, exit 2.
 func TestBunAndDenoRejectABadArgument(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"manual-bun", "manual-deno"} {
 		e := envFromSpec(t, kind, kind, "")
 		dir := webBuild(t, kind, e)
@@ -83,6 +85,7 @@ func TestBunAndDenoRejectABadArgument(t *testing.T) {
 // TestBunAndDenoNameTheirVersions: envs shows the pinned releases when
 // they are installed, and the install command either way.
 func TestBunAndDenoNameTheirVersions(t *testing.T) {
+	t.Parallel()
 	for kind, want := range map[string]string{"manual-bun": "Bun " + env.BunVersion, "manual-deno": "deno " + env.DenoVersion} {
 		tc := envFromSpec(t, kind, kind, "").Toolchain(t.Context())
 		if !strings.Contains(tc.Install, ".ci/setup") {

@@ -28,6 +28,7 @@ func newManual(t testing.TB) (*env.Environment, string) {
 }
 
 func TestManualNodeSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	e, dir := newManualNode(t)
 	checkSpawns(t, webRun(t, e, dir, env.Sequential, 5), 5)
 	checkSpawns(t, webRun(t, e, dir, env.Parallel, 5), 5)
@@ -37,12 +38,14 @@ func TestManualNodeSpawnsCoherently(t *testing.T) {
 // isolation: manual/index.html exits 1 without it, since its clock would
 // then be coarsened to 100 us.
 func TestManualChromiumSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	e, dir := newManual(t)
 	checkSpawns(t, webRun(t, e, dir, env.Sequential, 5), 5)
 	checkSpawns(t, webRun(t, e, dir, env.Parallel, 5), 5)
 }
 
 func TestManualCalibrationSeesTheSleepAndTheClockStep(t *testing.T) {
+	t.Parallel()
 	for _, mk := range []func(testing.TB) (*env.Environment, string){newManualNode, newManual} {
 		e, dir := mk(t)
 		out := webRun(t, e, dir, env.Calibration, 1000)
@@ -57,6 +60,7 @@ func TestManualCalibrationSeesTheSleepAndTheClockStep(t *testing.T) {
 }
 
 func TestManualRejectsABadArgument(t *testing.T) {
+	t.Parallel()
 	for _, mk := range []func(testing.TB) (*env.Environment, string){newManualNode, newManual} {
 		e, dir := mk(t)
 		out, err := webRunWithin(t, e, dir, env.Sequential, 0, 60*time.Second)

@@ -15,6 +15,7 @@ import (
 // noted (its "#cpu" lines, merged by the Collector): every one a CPU the
 // process may run on, in both modes; pinned to one CPU, that CPU.
 func TestWasiThreadsRecordsValidCPUs(t *testing.T) {
+	t.Parallel()
 	f := setUpWasiThreads(t)
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {

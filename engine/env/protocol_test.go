@@ -69,6 +69,7 @@ func btoi(b bool) int {
 // through Repetition.Stdout into the runner's parser, and the process
 // tree's cost comes back in the Outcome.
 func TestNativeStreamsIntoACollector(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := envFromSpec(t, "native", "native", "")

@@ -34,6 +34,7 @@ func (h launcherHost) Run(ctx context.Context, e env.Entry, r env.Repetition) (e
 // registered here runs the native payload, and the schema refuses a pair
 // the file does not declare.
 func TestANewHostIsOneCUEFileAndOneGoType(t *testing.T) {
+	t.Parallel()
 	cueFile := filepath.Join(t.TempDir(), "host_launcher.cue")
 	if err := os.WriteFile(cueFile, []byte(`package schema
 

@@ -33,6 +33,7 @@ func wasiLibcBuild(t *testing.T, kind, key, fields string) (*env.Environment, st
 // pthread_create and the one after pthread_join, so the threads share one
 // clock origin, and the calibration sees its sleep.
 func TestWasiLibcSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	setUpWasiThreads(t) // a fresh spawnbench for the embedded host
 	for _, c := range []struct{ kind, key, fields string }{
 		{"wasi-libc", "wasi-libc", ""},
@@ -54,6 +55,7 @@ func TestWasiLibcSpawnsCoherently(t *testing.T) {
 
 // Firefox on the page build, with its clock step of slack (firefox_test.go).
 func TestWasiLibcFirefoxSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	e, dir := wasiLibcBuild(t, "wasi-libc-firefox", "wasi-libc-page", "")
 	for _, s := range spawnCases {
 		checkFirefoxSpawns(t, webRun(t, e, dir, s.bench, s.n), s.n)
@@ -66,6 +68,7 @@ func TestWasiLibcFirefoxSpawnsCoherently(t *testing.T) {
 // finish its own unlock before the program ends. Every spawn carries the
 // CPUs the host noted.
 func TestWasiLibcSequential1000OnTheEmbeddedHost(t *testing.T) {
+	t.Parallel()
 	setUpWasiThreads(t)
 	const n = 1000
 	e, dir := wasiLibcBuild(t, "wasi-libc", "wasi-libc", "")
@@ -96,6 +99,7 @@ func TestWasiLibcSequential1000OnTheEmbeddedHost(t *testing.T) {
 // stdio (fd_fdstat_get, fd_seek) and its thread-list lock (sched_yield)
 // make, which the freestanding build's modules, beside it, do not.
 func TestWasiLibcBuildLinksTheLibc(t *testing.T) {
+	t.Parallel()
 	free := setUpWasiThreads(t)
 	_, dir := wasiLibcBuild(t, "wasi-libc", "wasi-libc", "")
 	for _, b := range []env.Benchmark{env.Sequential, env.Parallel} {
@@ -123,6 +127,7 @@ func TestWasiLibcBuildLinksTheLibc(t *testing.T) {
 // The toolchain names the sysroot's origin, and a sysroot that is absent
 // or single-threaded is refused with the cause and the install.
 func TestWasiLibcToolchainNamesTheSysroot(t *testing.T) {
+	t.Parallel()
 	tc := envFromSpec(t, "wasi-libc", "wasi-libc", "").Toolchain(context.Background())
 	if !tc.Present {
 		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
@@ -149,6 +154,7 @@ func TestWasiLibcToolchainNamesTheSysroot(t *testing.T) {
 // benchmark's message, when malloc cannot get a thread's stack: 1 MiB of
 // memory holds no ten 256 KiB stacks.
 func TestWasiLibcSpawnFailureIsReported(t *testing.T) {
+	t.Parallel()
 	setUpWasiThreads(t)
 	e, dir := wasiLibcBuild(t, "wasi-libc", "wasi-libc-1MiB", `, max_memory: 1048576, stack_size: 262144`)
 	out := func() env.Outcome {

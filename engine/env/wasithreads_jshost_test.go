@@ -24,6 +24,7 @@ func newJSHost(t testing.TB, kind, fields string) (*env.Environment, string) {
 }
 
 func TestJSHostSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	for _, kind := range jsHostKinds {
 		t.Run(kind, func(t *testing.T) {
 			e, dir := newJSHost(t, kind, "")
@@ -38,11 +39,13 @@ func TestJSHostSpawnsCoherently(t *testing.T) {
 // TestJSHostPoolSpawnsCoherently runs the host's own pool, the
 // "-pool" variant, at one small cell.
 func TestJSHostPoolSpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	e, dir := newJSHost(t, "wasi-threads-node", `, reuse_worker: true, pool_size: 4`)
 	checkSpawns(t, webRun(t, e, dir, env.Sequential, 10), 10)
 }
 
 func TestJSHostShowsItsPackages(t *testing.T) {
+	t.Parallel()
 	for _, kind := range jsHostKinds {
 		tc := envFromSpec(t, kind, kind, "").Toolchain(context.Background())
 		if !tc.Present {

@@ -72,7 +72,8 @@ func setUpWasiThreads(t testing.TB) *wasiThreadsFixture {
 		}
 		srcDir, buildDir := filepath.Join(fixtureDir, "src"), filepath.Join(fixtureDir, "build")
 		exe := filepath.Join(fixtureDir, "spawnbench")
-		build := exec.Command("go", "build", "-o", exe, "spawnbench/cmd/spawnbench")
+		// No DWARF (-w): a third off the link, and no test reads it.
+		build := exec.Command("go", "build", "-ldflags=-w", "-o", exe, "spawnbench/cmd/spawnbench")
 		if goCache != "" {
 			build.Env = append(os.Environ(), "GOCACHE="+goCache)
 		}
@@ -118,6 +119,7 @@ func (f *wasiThreadsFixture) run(t testing.TB, b env.Benchmark, arg int) env.Out
 }
 
 func TestWasiThreadsBuildsEveryBenchmark(t *testing.T) {
+	t.Parallel()
 	f := setUpWasiThreads(t)
 	for _, b := range env.Benchmarks {
 		wasm, err := os.ReadFile(filepath.Join(f.buildDir, string(b)+".wasm"))
@@ -134,6 +136,7 @@ func TestWasiThreadsBuildsEveryBenchmark(t *testing.T) {
 // between the parent's reading before pthread_create and the one after
 // pthread_join.
 func TestWasiThreadsSpawnTimesAreCoherent(t *testing.T) {
+	t.Parallel()
 	f := setUpWasiThreads(t)
 	for _, b := range []env.Benchmark{env.Sequential, env.Parallel} {
 		for _, n := range []int{1, 10} {
@@ -156,6 +159,7 @@ func TestWasiThreadsSpawnTimesAreCoherent(t *testing.T) {
 }
 
 func TestWasiThreadsCalibrationSeesTheSleep(t *testing.T) {
+	t.Parallel()
 	f := setUpWasiThreads(t)
 	out := f.run(t, env.Calibration, 1000)
 	c := protocol.NewCollector(1)
@@ -176,6 +180,7 @@ func TestWasiThreadsCalibrationSeesTheSleep(t *testing.T) {
 // A benchmark fails cleanly, with its message, when pthread_create
 // cannot get a stack: 1 MiB of memory holds no ten 256 KiB stacks.
 func TestWasiThreadsSpawnFailureIsReported(t *testing.T) {
+	t.Parallel()
 	setUpWasiThreads(t)
 	e := newWasiThreads(t, `, max_memory: 1048576, stack_size: 262144`)
 	dir := t.TempDir()
@@ -247,6 +252,7 @@ func runtimeProgram(t *testing.T, source string, args ...string) (code int, stdo
 // module's TLS image: children see the initial value, not the main
 // thread's change, and their blocks are distinct.
 func TestWasiThreadsThreadLocalsArePerThread(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runtimeProgram(t, `#include "sb.h"
 static _Thread_local int64_t x = 42;
 static int64_t seen[4], where[4];
@@ -290,6 +296,7 @@ int main(void) {
 // A thread that overflows its stack is reported at join, naming the
 // cause and the fix, instead of silently corrupting its neighbour.
 func TestWasiThreadsStackOverflowIsReported(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runtimeProgram(t, `#include "sb.h"
 static void *child(void *p) {
   volatile char big[96 * 1024]; /* more than the 64 KiB stack */
@@ -310,6 +317,7 @@ int main(void) {
 // pthread_attr_setstacksize is honoured: the same thread fits in a
 // stack made large enough, and a size below the minimum is refused.
 func TestWasiThreadsHonoursTheStackSizeAttribute(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runtimeProgram(t, `#include "sb.h"
 static void *child(void *p) {
   volatile char big[96 * 1024];
@@ -338,6 +346,7 @@ int main(void) {
 // n * sizeof(int64_t) does not wrap on wasm32: n = 2^29 is refused with
 // a message, at once, instead of running with wrapped-around arrays.
 func TestWasiThreadsRefusesAnNTooLargeForMemory(t *testing.T) {
+	t.Parallel()
 	f := setUpWasiThreads(t)
 	for _, b := range []env.Benchmark{env.Sequential, env.Parallel} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -353,6 +362,7 @@ func TestWasiThreadsRefusesAnNTooLargeForMemory(t *testing.T) {
 }
 
 func TestWasiThreadsRejectsBadMemorySettings(t *testing.T) {
+	t.Parallel()
 	src := `environments: [{name: "wt", kind: "wasi-threads", max_memory: 100000}]
 n: [1]
 `
@@ -413,6 +423,7 @@ func spawnerClones(t *testing.T, f *wasiThreadsFixture, e *env.Environment, n in
 // spawn. Checked for host_threads "fresh" and for the environment's
 // default, which must be "fresh" too (issue 13).
 func TestWasiThreadsHostStartsAnOSThreadPerSpawn(t *testing.T) {
+	// Not parallel: spawnerClones puts strace before every run's host.
 	if _, err := exec.LookPath("strace"); err != nil {
 		t.Skip("strace not installed (`bash .ci/setup` installs it)")
 	}

@@ -41,6 +41,7 @@ var spawnCases = []struct {
 // origin for all threads: 0 <= spawn_ns <= joined_ns fails when a child's
 // CLOCK_MONOTONIC counts from its own Store's creation.
 func TestWasmtimeCLISpawnsCoherently(t *testing.T) {
+	t.Parallel()
 	for _, cli := range wasmtimeCLIs {
 		t.Run(cli, func(t *testing.T) {
 			e, dir := newWasmtimeCLI(t, cli)
@@ -53,6 +54,7 @@ func TestWasmtimeCLISpawnsCoherently(t *testing.T) {
 }
 
 func TestWasmtimeCLIShowsItsVersion(t *testing.T) {
+	t.Parallel()
 	for _, cli := range wasmtimeCLIs {
 		e := envFromSpec(t, cli, "wasmtime-cli", `, wasmtime: "`+cli+`"`)
 		tc := e.Toolchain(context.Background())
@@ -67,6 +69,7 @@ func TestWasmtimeCLIShowsItsVersion(t *testing.T) {
 }
 
 func TestWasmtimeCLIMissingNamesTheInstall(t *testing.T) {
+	t.Parallel()
 	e := envFromSpec(t, "w", "wasmtime-cli", `, wasmtime: "wasmtime-0-not-installed"`)
 	tc := e.Toolchain(context.Background())
 	if tc.Present || !strings.Contains(tc.Problem, "wasmtime-0-not-installed") || !strings.Contains(tc.Install, ".ci/setup") {
@@ -93,6 +96,7 @@ func refusingWasmtime(t testing.TB) string {
 // unfit rather than missing, and says which release refuses and which
 // to use.
 func TestWasmtimeCLIRefusingWasiThreadsIsUnfit(t *testing.T) {
+	t.Parallel()
 	cli := refusingWasmtime(t)
 	e := envFromSpec(t, "w", "wasmtime-cli", `, wasmtime: "`+cli+`"`)
 	tc := e.Toolchain(context.Background())
@@ -105,6 +109,7 @@ func TestWasmtimeCLIRefusingWasiThreadsIsUnfit(t *testing.T) {
 // TestWasmtimeCLIReleasesAreNotUnfit: none of the listed releases is
 // unfit, so the probe does not refuse what works.
 func TestWasmtimeCLIReleasesAreNotUnfit(t *testing.T) {
+	t.Parallel()
 	for _, cli := range wasmtimeCLIs {
 		e := envFromSpec(t, cli, "wasmtime-cli", `, wasmtime: "`+cli+`"`)
 		if tc := e.Toolchain(context.Background()); tc.Unfit || !tc.Present {

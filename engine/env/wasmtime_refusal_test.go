@@ -13,6 +13,7 @@ import (
 // it, with the last release that runs it; any other failure is passed on
 // as the CLI put it.
 func TestThreadsRefusalFromTheCLIsOwnWords(t *testing.T) {
+	t.Parallel()
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {

@@ -20,6 +20,7 @@ func processesOf(set *results.Set) map[int32]int {
 }
 
 func TestAdaptiveStoppingAddsRoundsUntilTheBound(t *testing.T) {
+	t.Parallel()
 	// A target no real cell reaches: rounds of 2 are added until the
 	// cell has max_processes, and the process indices run on from the
 	// planned ones without a gap or a repeat.
@@ -44,6 +45,7 @@ samples: {min: 4, processes: 5, precision: 0.00001, adaptive: true, max_processe
 }
 
 func TestAdaptiveStoppingStopsAtConvergence(t *testing.T) {
+	t.Parallel()
 	// A target every cell meets at once: no round is added.
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "native", kind: "native"}]
@@ -59,6 +61,7 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 }
 
 func TestAdaptiveStoppingKeepsToItsBudget(t *testing.T) {
+	t.Parallel()
 	// A budget smaller than one process: no process is started that
 	// would overrun it, so the cell keeps its planned 5.
 	set, _, err := runSpec(t, context.Background(), `
@@ -75,6 +78,7 @@ samples: {min: 4, processes: 5, precision: 0.00001, adaptive: true, max_processe
 }
 
 func TestRunsCarryProcessSummaries(t *testing.T) {
+	t.Parallel()
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "native", kind: "native"}]
 n: [8]

@@ -18,6 +18,7 @@ import (
 // flags nothing cannot be a test on a shared machine; the stats
 // package's simulations and the committed sets show it.)
 func TestBusyFlagsCellsMeasuredBesideACPUHog(t *testing.T) {
+	t.Parallel()
 	// A loop for each CPU: on a machine shared with other tests one loop
 	// may get well under a CPU, and then no longer reads as half of
 	// every process's wall time.

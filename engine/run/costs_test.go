@@ -76,6 +76,7 @@ samples: {min: 3, processes: 1, warmup: 0}
 // TestLoadCosts: --costs DIR is the set's cost summary as measured, and
 // a directory without a set is bad input that says what to give.
 func TestLoadCosts(t *testing.T) {
+	t.Parallel()
 	ref := filepath.Join("..", "..", cost.ReferenceDir)
 	m, err := LoadCosts(ref)
 	if err != nil {

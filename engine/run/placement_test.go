@@ -14,6 +14,7 @@ import (
 // scheduler decides, so a few processes are tried before failing); pinned
 // to one CPU, every spawn is same-cpu, on that CPU.
 func TestNativeRecordsPlacement(t *testing.T) {
+	t.Parallel()
 	cpus := availableCPUs(t)
 	if len(cpus) < 2 {
 		t.Skipf("needs two CPUs, this process may use %v", cpus)
@@ -79,6 +80,7 @@ samples: {min: 500, processes: 1}
 // its rows say which environment it measures; every process, twin or
 // not, records its settle step.
 func TestOneCPUTwinRunsOnOneCPU(t *testing.T) {
+	t.Parallel()
 	cpus := availableCPUs(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 // the speed so far, counted down while a process runs, but never below
 // what the processes after the running one take.
 func TestETAScalesTheExpectedTime(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	// Four processes expected 1s, 1s, 2s and 4s; the first two took 4s,
 	// twice as long as expected.
@@ -38,6 +39,7 @@ func TestETAScalesTheExpectedTime(t *testing.T) {
 // TestProgressLines: without a terminal, a line at each tenth (here each
 // quarter: four processes) and at the interval, the last one complete.
 func TestProgressLines(t *testing.T) {
+	t.Parallel()
 	var buf lockedBuffer
 	p := newProgress(&buf, []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond}, 1, 10*time.Millisecond)
 	for done := range 4 {

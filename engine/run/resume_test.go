@@ -13,6 +13,7 @@ import (
 // spawnbench's own interrupt (it comes: at once; it does not: the grace,
 // then recorded as it ended); one ended otherwise does not wait.
 func TestAwaitInterrupt(t *testing.T) {
+	t.Parallel()
 	term := env.Outcome{Signal: syscall.SIGTERM.String()}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)

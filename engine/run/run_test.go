@@ -72,6 +72,7 @@ func testOptions() Options {
 }
 
 func TestNativeSmallPlan(t *testing.T) {
+	t.Parallel()
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "native", kind: "native"}]
 modes: ["sequential", "parallel"]
@@ -141,6 +142,7 @@ pinning: cpus: [0]
 // TestPinningReachesTheProcess runs a "benchmark" that prints the CPU list
 // it is allowed to run on: the pinned CPU must be all it sees.
 func TestPinningReachesTheProcess(t *testing.T) {
+	t.Parallel()
 	cpu := "0"
 	if n := len(availableCPUs(t)); n > 1 {
 		cpu = "1"
@@ -168,6 +170,7 @@ pinning: cpus: [`+cpu+`]
 // standard output and never ends is recorded as a timeout whose error
 // names the flood and its size; a plain hang is not called a flood.
 func TestFloodIsNamed(t *testing.T) {
+	t.Parallel()
 	set, _, err := runSpec(t, context.Background(), `
 environments: [
 	{name: "floods", kind: "command", run: ["sh", "-c", "yes '# flood' | head -c 4000000; exec sleep 30"]},
@@ -193,6 +196,7 @@ limits: timeout: "3s"
 }
 
 func TestFailuresAreRecordedAndTheRunGoesOn(t *testing.T) {
+	t.Parallel()
 	set, _, err := runSpec(t, context.Background(), `
 environments: [
 	{name: "fails", kind: "command", run: ["sh", "-c", "echo 5 1 9; echo 'spawn 1 failed' >&2; exit 3"]},
@@ -257,6 +261,7 @@ limits: timeout: "300ms"
 }
 
 func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	t.Parallel()
 	// Built first, so the interrupt comes while processes run, however
 	// slow a busy machine's compiler is.
 	if _, _, err := runSpec(t, context.Background(), "environments: [{name: \"native\", kind: \"native\"}]\nn: [1]\nsamples: min: 1\n"); err != nil {
@@ -318,6 +323,7 @@ func journalHasProcess(dir string) bool {
 }
 
 func TestAppendRefusesOverlapAndCalibrationMarksSamples(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "set")
 	// A second of tolerance: a 1 ms sleep passes however loaded the
 	// machine, and the liar still fails on its negative times.
@@ -381,6 +387,7 @@ calibration: {sleep_us: [1000], repeats: 1, coherence: {n: 3, processes: 1}, tol
 }
 
 func TestBuildCacheReuses(t *testing.T) {
+	t.Parallel()
 	s, _ := spec.Parse("b.cue", []byte(`environments: [{name: "native", kind: "native", cflags: ["-O1"]}]
 n: [1]`))
 	w, err := results.Open(t.TempDir())
@@ -405,6 +412,7 @@ n: [1]`))
 }
 
 func TestOneOversleepIsNotAClockFailure(t *testing.T) {
+	t.Parallel()
 	check := func(measured ...int64) []results.CalibrationCheck {
 		var rs []results.CalibrationCheck
 		for _, m := range measured {
@@ -430,6 +438,7 @@ func TestOneOversleepIsNotAClockFailure(t *testing.T) {
 // before its first measured process, and the same seed gives the same
 // order.
 func TestInterleavedOrderIsRecorded(t *testing.T) {
+	t.Parallel()
 	src := `
 environments: [{name: "a", kind: "command", run: ["echo", "5 1 9"]}, {name: "b", kind: "command", run: ["echo", "6 1 9"]}]
 n: [1]
@@ -482,6 +491,7 @@ schedule: {order: "interleave", seed: 7}
 // TestNoiseColumns: a process whose threads did work used CPU time of
 // its own, and the machine's noise over its span is recorded (not null).
 func TestNoiseColumns(t *testing.T) {
+	t.Parallel()
 	set, _, err := runSpec(t, context.Background(), `
 environments: [{name: "threads", kind: "command", run: ["python3", "-c", """
 	import sys, threading, time
@@ -513,6 +523,7 @@ samples: {min: 6, processes: 1}
 // TestPlansTheRunnerRefuses: one cell is one measurement, and an empty
 // plan measures nothing; both are bad input and leave no directory.
 func TestPlansTheRunnerRefuses(t *testing.T) {
+	t.Parallel()
 	s, err := spec.Parse("d.cue", []byte(`environments: [{name: "native", kind: "native"}]
 n: [1]`))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // settle cap and the rest only a reading: a machine that stays busy costs
 // a run no more than a window a process.
 func TestABusyMachineIsNotWaitedForEveryProcess(t *testing.T) {
+	t.Parallel()
 	hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
 	if err := hog.Start(); err != nil {
 		t.Fatal(err)

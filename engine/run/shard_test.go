@@ -15,6 +15,7 @@ import (
 )
 
 func TestShardFrom(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		flag  string
@@ -93,6 +94,7 @@ func processKeys(s *results.Set) (runs, samples []string) {
 // merged set holds the same processes and spawns, every row traced to an
 // invocation that records its shard.
 func TestMergedShardsEqualAnUnshardedRun(t *testing.T) {
+	t.Parallel()
 	s, err := spec.Parse("test.cue", []byte(`
 environments: [{name: "native", kind: "native"}, {name: "native-o1", kind: "native", cflags: ["-O1"]}]
 modes: ["sequential"]

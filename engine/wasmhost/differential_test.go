@@ -175,6 +175,7 @@ var diffCorpus = []diffCase{
 // `spawnbench wasmtime` and on the Wasmtime CLI 46.0.x and compares exit
 // codes and stdout.
 func TestDifferentialAgainstWasmtimeCLI(t *testing.T) {
+	t.Parallel()
 	cli := wasmtimeCLI(t)
 	bin := spawnbench(t)
 	for _, c := range diffCorpus {

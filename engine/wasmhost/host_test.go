@@ -49,7 +49,8 @@ func spawnbench(t *testing.T) string {
 			return
 		}
 		spawnbin = filepath.Join(binDir, "spawnbench")
-		out, err := exec.Command("go", "build", "-o", spawnbin, "spawnbench/cmd/spawnbench").CombinedOutput()
+		// No DWARF (-w): a third off the link, and no test reads it.
+		out, err := exec.Command("go", "build", "-ldflags=-w", "-o", spawnbin, "spawnbench/cmd/spawnbench").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))
 		}
@@ -120,6 +121,7 @@ func run(t *testing.T, args ...string) result {
 }
 
 func TestProcExitOnAChildEndsTheProcessWhileMainBlocks(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
   (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 7)))`)
@@ -129,6 +131,7 @@ func TestProcExitOnAChildEndsTheProcessWhileMainBlocks(t *testing.T) {
 }
 
 func TestProcExitOnMainEndsTheProcessWhileAChildSpins(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $exit (i32.const 5)))
   (func (export "wasi_thread_start") (param i32 i32) (call $spin_forever))`)
@@ -138,6 +141,7 @@ func TestProcExitOnMainEndsTheProcessWhileAChildSpins(t *testing.T) {
 }
 
 func TestReturnFromStartExitsZeroWhileAChildSpins(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start") (drop (call $spawn (i32.const 0))))
   (func (export "wasi_thread_start") (param i32 i32) (call $spin_forever))`)
@@ -147,6 +151,7 @@ func TestReturnFromStartExitsZeroWhileAChildSpins(t *testing.T) {
 }
 
 func TestTrapOnAChildEndsTheProcessWithTheMessage(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
   (func (export "wasi_thread_start") (param i32 i32) unreachable)`)
@@ -162,6 +167,7 @@ func TestTrapOnAChildEndsTheProcessWithTheMessage(t *testing.T) {
 // A child sees the process's argv and writes to its stdout, and the write
 // survives the exit that follows at once.
 func TestWASIWorksOnAChild(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (data (i32.const 16) "\20\00\00\00\06\00\00\00") ;; iovec: 6 bytes at 32
   (data (i32.const 32) "child\n")
@@ -182,6 +188,7 @@ func TestWASIWorksOnAChild(t *testing.T) {
 // Thread ids are unique and positive; past --max-threads, thread-spawn
 // returns a negative number instead of a thread.
 func TestSpawnIDsAndFailure(t *testing.T) {
+	t.Parallel()
 	// Exit code: 10*ok(first id > 0) + 10*ok(second id > first) + 1*ok(third id < 0).
 	wasm := guest(t, `
   (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
@@ -208,6 +215,7 @@ func TestSpawnIDsAndFailure(t *testing.T) {
 }
 
 func TestTheCommandNamesAnInvalidModule(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "bad.wasm")
 	if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
@@ -221,6 +229,7 @@ func TestTheCommandNamesAnInvalidModule(t *testing.T) {
 // --trace reports each thread's phases as comment lines, which the output
 // protocol ignores.
 func TestTraceReportsEachThread(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
   (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 0)))`)
@@ -231,6 +240,7 @@ func TestTraceReportsEachThread(t *testing.T) {
 }
 
 func TestLoadRejectsWhatIsNotAWasiThreadsModule(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, wat string
 		bytes     []byte
@@ -272,6 +282,7 @@ func TestLoadRejectsWhatIsNotAWasiThreadsModule(t *testing.T) {
 // Any import name works for the shared memory, and a module may run
 // in-process: _start returning gives 0.
 func TestSharedMemoryUnderAnyImportName(t *testing.T) {
+	t.Parallel()
 	wasm, err := wasmtime.Wat2Wasm(`(module
   (import "mem" "shared0" (memory 2 4 shared))
   (export "memory" (memory 0))
@@ -313,6 +324,7 @@ const sequentialSpawns = `
 // gone, which is a moment after the guest's join returned: a sequential
 // run must never be refused for the previous child.
 func TestOneLiveThreadAtATimeNeverHitsTheLimit(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, sequentialSpawns)
 	for _, mode := range [][]string{
 		{"--threads", "fresh", "--max-threads", "1"},
@@ -330,6 +342,7 @@ func TestOneLiveThreadAtATimeNeverHitsTheLimit(t *testing.T) {
 // pthread_create) instead of the process dying when the child cannot be
 // instantiated.
 func TestPoolExhaustionFailsTheSpawn(t *testing.T) {
+	t.Parallel()
 	// Exit code 21 as in TestSpawnIDsAndFailure: two spawns succeed, the
 	// third is refused.
 	wasm := guest(t, `
@@ -356,6 +369,7 @@ func TestPoolExhaustionFailsTheSpawn(t *testing.T) {
 // thread sleeps 50 ms (ample on a loaded machine), then returns. Before the fix the trap's report was
 // formatted before the exit was claimed, leaving the return a window.
 func TestATrapIsNotOvertakenByALaterExit(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start")
     (drop (call $spawn (i32.const 0)))
@@ -382,6 +396,7 @@ func TestATrapIsNotOvertakenByALaterExit(t *testing.T) {
 // BADF (8); a misaligned or out-of-bounds pointer and an unknown clock are
 // errors that end the program with 1.
 func TestClockTimeGetChecksItsArguments(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		clock, ptr int
@@ -417,6 +432,7 @@ func TestClockTimeGetChecksItsArguments(t *testing.T) {
 // the poll in units of 100 µs, capped at 255; how far above the request
 // that is depends on the machine's load, so it is only logged.
 func TestSleepIsAsFineAsTheClock(t *testing.T) {
+	t.Parallel()
 	for _, sleepNs := range []int{1000, 1_000_000} {
 		wasm := guest(t, fmt.Sprintf(`
   (func (export "wasi_thread_start") (param i32 i32))
@@ -461,6 +477,7 @@ func traceLine(stderr, prefix string) string {
 // A poll that is not only clocks goes to Wasmtime's WASI, as --trace
 // reports: a stdin read subscription on a closed stdin is ready at once.
 func TestPollOnAFileGoesToWasmtime(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "wasi_thread_start") (param i32 i32))
   (func (export "_start")
@@ -480,6 +497,7 @@ func TestPollOnAFileGoesToWasmtime(t *testing.T) {
 }
 
 func TestModuleWhoseStartReturnsValuesIsRejected(t *testing.T) {
+	t.Parallel()
 	wasm, err := wasmtime.Wat2Wasm(`(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0))
   (func (export "_start") (result i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64)
     i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1 i64.const 1
@@ -495,6 +513,7 @@ func TestModuleWhoseStartReturnsValuesIsRejected(t *testing.T) {
 // capi.h declares Wasmtime's C API by hand; it must agree with the
 // headers bundled in the wasmtime-go module the host links.
 func TestCAPIMatchesWasmtimeHeaders(t *testing.T) {
+	t.Parallel()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler (cc) on PATH")
@@ -514,6 +533,7 @@ func TestCAPIMatchesWasmtimeHeaders(t *testing.T) {
 // whose exported "memory" (which Wasmtime's WASI uses) is another memory
 // is refused before _start runs.
 func TestExportedMemoryMustBeTheImportedOne(t *testing.T) {
+	t.Parallel()
 	wasm, err := wasmtime.Wat2Wasm(`(module
   (import "env" "memory" (memory 1 1 shared))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
@@ -534,6 +554,7 @@ func TestExportedMemoryMustBeTheImportedOne(t *testing.T) {
 }
 
 func TestLoadRejectsAPoolWithNoSlotForAThread(t *testing.T) {
+	t.Parallel()
 	wasm, err := wasmtime.Wat2Wasm(`(module (import "env" "memory" (memory 1 1 shared)) (export "memory" (memory 0)) (func (export "_start")))`)
 	if err != nil {
 		t.Fatal(err)
@@ -551,6 +572,7 @@ func TestLoadRejectsAPoolWithNoSlotForAThread(t *testing.T) {
 // spawn and the thread's at its own first clock read, each a CPU this
 // process may run on, or -1 for a thread that never read the clock.
 func TestPlacementNotesEachThreadsCPUs(t *testing.T) {
+	t.Parallel()
 	wasm := guest(t, `
   (func (export "_start")
     (drop (call $spawn (i32.const 0)))

@@ -15,6 +15,7 @@ import (
 // interval that holds the true ratio (2× here) and the processes behind
 // both sides; environments set against nothing get none.
 func TestAgainstDividesEachCellByItsPartner(t *testing.T) {
+	t.Parallel()
 	set := &results.Set{Provenance: fixtureProvenance("", "")}
 	set.Provenance.Invocations[0].Resolved = []byte(`{"environments": [{"name": "native"}, {"name": "libc", "against": "free"}, {"name": "free"}]}`)
 	for i, env := range []string{"native", "free", "libc"} {

@@ -11,6 +11,7 @@ import (
 // with the near ones, the rest far, a far host whose steady state is near
 // named apart, and a host without a judged first spawn in neither group.
 func TestTheAnswerSaysWhichHostsAreNearNative(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	medians := map[string][2]float64{ // first spawn, steady state: ns
 		"native":  {50e3, 10e3},

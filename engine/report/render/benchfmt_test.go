@@ -44,6 +44,7 @@ func benchfmtSet() *results.Set {
 }
 
 func TestBenchfmtReadByBenchstat(t *testing.T) {
+	t.Parallel()
 	r := build(t, benchfmtSet())
 	var buf bytes.Buffer
 	if err := Write(r, &buf, FormatBenchfmt, nil); err != nil {

@@ -75,6 +75,7 @@ func tableRows(t *testing.T, md, heading string) [][]string {
 }
 
 func TestReferenceBottomLineComesFirst(t *testing.T) {
+	t.Parallel()
 	r, md := referenceReport(t)
 	lines := strings.Split(md, "\n")
 	at := -1
@@ -119,6 +120,7 @@ func TestReferenceBottomLineComesFirst(t *testing.T) {
 }
 
 func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
+	t.Parallel()
 	r, md := referenceReport(t)
 	judged, unstable := 0, 0
 	for _, c := range r.Cells {
@@ -155,6 +157,7 @@ func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
 }
 
 func TestEveryFewProcessCellSaysNotJudged(t *testing.T) {
+	t.Parallel()
 	r, md := referenceReport(t)
 	few := 0
 	for _, c := range r.Cells {

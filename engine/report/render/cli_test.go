@@ -44,7 +44,8 @@ func spawnbenchBinary(t *testing.T) string {
 			return
 		}
 		cliPath = filepath.Join(dir, "spawnbench")
-		out, err := exec.Command("go", "build", "-o", cliPath, "spawnbench/cmd/spawnbench").CombinedOutput()
+		// No DWARF (-w): a third off the link, and no test reads it.
+		out, err := exec.Command("go", "build", "-ldflags=-w", "-o", cliPath, "spawnbench/cmd/spawnbench").CombinedOutput()
 		if err != nil {
 			cliErr = errors.New("go build: " + err.Error() + "\n" + string(out))
 		}
@@ -107,6 +108,7 @@ func writeSet(t *testing.T, s interface{ Write(string) error }) string {
 }
 
 func TestCLIBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	empty := filepath.Join(tmp, "empty")
 	garbage := filepath.Join(tmp, "garbage")
@@ -162,6 +164,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 }
 
 func TestCLIReportWritesFileAndPlots(t *testing.T) {
+	t.Parallel()
 	dir := writeSet(t, realisticSet(t))
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "report.md")
@@ -205,6 +208,7 @@ func TestCLIReportWritesFileAndPlots(t *testing.T) {
 }
 
 func TestCLICompare(t *testing.T) {
+	t.Parallel()
 	a := writeSet(t, scaledSet("native", 1, "gcc 12"))
 	b := writeSet(t, scaledSet("native", 1.5, "gcc 13"))
 	code, stdout, stderr := runCLI(t, "compare", a, b)

@@ -22,6 +22,7 @@ func scaledSet(env string, factor float64, toolchain string) *results.Set {
 }
 
 func TestCompareFindsRealChangeSignificant(t *testing.T) {
+	t.Parallel()
 	old := scaledSet("native", 1, "gcc 12")
 	slower := scaledSet("native", 2, "gcc 13")
 	slower.Provenance.Invocations[0].SpecHash = "fedcba"
@@ -65,6 +66,7 @@ func TestCompareFindsRealChangeSignificant(t *testing.T) {
 }
 
 func TestCompareSameDataIsNotSignificant(t *testing.T) {
+	t.Parallel()
 	a := scaledSet("native", 1, "gcc 12")
 	cmp, err := report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: scaledSet("native", 1, "gcc 12")}, report.CompareOptions{})
 	if err != nil {
@@ -89,6 +91,7 @@ func TestCompareSameDataIsNotSignificant(t *testing.T) {
 }
 
 func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
+	t.Parallel()
 	a := scaledSet("native", 1, "gcc 12")
 	b := scaledSet("native", 1.01, "gcc 12")
 	addCell(b, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 1, spawnNS: lognormalSpawns(4e5, 9)})
@@ -102,6 +105,7 @@ func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 }
 
 func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
+	t.Parallel()
 	set := func(factor float64) *results.Set {
 		s := scaledSet("native", 1, "gcc 12")
 		draw := lognormalSpawns(50e3, 5)
@@ -135,6 +139,7 @@ func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
 }
 
 func TestCompareSaysWhenTheMachineMoved(t *testing.T) {
+	t.Parallel()
 	// Two environments, both 20% slower in the new set: every cell moved
 	// one way.
 	set := func(factor float64) *results.Set { return scaledSetPair(factor, factor) }

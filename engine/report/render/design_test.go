@@ -14,6 +14,7 @@ import (
 // occasion-to-occasion moves, gets a design that reaches the target at
 // the cost the closed form gives from its own components and costs.
 func TestDesignFromASetOfOccasions(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(41, 42))
 	const occasions, perOccasion = 4, 10
 	shift := make([]float64, occasions)

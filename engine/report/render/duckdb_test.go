@@ -19,6 +19,7 @@ import (
 // The fixture set adds a timed-out process that printed spawns, which
 // must count nowhere.
 func TestReportAgreesWithDuckDB(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	cases := []struct {
 		name    string

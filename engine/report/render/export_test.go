@@ -21,6 +21,7 @@ import (
 // cell without processes, and the file stamped with the set's ID,
 // generation and provenance.
 func TestCSVAndCellsParquetAgree(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	py := venvPython(t, root)
 	dir := filepath.Join(root, "results", "sequential")

@@ -18,6 +18,7 @@ import (
 //
 //	go test ./engine/report/render -run TestOutputsMatchTheirGoldens -update
 func TestOutputsMatchTheirGoldens(t *testing.T) {
+	t.Parallel()
 	set := realisticSet(t)
 	r, err := report.Build([]report.Input{{Dir: "fixture", Set: set}}, report.Options{})
 	if err != nil {

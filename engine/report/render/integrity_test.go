@@ -12,6 +12,7 @@ import (
 )
 
 func TestStatisticsUseOkProcessesOnly(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	// Process 0 crashed after printing spawns of 1000 µs; processes 1
 	// and 2 spawn in 10 and 20 µs. The failed process's spawns stay in
@@ -38,6 +39,7 @@ func TestStatisticsUseOkProcessesOnly(t *testing.T) {
 }
 
 func TestDuplicateKeysAreRefused(t *testing.T) {
+	t.Parallel()
 	base := func() *results.Set {
 		s := &results.Set{Provenance: fixtureProvenance("", "")}
 		addCell(s, cellSpec{env: "native", mode: "sequential", n: 2, processes: 2, spawnNS: us([][]float64{{1, 2}, {3, 4}})})
@@ -70,6 +72,7 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 }
 
 func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(s, cellSpec{env: "native", mode: "sequential", n: 2, processes: 2, spawnNS: us([][]float64{{1, 2}, {3, 4}})})
 	first := &s.Provenance.Invocations[0]

@@ -19,6 +19,7 @@ func share(v float64) func(int) float64 { return func(int) float64 { return v } 
 // processes say the load moved its figure, and the report shows every
 // cell's load as numbers either way.
 func TestBusyFlagOnSyntheticSet(t *testing.T) {
+	t.Parallel()
 	// Half the processes (the even ones) loaded and 1.5× slower.
 	half := func(loaded, idle float64) func(int) float64 {
 		return func(p int) float64 {
@@ -89,6 +90,7 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 }
 
 func TestUnstableFlag(t *testing.T) {
+	t.Parallel()
 	// level gives process p's level; each spawn adds its thread number in
 	// ns, so no two values tie.
 	cell := func(level func(p int) float64) func(p, t int) int64 {
@@ -126,6 +128,7 @@ func TestUnstableFlag(t *testing.T) {
 // without is a warning, with each set's median load; a steady load that
 // flags neither set is none.
 func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
+	t.Parallel()
 	set := func(others float64) *results.Set {
 		s := &results.Set{Provenance: fixtureProvenance("", "")}
 		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6, wallNS: 200e6,

@@ -75,6 +75,7 @@ func mergedOnDisk(t *testing.T, sets ...*results.Set) (string, *results.Set) {
 // its wasm 30; machine b's 20 and 100. Per-machine ratios are 3 and 5;
 // any ratio across machines (1.5, 10) is a defect.
 func TestRatiosStayWithinEachMachine(t *testing.T) {
+	t.Parallel()
 	a := machineSet(t, "host-a", 10, 30, "hash")
 	b := machineSet(t, "host-b", 20, 100, "hash")
 	idA, idB := a.Provenance.Invocations[0].Machine.Identity(), b.Provenance.Invocations[0].Machine.Identity()
@@ -136,6 +137,7 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 }
 
 func TestMergeRefusesMixedSpecs(t *testing.T) {
+	t.Parallel()
 	a := machineSet(t, "host-a", 10, 30, "hash-one")
 	b := machineSet(t, "host-b", 20, 100, "hash-two")
 	_, err := results.Merge([]results.Part{{Dir: "dir-a", Set: a}, {Dir: "dir-b", Set: b}}, results.Invocation{}, results.MergeOptions{})
@@ -154,6 +156,7 @@ func TestMergeRefusesMixedSpecs(t *testing.T) {
 // cell on its own machine; two one-machine sets from different machines
 // compare with a warning.
 func TestCompareMatchesMachines(t *testing.T) {
+	t.Parallel()
 	a := machineSet(t, "host-a", 10, 30, "hash")
 	b := machineSet(t, "host-b", 20, 100, "hash")
 	dir, merged := mergedOnDisk(t, a, b)
@@ -186,6 +189,7 @@ func TestCompareMatchesMachines(t *testing.T) {
 // of a merged set reads in pandas, polars and DuckDB as the two machines'
 // IDs, with each machine's rows.
 func TestMachineColumnReadsEverywhere(t *testing.T) {
+	t.Parallel()
 	py := venvPython(t, repoRoot(t))
 	a := machineSet(t, "host-a", 10, 30, "hash")
 	b := machineSet(t, "host-b", 20, 100, "hash")

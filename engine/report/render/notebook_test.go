@@ -233,6 +233,7 @@ func cellByLabel(r *report.Report, env, mode, label string) *report.Cell {
 }
 
 func TestNotebookRebuildsClassicTable(t *testing.T) {
+	t.Parallel()
 	s := realisticSet(t)
 	dir := writeSet(t, s)
 	rows := runNotebook(t, dir)
@@ -251,6 +252,7 @@ func TestNotebookRebuildsClassicTable(t *testing.T) {
 }
 
 func TestNotebookOnCommittedReferenceSet(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	ref := filepath.Join(root, "results", "reference")
 	set, err := results.Read(ref)
@@ -293,6 +295,7 @@ func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 }
 
 func TestNotebookRefusesDuplicateKeys(t *testing.T) {
+	t.Parallel()
 	s := realisticSet(t)
 	s.Samples = append(s.Samples, s.Samples[len(s.Samples)/2])
 	d := s.Samples[len(s.Samples)-1]
@@ -304,6 +307,7 @@ func TestNotebookRefusesDuplicateKeys(t *testing.T) {
 }
 
 func TestNotebookIntervalIsTheReports(t *testing.T) {
+	t.Parallel()
 	// One cell of 40 processes a second apart on a machine that drifts
 	// (a slow sine over the run, little noise between processes): the
 	// report's interval is its drift windows', and the notebook's must be

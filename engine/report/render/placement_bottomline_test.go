@@ -40,6 +40,7 @@ func oneCPUSet(t *testing.T) *results.Set {
 // at the JSON path readers use, with the free ratio beside it; a twin has
 // no row of its own.
 func TestBottomLineHeadlineIsOneCPU(t *testing.T) {
+	t.Parallel()
 	r := build(t, oneCPUSet(t))
 	bl := r.BottomLine
 	if bl == nil || len(bl.Rows) != 2 {

@@ -14,6 +14,7 @@ import (
 // set drew 110 MB SVGs, every sample a path). Forty times the samples
 // make plots of about the same size; the boxes still count every sample.
 func TestPlotSizeDoesNotGrowWithSamples(t *testing.T) {
+	t.Parallel()
 	sizes := func(processes int) map[string]int64 {
 		s := &results.Set{Provenance: fixtureProvenance("", "")}
 		addCell(s, cellSpec{env: "native", mode: "sequential", n: 1000, processes: processes, spawnNS: lognormalSpawns(40e3, 1)})
@@ -56,6 +57,7 @@ func TestPlotSizeDoesNotGrowWithSamples(t *testing.T) {
 // TestSubsampleIsEvenAndOrdered: k distinct indexes in order, spread over
 // the whole range.
 func TestSubsampleIsEvenAndOrdered(t *testing.T) {
+	t.Parallel()
 	got := subsample(100000, 3000, 7)
 	if len(got) != 3000 {
 		t.Fatalf("%d indexes, want 3000", len(got))

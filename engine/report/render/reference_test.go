@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the referen
 // the environments and every table are what they were. A deliberate change
 // to the report regenerates it with -update.
 func TestReferenceSetReportsAsBefore(t *testing.T) {
+	t.Parallel()
 	_, md := referenceReport(t)
 	golden := filepath.Join("testdata", "reference-report.md")
 	if *update {

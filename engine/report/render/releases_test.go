@@ -53,6 +53,7 @@ func cliToolchain(version string) string {
 // ("wasmtime-latest") is placed by its CLI's version; each row has its
 // figure, interval, processes and ratio to native.
 func TestReleasesTableOrdersReleasesByVersion(t *testing.T) {
+	t.Parallel()
 	envs := []string{"wasmtime-46", "wasmtime-42", "wasmtime-latest", "wasmtime-9", "wasmtime-36"}
 	tcs := `{"native":"gcc (Debian 12.2.0-14+deb12u1) 12.2.0",` +
 		`"wasmtime-46":"` + cliToolchain("46.0.1") + `","wasmtime-42":"` + cliToolchain("42.0.1") + `",` +
@@ -131,6 +132,7 @@ func TestReleasesTableOrdersReleasesByVersion(t *testing.T) {
 // environments) is nothing to set side by side, and an environment whose
 // run recorded no CLI version is not placed by its name.
 func TestReleasesSectionNeedsTwoReleases(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		envs []string
 		tcs  string

@@ -50,6 +50,7 @@ func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1
 func nearStored(got, want float64) bool { return math.Abs(got-want) <= 1e-4*math.Abs(want) }
 
 func TestCellStatisticsOnKnownData(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	// Five processes of one spawn: 10, 20, 30, 40, 50 µs, plus a warm-up
 	// process of 1e9 µs that must not count.
@@ -88,6 +89,7 @@ func TestCellStatisticsOnKnownData(t *testing.T) {
 }
 
 func TestOneProcessIsNotJudged(t *testing.T) {
+	t.Parallel()
 	values := make([]float64, 101)
 	for i := range values {
 		values[i] = float64(i + 1)
@@ -110,6 +112,7 @@ func TestOneProcessIsNotJudged(t *testing.T) {
 }
 
 func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
+	t.Parallel()
 	// Two processes of 100 spawns; spawn t of process p takes
 	// 1000·p + t + 1 µs. The last 10 of each are threads 90..99.
 	vals := make([][]float64, 2)
@@ -152,6 +155,7 @@ func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
 }
 
 func TestLastKViewOnlyFromMinN(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	s.Provenance.Invocations[0].Views = results.Views{Last: 5, MinN: 50}
 	for _, n := range []int32{10, 50} {
@@ -168,6 +172,7 @@ func TestLastKViewOnlyFromMinN(t *testing.T) {
 }
 
 func TestRatioToBaseline(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	base := lognormalSpawns(40e3, 7)
 	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 10, spawnNS: base})
@@ -209,6 +214,7 @@ func TestRatioToBaseline(t *testing.T) {
 }
 
 func TestNoBaselineNoRatios(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e5, 1)})
 	r := build(t, s)
@@ -239,6 +245,7 @@ func statusSet() *results.Set {
 }
 
 func TestClassicTableRendering(t *testing.T) {
+	t.Parallel()
 	r := build(t, statusSet())
 	md := markdownOf(t, r)
 	out := md.String()
@@ -267,6 +274,7 @@ func TestClassicTableRendering(t *testing.T) {
 }
 
 func TestFailureLabels(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cell report.Cell
 		want string
@@ -288,6 +296,7 @@ func TestFailureLabels(t *testing.T) {
 }
 
 func TestClockWarningsComeFirst(t *testing.T) {
+	t.Parallel()
 	r := build(t, realisticSet(t))
 	md := markdownOf(t, r)
 	out := md.String()
@@ -308,6 +317,7 @@ func TestClockWarningsComeFirst(t *testing.T) {
 }
 
 func TestCSVHasOneRowPerCell(t *testing.T) {
+	t.Parallel()
 	r := build(t, statusSet())
 	var buf bytes.Buffer
 	if err := Write(r, &buf, FormatCSV, nil); err != nil {
@@ -353,6 +363,7 @@ func TestCSVHasOneRowPerCell(t *testing.T) {
 }
 
 func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
+	t.Parallel()
 	r := build(t, statusSet())
 	var buf bytes.Buffer
 	if err := Write(r, &buf, FormatJSON, []Plot{{Title: "t", Path: "p.png"}}); err != nil {
@@ -382,6 +393,7 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 }
 
 func TestMergeDisjointSets(t *testing.T) {
+	t.Parallel()
 	a := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
 	b := &results.Set{Provenance: fixtureProvenance(`{"native":"not asked for"}`, "")}
@@ -398,6 +410,7 @@ func TestMergeDisjointSets(t *testing.T) {
 // TestInputErrors: every way a report or comparison can be asked of bad
 // input is an input error (exit 2) that names the cause.
 func TestInputErrors(t *testing.T) {
+	t.Parallel()
 	a := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
 	badViews := statusSet()
@@ -434,6 +447,7 @@ func TestInputErrors(t *testing.T) {
 }
 
 func TestRatioWithTooFewSamplesIsUnbounded(t *testing.T) {
+	t.Parallel()
 	r := build(t, statusSet())
 	// wasi has 2 processes at n = 1, native 3: too few for an interval.
 	q := r.Ratio("wasi", "sequential", report.Column{N: 1})
@@ -446,6 +460,7 @@ func TestRatioWithTooFewSamplesIsUnbounded(t *testing.T) {
 }
 
 func TestCalibrationOnlySet(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", ""), Calibration: []results.CalibrationCheck{
 		{Environment: "native", Check: "sleep", Pass: true},
 		{Environment: "native", Check: "coherence", Pass: true},
@@ -477,6 +492,7 @@ func TestCalibrationOnlySet(t *testing.T) {
 // that made the stored figure (stats.ReduceSpawns), and a process that
 // stores no figure is refused by name.
 func TestReportReadsTheStoredFigure(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 10, spawnNS: lognormalSpawns(40e3, 11)})
 	spawns := map[int32][]int64{}

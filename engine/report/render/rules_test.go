@@ -13,6 +13,7 @@ import (
 // every verdict's rule in engine/stats' words (stats.Rules), whole, so
 // no legend words a rule by hand.
 func TestLegendsQuoteTheRules(t *testing.T) {
+	t.Parallel()
 	set := realisticSet(t)
 	r, err := report.Build([]report.Input{{Dir: "fixture", Set: set}}, report.Options{})
 	if err != nil {

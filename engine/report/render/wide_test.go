@@ -57,6 +57,7 @@ func kindOf(env string) string {
 }
 
 func TestTwentyEnvironmentsNeverShareAColourOrMarker(t *testing.T) {
+	t.Parallel()
 	colours := map[color.NRGBA]int{}
 	for i, c := range palette[:20] {
 		if j, ok := colours[c]; ok {
@@ -74,6 +75,7 @@ func TestTwentyEnvironmentsNeverShareAColourOrMarker(t *testing.T) {
 }
 
 func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
+	t.Parallel()
 	r := build(t, wideSet())
 	var got []string
 	for _, env := range r.Environments {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestWriteDirWritesReportAndPlots(t *testing.T) {
+	t.Parallel()
 	s := realisticSet(t)
 	dir := writeSet(t, s)
 	if _, err := WriteDir(dir, s); err != nil {
@@ -58,6 +59,7 @@ func TestWriteDirWritesReportAndPlots(t *testing.T) {
 }
 
 func TestPlotsCountSamplesTheLogAxisCannotShow(t *testing.T) {
+	t.Parallel()
 	s := &results.Set{Provenance: fixtureProvenance("", "")}
 	addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 3, untrusted: true,
 		spawnNS: func(p, t int) int64 { return int64(1000 * (t - 2)) }})
