@@ -2,6 +2,7 @@ package env_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,15 +29,18 @@ func webEnv(t testing.TB, kind, fields string) *env.Environment {
 	return envFromSpec(t, "web", kind, fields)
 }
 
-// webBuilds holds one build directory per environment key, shared by the
-// tests of this package.
+// webBuilds holds one build directory per payload build (BuildKey), shared
+// by the tests of this package as a run's build cache shares it between
+// the hosts of one payload.
 var webBuilds = struct {
 	sync.Mutex
 	dirs map[string]string
 	root string
 }{dirs: map[string]string{}}
 
-// webBuild builds e once per test binary; key names the build.
+// webBuild builds e's payload once per test binary and stages it for e's
+// host, as a run prepares it; key (and the build's hash) names the
+// build's directory.
 func webBuild(t testing.TB, key string, e *env.Environment) string {
 	t.Helper()
 	fulltest.Only(t, "builds with a real compiler")
@@ -45,8 +49,15 @@ func webBuild(t testing.TB, key string, e *env.Environment) string {
 	}
 	webBuilds.Lock()
 	defer webBuilds.Unlock()
-	if dir, ok := webBuilds.dirs[key]; ok {
-		return dir
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	build := e.BuildKey(ctx)
+	if dir, ok := webBuilds.dirs[build]; ok {
+		staged, err := e.Stage(ctx, dir)
+		if err != nil {
+			t.Fatalf("stage %s: %v", key, err)
+		}
+		return staged
 	}
 	if webBuilds.root == "" {
 		removeDeadWebBuilds()
@@ -64,23 +75,22 @@ func webBuild(t testing.TB, key string, e *env.Environment) string {
 			t.Fatal(err)
 		}
 	}
-	dir := filepath.Join(webBuilds.root, key)
+	sum := sha256.Sum256([]byte(build))
+	dir := filepath.Join(webBuilds.root, fmt.Sprintf("%s-%x", key, sum[:4]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	start := time.Now()
 	if err := e.Build(ctx, filepath.Join(webBuilds.root, "src"), dir); err != nil {
 		t.Fatalf("build %s: %v", key, err)
 	}
-	dir, err := e.Stage(ctx, dir)
+	t.Logf("built %s in %v", key, time.Since(start).Round(time.Millisecond))
+	webBuilds.dirs[build] = dir
+	staged, err := e.Stage(ctx, dir)
 	if err != nil {
 		t.Fatalf("stage %s: %v", key, err)
 	}
-	t.Logf("built %s in %v", key, time.Since(start).Round(time.Millisecond))
-	webBuilds.dirs[key] = dir
-	return dir
+	return staged
 }
 
 // webBuildPrefix names the build directories of the web kinds' tests. They
