@@ -92,8 +92,8 @@ func mainThreadCPU(pid int) (time.Duration, error) {
 }
 
 // stopAt starts `run SPEC -o OUT --resume`, sends it sig once reached
-// says so (asked every poll), and checks how it ended: exit 130 after SIGINT or SIGTERM, the
-// signal itself after SIGKILL.
+// says so (asked every poll), and checks how it ended: exit 130 after
+// SIGINT or SIGTERM, the signal itself after SIGKILL.
 func stopAt(t *testing.T, dir string, env []string, spec, out string, sig syscall.Signal, instant string, poll time.Duration, reached func(pid int, out string) bool) {
 	t.Helper()
 	cmd, stderr := startLogged(t, dir, env, "run", spec, "-o", out, "--resume")

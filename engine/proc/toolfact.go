@@ -34,11 +34,12 @@ func ToolFact(ctx context.Context, argv ...string) (string, error) {
 			key = append([]string{path}, argv[1:]...)
 		}
 	}
+	k := strings.Join(key, "\x00")
 	toolFacts.Lock()
-	a, ok := toolFacts.answers[strings.Join(key, "\x00")]
+	a, ok := toolFacts.answers[k]
 	if !ok {
 		a = &toolAnswer{}
-		toolFacts.answers[strings.Join(key, "\x00")] = a
+		toolFacts.answers[k] = a
 	}
 	toolFacts.Unlock()
 	a.Lock()
