@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
+
+	"spawnbench/engine/fulltest"
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"

@@ -5,8 +5,9 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"testing"
+
+	"spawnbench/engine/fulltest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"

@@ -47,3 +47,14 @@ func flagText(n report.Judgement, processes int) string {
 	}
 	return " [" + strings.Join(f, ", ") + "]"
 }
+
+// flags are the cell's verdicts in brackets, for appending to a figure
+// or to a ratio of which the cell is the numerator: a ratio is flagged
+// by its own environment's cell, never by its baseline's (the report
+// names the baseline's evidence once, above the ratios).
+func flags(c *report.Cell) string {
+	if c.Stats == nil {
+		return "" // a status or n/a: no figure to judge
+	}
+	return flagText(c.Judgement, c.Stats.Processes)
+}

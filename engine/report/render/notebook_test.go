@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"spawnbench/engine/fulltest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"

@@ -13,17 +13,18 @@ import (
 	"strconv"
 	"strings"
 
+	"spawnbench/engine/atomicfile"
+	"spawnbench/engine/report"
+	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
+	"spawnbench/engine/textfmt"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-	"spawnbench/engine/atomicfile"
-	"spawnbench/engine/report"
-	"spawnbench/engine/results"
-	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // pngDPI makes PNG text sharp enough to read when the image is shown at
@@ -572,4 +573,15 @@ func drawWithLegend(c draw.Canvas, p *plot.Plot, leg *plot.Legend) {
 	lw := leg.Rectangle(c).Size().X + vg.Points(10)
 	p.Draw(draw.Crop(c, 0, -lw, 0, 0))
 	leg.Draw(draw.Crop(c, c.Size().X-lw, 0, 0, -vg.Points(40)))
+}
+
+// writePlots links the plots (the release plot is shown with its table).
+func writePlots(r *report.Report, b *strings.Builder, plots []Plot) {
+	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool { return filepath.Base(p.Path) == releasesPlotBase+".png" })
+	if len(plots) > 0 {
+		b.WriteString("## Plots\n\n")
+		for _, p := range plots {
+			fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.Path)
+		}
+	}
 }
