@@ -17,7 +17,7 @@ func writeBusyWarning(b *strings.Builder, cells []report.Cell) {
 	for i := range cells {
 		c := &cells[i]
 		if c.Judgement.Busy && c.Last == 0 {
-			busy = append(busy, fmt.Sprintf("%s (%s)", loadCellName(c), c.Judgement.BusyEvidence))
+			busy = append(busy, fmt.Sprintf("%s (%s)", loadCellName(c), busyEvidence(c.Judgement)))
 		}
 	}
 	if len(busy) == 0 {
@@ -52,7 +52,7 @@ func writeLoad(r *report.Report, b *strings.Builder) {
 		}
 		effect := fmt.Sprintf("— (a test needs %d processes with a figure)", stats.BusyMinProcesses)
 		if n.LoadTested > 0 {
-			effect = fmt.Sprintf("%s (%d processes)", n.LoadEffect, n.LoadTested)
+			effect = fmt.Sprintf("%s (%d processes)", textfmt.LoadEffect(n.Load()), n.LoadTested)
 		}
 		var verdict []string
 		if n.BusyThroughout {

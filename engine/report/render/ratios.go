@@ -51,7 +51,7 @@ func writeReportRatios(r *report.Report, b *strings.Builder) {
 		noted := false
 		for _, c := range r.Cells {
 			if c.Environment == r.Baseline && c.Judgement.Unstable {
-				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", report.CellName(&c), c.Judgement.Reason)
+				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", report.CellName(&c), reasonText(c.Judgement))
 				noted = true
 			}
 		}
@@ -71,7 +71,7 @@ func writeReportRatios(r *report.Report, b *strings.Builder) {
 func columnHeader(r *report.Report) []string {
 	header := []string{"Environment", "Mode"}
 	for _, col := range r.Columns {
-		header = append(header, col.Label())
+		header = append(header, columnLabel(col))
 	}
 	return header
 }

@@ -233,8 +233,8 @@ func writeCSVRows(c *report.Comparison, w io.Writer, header bool) error {
 
 // flagSides spells the two sides' flags of a compared cell.
 func flagSides(o, n report.Judgement) string {
-	if o.Flags() == "" && n.Flags() == "" {
+	if verdictFlags(o) == "" && verdictFlags(n) == "" {
 		return ""
 	}
-	return "old: " + report.OrDash(o.Flags()) + "; new: " + report.OrDash(n.Flags())
+	return "old: " + report.OrDash(verdictFlags(o)) + "; new: " + report.OrDash(verdictFlags(n))
 }

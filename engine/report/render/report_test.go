@@ -106,8 +106,8 @@ func TestOneProcessIsNotJudged(t *testing.T) {
 	if !near(float64(st.TypicalUS), 51) || st.Bounded() || st.Processes != 1 {
 		t.Errorf("estimate = %+v, want typical 51 from one process, unbounded", st.Estimate)
 	}
-	if c.Judgement.Verdict != report.NotJudged || !strings.Contains(c.Judgement.Reason, "1 process") {
-		t.Errorf("verdict = %q (%s), want not judged for 1 process", c.Judgement.Verdict, c.Judgement.Reason)
+	if c.Judgement.Verdict != report.NotJudged || !strings.Contains(reasonText(c.Judgement), "1 process") {
+		t.Errorf("verdict = %q (%s), want not judged for 1 process", c.Judgement.Verdict, reasonText(c.Judgement))
 	}
 }
 

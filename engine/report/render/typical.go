@@ -49,8 +49,8 @@ func writeTypical(r *report.Report, b *strings.Builder) {
 		e := &c.Stats.Estimate
 		precision := precisionText(e, c.Judgement)
 		verdict := c.Judgement.Verdict
-		if c.Judgement.Reason != "" && c.Judgement.Verdict != report.Stable {
-			verdict += ": " + c.Judgement.Reason
+		if reason := reasonText(c.Judgement); reason != "" {
+			verdict += ": " + reason
 		}
 		if c.Judgement.Busy {
 			verdict = "busy; " + verdict
