@@ -146,7 +146,7 @@ func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
 			text := row[2+k]
 			c := r.Cell(row[0], row[1], col)
 			if strings.Contains(text, "unstable") && (c == nil || !c.Judgement.Unstable) {
-				t.Errorf("%s %s %s: ratio %q flagged unstable, its own cell is %v", row[0], row[1], col.Label(), text, c.Judgement.Verdict)
+				t.Errorf("%s %s %s: ratio %q flagged unstable, its own cell is %v", row[0], row[1], columnLabel(col), text, c.Judgement.Verdict)
 			}
 		}
 	}
@@ -166,7 +166,7 @@ func TestEveryFewProcessCellSaysNotJudged(t *testing.T) {
 		}
 		few++
 		if c.Judgement.Verdict != report.NotJudged || !strings.Contains(flags(&c), "not judged") {
-			t.Errorf("%s: %d processes, verdict %q, flags %q", report.CellName(&c), c.Stats.Processes, c.Judgement.Verdict, flags(&c))
+			t.Errorf("%s: %d processes, verdict %q, flags %q", cellName(c.ID()), c.Stats.Processes, c.Judgement.Verdict, flags(&c))
 		}
 	}
 	if few == 0 {
@@ -185,7 +185,7 @@ func TestEveryFewProcessCellSaysNotJudged(t *testing.T) {
 					continue
 				}
 				if !strings.Contains(row[2+k], "not judged") {
-					t.Errorf("%s: %s %s %s reads %q, without \"not judged\"", heading, row[0], row[1], col.Label(), row[2+k])
+					t.Errorf("%s: %s %s %s reads %q, without \"not judged\"", heading, row[0], row[1], columnLabel(col), row[2+k])
 				}
 			}
 		}

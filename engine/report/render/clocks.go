@@ -31,7 +31,7 @@ func writeClockWarnings(r *report.Report, b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "%s. Its numbers below are marked %s; do not draw conclusions from them.\n", strings.Join(what, "; "), untrustedMark)
 		for _, f := range v.Failed[:min(5, len(v.Failed))] {
-			fmt.Fprintf(b, "> - %s\n", mdEscape(truncate(f, 200)))
+			fmt.Fprintf(b, "> - %s\n", mdEscape(truncate(failedCheckText(f), 200)))
 		}
 		b.WriteString("\n")
 	}
@@ -68,4 +68,14 @@ func writeCalibration(r *report.Report, b *strings.Builder) {
 		mdTable(b, []string{"Environment", "Sleep checks passed", "Coherence checks passed", "Untrusted samples", "Clock step", "One reading", "Verdict"}, "lrrrrrl", rows)
 		b.WriteString("Clock step: the smallest difference between two successive readings that differ (a coarsened clock's grain; for a fine clock, about the cost of a reading). One reading: the mean cost of one clock read, the median over the calibration processes.\n\n")
 	}
+}
+
+// failedCheckText names a failed calibration check: "sleep check,
+// process 3: detail".
+func failedCheckText(f report.FailedCheck) string {
+	what := fmt.Sprintf("%s check, process %d", f.Check, f.Process)
+	if f.Detail != "" {
+		what += ": " + f.Detail
+	}
+	return what
 }

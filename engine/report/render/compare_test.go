@@ -74,7 +74,7 @@ func TestCompareSameDataIsNotSignificant(t *testing.T) {
 	}
 	for _, ch := range cmp.Changes {
 		if ch.Significant || ch.ChangePct != 0 {
-			t.Errorf("identical sets: %s change %v%% significant %v", ch.Label(), ch.ChangePct, ch.Significant)
+			t.Errorf("identical sets: %s change %v%% significant %v", columnLabel(ch.Column), ch.ChangePct, ch.Significant)
 		}
 	}
 	if len(cmp.Differences) != 0 {
@@ -99,7 +99,7 @@ func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(cmp.OnlyNew, "; "); got != "wasm sequential n=100 all; wasm sequential n=100 last 10" {
+	if got := strings.Join(cellNames(cmp.OnlyNew), "; "); got != "wasm sequential n=100 all; wasm sequential n=100 last 10" {
 		t.Errorf("only new = %q", got)
 	}
 }

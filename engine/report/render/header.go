@@ -32,11 +32,11 @@ func writeHeader(b *strings.Builder, sources []report.Source) {
 		var where []string
 		for _, id := range slices.Sorted(maps.Keys(machines)) {
 			m := machines[id]
-			where = append(where, fmt.Sprintf("%s (%s, %d cores)", report.OrDash(m.Hostname), report.OrDash(m.CPUModel), m.Cores))
+			where = append(where, fmt.Sprintf("%s (%s, %d cores)", orDash(m.Hostname), orDash(m.CPUModel), m.Cores))
 		}
 		spec := "—"
 		if last := src.Provenance.LastMeasuring(); last != nil {
-			spec = report.OrDash(last.SpecName)
+			spec = orDash(last.SpecName)
 		}
 		fmt.Fprintf(b, "Result set `%s`: spec %s, %s in %s on %s, %s to %s.", src.Dir, spec,
 			textfmt.Plural(src.Processes, "process", "processes"), textfmt.Plural(len(invs), "invocation", "invocations"), strings.Join(where, ", "), formatTime(from), formatTime(to))

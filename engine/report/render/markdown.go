@@ -80,7 +80,7 @@ func writeReportMarkdown(r *report.Report, w io.Writer, plots []Plot) error {
 	writeFailures(r, &b)
 	writePlots(r, &b, plots)
 	writeAppendix(r, &b)
-	writeNotes(&b, r.Warnings)
+	writeNotes(&b, warningTexts(r.Warnings))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -218,15 +218,15 @@ func checkAgainstReport(t *testing.T, rows [][]string, set *results.Set) {
 		}
 	}
 	for _, c := range r.Cells {
-		if !seen[c.Environment+"/"+c.Mode+"/"+c.Label()] {
-			t.Errorf("report has %s %s %q, the notebook does not", c.Environment, c.Mode, c.Label())
+		if !seen[c.Environment+"/"+c.Mode+"/"+columnLabel(c.Column)] {
+			t.Errorf("report has %s %s %q, the notebook does not", c.Environment, c.Mode, columnLabel(c.Column))
 		}
 	}
 }
 
 func cellByLabel(r *report.Report, env, mode, label string) *report.Cell {
 	for _, col := range r.Columns {
-		if col.Label() == label {
+		if columnLabel(col) == label {
 			return r.Cell(env, mode, col)
 		}
 	}

@@ -22,11 +22,11 @@ func writeSources(b *strings.Builder, label string, sources []report.Source) {
 		}
 		b.WriteString("\n")
 		for _, inv := range src.Provenance.Invocations {
-			fmt.Fprintf(b, "  - invocation %d: `%s`, spec %s", inv.ID, invocationCommand(inv), report.OrDash(inv.SpecName))
+			fmt.Fprintf(b, "  - invocation %d: `%s`, spec %s", inv.ID, invocationCommand(inv), orDash(inv.SpecName))
 			if h := inv.SpecHash; h != "" {
 				fmt.Fprintf(b, " (sha256 %s)", h[:min(12, len(h))])
 			}
-			fmt.Fprintf(b, ", spawnbench %s, %s; %s to %s", report.OrDash(inv.Version), report.OrDash(inv.Machine.GoVersion),
+			fmt.Fprintf(b, ", spawnbench %s, %s; %s to %s", orDash(inv.Version), orDash(inv.Machine.GoVersion),
 				formatTime(&inv.StartedAt), formatTime(inv.EndedAt))
 			switch {
 			case inv.Interrupted:
@@ -46,7 +46,7 @@ func writeSources(b *strings.Builder, label string, sources []report.Source) {
 			b.WriteString("\n")
 			m := inv.Machine
 			fmt.Fprintf(b, "    - machine `%s`: %s, %s, %d cores, kernel %s, %s; pinning %s\n",
-				m.Identity(), report.OrDash(m.Hostname), report.OrDash(m.CPUModel), m.Cores, report.OrDash(m.Kernel), report.OrDash(m.Arch), textfmt.CPUs(inv.CPUs))
+				m.Identity(), orDash(m.Hostname), orDash(m.CPUModel), m.Cores, orDash(m.Kernel), orDash(m.Arch), textfmt.CPUs(inv.CPUs))
 		}
 	}
 	b.WriteString("\n")

@@ -51,7 +51,7 @@ func writeReportRatios(r *report.Report, b *strings.Builder) {
 		noted := false
 		for _, c := range r.Cells {
 			if c.Environment == r.Baseline && c.Judgement.Unstable {
-				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", report.CellName(&c), reasonText(c.Judgement))
+				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", cellName(c.ID()), reasonText(c.Judgement))
 				noted = true
 			}
 		}

@@ -19,7 +19,7 @@ func writeClusters(r *report.Report, b *strings.Builder) {
 			continue
 		}
 		for k, g := range c.Stats.Clusters {
-			rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), report.ViewLabel(c.Last),
+			rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
 				fmt.Sprintf("%d of %d", k+1, len(c.Stats.Clusters)), fmt.Sprintf("%.0f%%", 100*float64(g.Share)), estimateText(&g.Estimate)})
 		}
 	}
@@ -40,7 +40,7 @@ func writeRegimes(r *report.Report, b *strings.Builder) {
 	var rows [][]string
 	for _, c := range r.Cells {
 		for k, g := range c.Regimes {
-			rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), report.ViewLabel(c.Last),
+			rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
 				fmt.Sprintf("%d of %d", k+1, len(c.Regimes)), fmt.Sprintf("%.0f%%", 100*float64(g.Share)),
 				textfmt.TimeUS(float64(g.FromUS)) + " – " + textfmt.TimeUS(float64(g.ToUS)), estimateText(&g.Estimate)})
 		}

@@ -131,7 +131,7 @@ func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
 	if len(r.Columns) != len(wantCols) || r.Columns[0] != wantCols[0] || r.Columns[1] != wantCols[1] {
 		t.Fatalf("columns = %v, want %v", r.Columns, wantCols)
 	}
-	if got := r.Columns[1].Label(); got != "100 (last 10)" {
+	if got := columnLabel(r.Columns[1]); got != "100 (last 10)" {
 		t.Errorf("label = %q, want %q", got, "100 (last 10)")
 	}
 	all := r.Cell("native", "sequential", report.Column{N: 100})
@@ -164,7 +164,7 @@ func TestLastKViewOnlyFromMinN(t *testing.T) {
 	r := build(t, s)
 	var labels []string
 	for _, c := range r.Columns {
-		labels = append(labels, c.Label())
+		labels = append(labels, columnLabel(c))
 	}
 	if got, want := strings.Join(labels, ","), "10,50,50 (last 5)"; got != want {
 		t.Errorf("columns = %s, want %s", got, want)
@@ -480,7 +480,7 @@ func TestCalibrationOnlySet(t *testing.T) {
 		}
 	}
 	if len(r.Warnings) != 0 {
-		t.Errorf("warnings for a calibration-only set: %q", r.Warnings)
+		t.Errorf("warnings for a calibration-only set: %+v", r.Warnings)
 	}
 }
 

@@ -55,7 +55,7 @@ func writeTypical(r *report.Report, b *strings.Builder) {
 		if c.Judgement.Busy {
 			verdict = "busy; " + verdict
 		}
-		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), report.ViewLabel(c.Last),
+		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last),
 			textfmt.TimeUS(float64(e.TypicalUS)) + mark,
 			formatInterval(float64(e.LowUS), float64(e.HighUS), textfmt.TimeUS), precision, verdict})
 	}
