@@ -3,13 +3,12 @@ package report
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
-	"strconv"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // CompareAlpha is the level at which compare calls a change significant,
@@ -152,10 +151,13 @@ func busyLevelsDiffer(a, b BusyLevel) bool {
 }
 
 // ProvenanceDiff is one provenance entry that differs between two sets.
+// Old and New are the entry's values as the provenance holds them: a
+// string, the cores (int), the pinning ([]int, sorted; nil for none),
+// the views (results.Views); nil where a set has no invocation.
 type ProvenanceDiff struct {
 	Key string `json:"key"`
-	Old string `json:"old"`
-	New string `json:"new"`
+	Old any    `json:"old"`
+	New any    `json:"new"`
 }
 
 // Comparison is what spawnbench compare prints.
@@ -380,7 +382,7 @@ func provenanceDiffs(a, b *results.Provenance) []ProvenanceDiff {
 	ia, ib := describe(a), describe(b)
 	var out []ProvenanceDiff
 	for _, k := range describedKeys {
-		if ia[k] != ib[k] {
+		if !reflect.DeepEqual(ia[k], ib[k]) {
 			out = append(out, ProvenanceDiff{Key: k, Old: ia[k], New: ib[k]})
 		}
 	}
@@ -404,21 +406,24 @@ func provenanceDiffs(a, b *results.Provenance) []ProvenanceDiff {
 var describedKeys = []string{"spec_name", "spec_hash", "spawnbench_version", "go_version",
 	"cpu_model", "cores", "kernel", "arch", "pinning", "views", "order"}
 
-// describe spells the provenance entries that can explain a change.
-func describe(p *results.Provenance) map[string]string {
+// describe gathers the provenance entries that can explain a change.
+func describe(p *results.Provenance) map[string]any {
 	inv := p.LastMeasuring()
 	if inv == nil {
 		inv = p.Last()
 	}
 	if inv == nil {
-		return map[string]string{}
+		return map[string]any{}
 	}
 	m := inv.Machine
-	return map[string]string{
+	var pinning []int // nil for none, in whatever order the spec listed them
+	if len(inv.CPUs) > 0 {
+		pinning = slices.Sorted(slices.Values(inv.CPUs))
+	}
+	return map[string]any{
 		"spec_name": inv.SpecName, "spec_hash": inv.SpecHash, "spawnbench_version": inv.Version, "go_version": m.GoVersion,
-		"cpu_model": m.CPUModel, "cores": strconv.Itoa(m.Cores), "kernel": m.Kernel, "arch": m.Arch,
-		"pinning": textfmt.CPUs(inv.CPUs), "views": fmt.Sprintf("last %d for n >= %d", inv.Views.Last, inv.Views.MinN),
-		"order": inv.Order,
+		"cpu_model": m.CPUModel, "cores": m.Cores, "kernel": m.Kernel, "arch": m.Arch,
+		"pinning": pinning, "views": inv.Views, "order": inv.Order,
 	}
 }
 

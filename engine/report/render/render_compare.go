@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/results"
 	"spawnbench/engine/textfmt"
 )
 
@@ -123,7 +124,7 @@ func writeChanges(c *report.Comparison, b *strings.Builder) {
 		b.WriteString("## Provenance differences\n\nThese differ between the sets and may explain any change:\n\n")
 		var rows [][]string
 		for _, d := range c.Differences {
-			rows = append(rows, []string{d.Key, orDash(d.Old), orDash(d.New)})
+			rows = append(rows, []string{d.Key, provenanceValue(d.Old), provenanceValue(d.New)})
 		}
 		mdTable(b, []string{"", "old", "new"}, "lll", rows)
 	}
@@ -237,4 +238,22 @@ func flagSides(o, n report.Judgement) string {
 		return ""
 	}
 	return "old: " + orDash(verdictFlags(o)) + "; new: " + orDash(verdictFlags(n))
+}
+
+// provenanceValue spells one side of a provenance difference; a dash
+// where the set does not say.
+func provenanceValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return orDash(v)
+	case int:
+		return strconv.Itoa(v)
+	case []int:
+		return textfmt.CPUs(v)
+	case results.Views:
+		return fmt.Sprintf("last %d for n >= %d", v.Last, v.MinN)
+	}
+	return fmt.Sprint(v)
 }
