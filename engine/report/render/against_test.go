@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
 
@@ -16,12 +17,12 @@ import (
 // both sides; environments set against nothing get none.
 func TestAgainstDividesEachCellByItsPartner(t *testing.T) {
 	t.Parallel()
-	set := &results.Set{Provenance: fixtureProvenance("", "")}
+	set := &results.Set{Provenance: reporttest.Provenance("", "")}
 	set.Provenance.Invocations[0].Resolved = []byte(`{"environments": [{"name": "native"}, {"name": "libc", "against": "free"}, {"name": "free"}]}`)
 	for i, env := range []string{"native", "free", "libc"} {
 		median := map[string]float64{"native": 20e3, "free": 40e3, "libc": 80e3}[env]
 		for _, n := range []int32{10, 100} {
-			addCell(set, cellSpec{env: env, mode: "sequential", n: n, processes: 10, spawnNS: lognormalSpawns(median, uint64(i*100)+uint64(n))})
+			reporttest.AddCell(set, reporttest.Cell{Env: env, Mode: "sequential", N: n, Processes: 10, SpawnNS: reporttest.LognormalSpawns(median, uint64(i*100)+uint64(n))})
 		}
 	}
 	r, err := report.Build([]report.Input{{Dir: "d", Set: set}}, report.Options{})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
 
@@ -12,7 +13,7 @@ import (
 // named apart, and a host without a judged first spawn in neither group.
 func TestTheAnswerSaysWhichHostsAreNearNative(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
 	medians := map[string][2]float64{ // first spawn, steady state: ns
 		"native":  {50e3, 10e3},
 		"wasm":    {100e3, 30e3}, // 2×, 3×
@@ -28,10 +29,10 @@ func TestTheAnswerSaysWhichHostsAreNearNative(t *testing.T) {
 		}
 		for k, n := range []int32{1, 100} {
 			i++
-			addCell(s, cellSpec{env: env, mode: "sequential", n: n, processes: processes, spawnNS: lognormalSpawns(m[k], uint64(i)*1000)})
+			reporttest.AddCell(s, reporttest.Cell{Env: env, Mode: "sequential", N: n, Processes: processes, SpawnNS: reporttest.LognormalSpawns(m[k], uint64(i)*1000)})
 		}
 	}
-	r := build(t, s)
+	r := reporttest.Build(t, s)
 	a := r.BottomLine.Answer
 	if a == nil {
 		t.Fatal("no answer")

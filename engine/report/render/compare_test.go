@@ -8,23 +8,14 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
 
-// scaledSet is one environment's sequential n=100 cell with spawn times
-// factor times a fixed lognormal draw.
-func scaledSet(env string, factor float64, toolchain string) *results.Set {
-	s := &results.Set{Provenance: fixtureProvenance("", `{"`+env+`":"`+toolchain+`"}`)}
-	draw := lognormalSpawns(50e3, 3)
-	addCell(s, cellSpec{env: env, mode: "sequential", n: 100, processes: 10,
-		spawnNS: func(p, t int) int64 { return int64(factor * float64(draw(p, t))) }})
-	return s
-}
-
 func TestCompareFindsRealChangeSignificant(t *testing.T) {
 	t.Parallel()
-	old := scaledSet("native", 1, "gcc 12")
-	slower := scaledSet("native", 2, "gcc 13")
+	old := reporttest.ScaledSet("native", 1, "gcc 12")
+	slower := reporttest.ScaledSet("native", 2, "gcc 13")
 	slower.Provenance.Invocations[0].SpecHash = "fedcba"
 	cmp, err := report.Compare(report.Input{Dir: "old", Set: old}, report.Input{Dir: "new", Set: slower}, report.CompareOptions{})
 	if err != nil {
@@ -35,7 +26,7 @@ func TestCompareFindsRealChangeSignificant(t *testing.T) {
 		t.Fatalf("%d changes, want 2: %+v", len(cmp.Changes), cmp.Changes)
 	}
 	all := cmp.Changes[0]
-	if all.Last != 0 || !nearStored(float64(all.ChangePct), 100) || !all.Significant || all.P >= 0.001 {
+	if all.Last != 0 || !reporttest.NearStored(float64(all.ChangePct), 100) || !all.Significant || all.P >= 0.001 {
 		t.Errorf("doubling: change %v%%, p %v, significant %v; want +100%%, p < 0.001, significant", all.ChangePct, all.P, all.Significant)
 	}
 	keys := map[string]report.ProvenanceDiff{}
@@ -67,8 +58,8 @@ func TestCompareFindsRealChangeSignificant(t *testing.T) {
 
 func TestCompareSameDataIsNotSignificant(t *testing.T) {
 	t.Parallel()
-	a := scaledSet("native", 1, "gcc 12")
-	cmp, err := report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: scaledSet("native", 1, "gcc 12")}, report.CompareOptions{})
+	a := reporttest.ScaledSet("native", 1, "gcc 12")
+	cmp, err := report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: reporttest.ScaledSet("native", 1, "gcc 12")}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +83,9 @@ func TestCompareSameDataIsNotSignificant(t *testing.T) {
 
 func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 	t.Parallel()
-	a := scaledSet("native", 1, "gcc 12")
-	b := scaledSet("native", 1.01, "gcc 12")
-	addCell(b, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 1, spawnNS: lognormalSpawns(4e5, 9)})
+	a := reporttest.ScaledSet("native", 1, "gcc 12")
+	b := reporttest.ScaledSet("native", 1.01, "gcc 12")
+	reporttest.AddCell(b, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 100, Processes: 1, SpawnNS: reporttest.LognormalSpawns(4e5, 9)})
 	cmp, err := report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: b}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -107,10 +98,10 @@ func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
 func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
 	t.Parallel()
 	set := func(factor float64) *results.Set {
-		s := scaledSet("native", 1, "gcc 12")
-		draw := lognormalSpawns(50e3, 5)
-		addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 10,
-			spawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
+		s := reporttest.ScaledSet("native", 1, "gcc 12")
+		draw := reporttest.LognormalSpawns(50e3, 5)
+		reporttest.AddCell(s, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 100, Processes: 10,
+			SpawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
 		return s
 	}
 	same, err := report.Compare(report.Input{Dir: "a", Set: set(1)}, report.Input{Dir: "b", Set: set(1)}, report.CompareOptions{})
@@ -142,7 +133,7 @@ func TestCompareSaysWhenTheMachineMoved(t *testing.T) {
 	t.Parallel()
 	// Two environments, both 20% slower in the new set: every cell moved
 	// one way.
-	set := func(factor float64) *results.Set { return scaledSetPair(factor, factor) }
+	set := func(factor float64) *results.Set { return reporttest.ScaledSetPair(factor, factor) }
 	text := func(cmp *report.Comparison) string {
 		var md bytes.Buffer
 		if err := WriteComparison(cmp, &md, FormatMarkdown); err != nil {
@@ -162,19 +153,11 @@ func TestCompareSaysWhenTheMachineMoved(t *testing.T) {
 	}
 	// Only one environment slower: half the cells moved, the machine did
 	// not.
-	one, err := report.Compare(report.Input{Dir: "a", Set: set(1)}, report.Input{Dir: "b", Set: scaledSetPair(1, 1.2)}, report.CompareOptions{})
+	one, err := report.Compare(report.Input{Dir: "a", Set: set(1)}, report.Input{Dir: "b", Set: reporttest.ScaledSetPair(1, 1.2)}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if one.MachineMoved() || strings.Contains(text(one), "machine moved") {
 		t.Errorf("one environment of two slower: median %v%%, %d same way, said the machine moved", one.MedianChangePct, one.SameWay)
 	}
-}
-
-// scaledSetPair is native times nativeFactor and wasm times wasmFactor.
-func scaledSetPair(nativeFactor, wasmFactor float64) *results.Set {
-	s := scaledSet("native", nativeFactor, "gcc 12")
-	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 10,
-		spawnNS: func(p, t int) int64 { return int64(wasmFactor * 3 * float64(lognormalSpawns(50e3, 5)(p, t))) }})
-	return s
 }

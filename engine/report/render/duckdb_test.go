@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/fulltest"
+	"spawnbench/engine/report/reporttest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
@@ -28,7 +29,7 @@ func TestReportAgreesWithDuckDB(t *testing.T) {
 		minRows int
 	}{
 		{"reference set", filepath.Join(root, "results", "reference"), 100},
-		{"fixture", writeSet(t, realisticSet(t)), 19},
+		{"fixture", writeSet(t, reporttest.RealisticSet(t)), 19},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { checkAgainstDuckDB(t, tc.dir, tc.minRows) })

@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
-
-// share returns a constant share of wall time for every process.
-func share(v float64) func(int) float64 { return func(int) float64 { return v } }
 
 // TestBusyFlagOnSyntheticSet: a cell is flagged busy only where its
 // processes say the load moved its figure, and the report shows every
@@ -30,7 +28,7 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 		}
 	}
 	slowedHalf := func(p, t int) int64 {
-		v := lognormalSpawns(40e3, 1)(p, t)
+		v := reporttest.LognormalSpawns(40e3, 1)(p, t)
 		if p%2 == 0 {
 			v = v * 3 / 2
 		}
@@ -44,28 +42,28 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 		busy, known   bool
 		evidence      string
 	}{
-		{"idle machine", 5, nil, share(0.01), share(0), false, true, ""},
+		{"idle machine", 5, nil, reporttest.Share(0.01), reporttest.Share(0), false, true, ""},
 		// Load that moved no figure is a number, not a flag.
-		{"steady other work of 30%", 20, nil, share(0.30), share(0), false, true, ""},
-		{"a hypervisor stealing 15%", 20, nil, share(0.02), share(0.15), false, true, ""},
-		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), share(0), false, true, ""},
-		{"other work of 80% in every process", 5, nil, share(0.8), share(0), true, true, "busy throughout: others' work took 80% of wall time"},
+		{"steady other work of 30%", 20, nil, reporttest.Share(0.30), reporttest.Share(0), false, true, ""},
+		{"a hypervisor stealing 15%", 20, nil, reporttest.Share(0.02), reporttest.Share(0.15), false, true, ""},
+		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), reporttest.Share(0), false, true, ""},
+		{"other work of 80% in every process", 5, nil, reporttest.Share(0.8), reporttest.Share(0), true, true, "busy throughout: others' work took 80% of wall time"},
 		// Pooled over the cell: one process in five with 40% is 8%.
 		{"one busy process of five", 5, nil, func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true, ""},
-		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), share(0), true, true, "busy: figure rises with load (ρ = "},
-		{"steal that slows half the processes", 20, slowedHalf, share(0), half(0.4, 0.05), true, true, "busy: figure rises with load (ρ = "},
+		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), reporttest.Share(0), true, true, "busy: figure rises with load (ρ = "},
+		{"steal that slows half the processes", 20, slowedHalf, reporttest.Share(0), half(0.4, 0.05), true, true, "busy: figure rises with load (ρ = "},
 		{"load not recorded", 5, nil, nil, nil, false, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			spawns := tc.spawnNS
 			if spawns == nil {
-				spawns = lognormalSpawns(40e3, 1)
+				spawns = reporttest.LognormalSpawns(40e3, 1)
 			}
-			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: tc.processes, wallNS: 200e6,
-				spawnNS: spawns, others: tc.others, steal: tc.steal})
-			r := build(t, s)
+			s := &results.Set{Provenance: reporttest.Provenance("", "")}
+			reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 10, Processes: tc.processes, WallNS: 200e6,
+				SpawnNS: spawns, Others: tc.others, Steal: tc.steal})
+			r := reporttest.Build(t, s)
 			c := r.Cell("native", "sequential", report.Column{N: 10})
 			n := c.Judgement
 			if n.Busy != tc.busy || n.BusyKnown != tc.known || !strings.HasPrefix(busyEvidence(n), tc.evidence) || (tc.evidence == "") != (busyEvidence(n) == "") {
@@ -114,9 +112,9 @@ func TestUnstableFlag(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: cell(tc.level), startEvery: time.Second})
-			c := build(t, s).Cell("native", "sequential", report.Column{N: tc.n})
+			s := &results.Set{Provenance: reporttest.Provenance("", "")}
+			reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: tc.n, Processes: tc.processes, SpawnNS: cell(tc.level), StartEvery: time.Second})
+			c := reporttest.Build(t, s).Cell("native", "sequential", report.Column{N: tc.n})
 			if c.Judgement.Verdict != tc.verdict || c.Judgement.Unstable != (tc.verdict == report.Unstable) || !strings.Contains(reasonText(c.Judgement), tc.reason) {
 				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Judgement.Verdict, reasonText(c.Judgement), c.Judgement.Spread, tc.verdict, tc.reason)
 			}
@@ -130,9 +128,9 @@ func TestUnstableFlag(t *testing.T) {
 func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 	t.Parallel()
 	set := func(others float64) *results.Set {
-		s := &results.Set{Provenance: fixtureProvenance("", "")}
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6, wallNS: 200e6,
-			spawnNS: lognormalSpawns(50e3, 3), others: share(others)})
+		s := &results.Set{Provenance: reporttest.Provenance("", "")}
+		reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 100, Processes: 6, WallNS: 200e6,
+			SpawnNS: reporttest.LognormalSpawns(50e3, 3), Others: reporttest.Share(others)})
 		return s
 	}
 	for _, tc := range []struct {

@@ -6,83 +6,27 @@ import (
 	"errors"
 	"maps"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
-
-// machineSet is a one-machine set: native and wasm cells whose every
-// spawn takes the given µs, measured on host.
-func machineSet(t *testing.T, host string, nativeUS, wasmUS int64, specHash string) *results.Set {
-	t.Helper()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	inv := &s.Provenance.Invocations[0]
-	inv.Machine.Hostname = host
-	inv.SpecHash = specHash
-	for _, c := range []struct {
-		env string
-		us  int64
-	}{{"native", nativeUS}, {"wasm", wasmUS}} {
-		for _, n := range []int32{1, 10} {
-			addCell(s, cellSpec{env: c.env, mode: "sequential", n: n, processes: 6, spawnNS: func(p, th int) int64 { return c.us*1000 + int64(p) }})
-		}
-	}
-	id := inv.Machine.Identity()
-	for i := range s.Runs {
-		s.Runs[i].Invocation, s.Runs[i].Machine = inv.ID, id
-	}
-	for i := range s.Samples {
-		s.Samples[i].Invocation, s.Samples[i].Machine = inv.ID, id
-	}
-	return s
-}
-
-// mergedOnDisk merges sets through the results writer and reads the
-// merged directory back, as `spawnbench merge` then `report` do.
-func mergedOnDisk(t *testing.T, sets ...*results.Set) (string, *results.Set) {
-	t.Helper()
-	var parts []results.Part
-	for i, s := range sets {
-		parts = append(parts, results.Part{Dir: "m" + string(rune('a'+i)), Set: s})
-	}
-	merged, err := results.Merge(parts, results.Invocation{Machine: results.Machine{Hostname: "merger"}, StartedAt: fixtureStart, EndedAt: &fixtureStart}, results.MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "merged")
-	w, err := results.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Import(merged); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	back, err := results.Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, back
-}
 
 // TestRatiosStayWithinEachMachine: machine a's native takes 10 µs and
 // its wasm 30; machine b's 20 and 100. Per-machine ratios are 3 and 5;
 // any ratio across machines (1.5, 10) is a defect.
 func TestRatiosStayWithinEachMachine(t *testing.T) {
 	t.Parallel()
-	a := machineSet(t, "host-a", 10, 30, "hash")
-	b := machineSet(t, "host-b", 20, 100, "hash")
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
 	idA, idB := a.Provenance.Invocations[0].Machine.Identity(), b.Provenance.Invocations[0].Machine.Identity()
 	if idA == idB || len(idA) != 12 {
 		t.Fatalf("machine ids %q and %q", idA, idB)
 	}
-	dir, set := mergedOnDisk(t, a, b)
+	dir, set := reporttest.MergedOnDisk(t, a, b)
 	r, err := report.Build([]report.Input{{Dir: dir, Set: set}}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -138,8 +82,8 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 
 func TestMergeRefusesMixedSpecs(t *testing.T) {
 	t.Parallel()
-	a := machineSet(t, "host-a", 10, 30, "hash-one")
-	b := machineSet(t, "host-b", 20, 100, "hash-two")
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash-one")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash-two")
 	_, err := results.Merge([]results.Part{{Dir: "dir-a", Set: a}, {Dir: "dir-b", Set: b}}, results.Invocation{}, results.MergeOptions{})
 	var in *inputerr.Error
 	if !errors.As(err, &in) {
@@ -157,9 +101,9 @@ func TestMergeRefusesMixedSpecs(t *testing.T) {
 // compare with a warning.
 func TestCompareMatchesMachines(t *testing.T) {
 	t.Parallel()
-	a := machineSet(t, "host-a", 10, 30, "hash")
-	b := machineSet(t, "host-b", 20, 100, "hash")
-	dir, merged := mergedOnDisk(t, a, b)
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
+	dir, merged := reporttest.MergedOnDisk(t, a, b)
 	cmp, err := report.Compare(report.Input{Dir: dir, Set: merged}, report.Input{Dir: dir, Set: merged}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +135,9 @@ func TestCompareMatchesMachines(t *testing.T) {
 func TestMachineColumnReadsEverywhere(t *testing.T) {
 	t.Parallel()
 	py := venvPython(t, repoRoot(t))
-	a := machineSet(t, "host-a", 10, 30, "hash")
-	b := machineSet(t, "host-b", 20, 100, "hash")
-	dir, set := mergedOnDisk(t, a, b)
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
+	dir, set := reporttest.MergedOnDisk(t, a, b)
 	want := map[string]int{}
 	for _, s := range set.Samples {
 		want[s.Machine]++

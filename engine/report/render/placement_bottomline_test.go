@@ -7,33 +7,8 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
-
-// oneCPUSet holds native and wasi-threads free and on one CPU (their
-// twins, as the spec's placement block makes them), at n = 1 and 100.
-// Free, wasi-threads is 2× native; on one CPU, 3×.
-func oneCPUSet(t *testing.T) *results.Set {
-	t.Helper()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	medians := map[string]float64{"native": 40e3, "wasi-threads": 80e3, "native@one-cpu": 20e3, "wasi-threads@one-cpu": 60e3}
-	i := 0
-	for env, m := range medians {
-		for _, n := range []int32{1, 100} {
-			i++
-			addCell(s, cellSpec{env: env, mode: "sequential", n: n, processes: 20, spawnNS: lognormalSpawns(m, uint64(i)*1000)})
-		}
-	}
-	for k := range s.Runs {
-		r := &s.Runs[k]
-		r.Placement = "free"
-		if of, ok := strings.CutSuffix(r.Environment, "@one-cpu"); ok {
-			r.Placement, r.PlacementOf = "one-cpu", of
-		}
-		r.Kind, _ = strings.CutSuffix(r.Kind, "@one-cpu")
-	}
-	return s
-}
 
 // Where both an environment and the baseline have one-CPU twins, the
 // bottom line's headline is the twins' ratio (like placement with like),
@@ -41,7 +16,7 @@ func oneCPUSet(t *testing.T) *results.Set {
 // no row of its own.
 func TestBottomLineHeadlineIsOneCPU(t *testing.T) {
 	t.Parallel()
-	r := build(t, oneCPUSet(t))
+	r := reporttest.Build(t, reporttest.OneCPUSet(t))
 	bl := r.BottomLine
 	if bl == nil || len(bl.Rows) != 2 {
 		t.Fatalf("bottom line %+v, want rows for native and wasi-threads only", bl)

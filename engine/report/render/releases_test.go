@@ -9,42 +9,8 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
-
-// releaseSet is native and Wasmtime CLI environments in several releases,
-// both modes, n = 1 and 10, ten processes a cell. toolchains is the
-// provenance's record, as a run writes it (the payload's tools, then the
-// CLI's --version line); each environment is as much slower than native
-// as its place in envs.
-func releaseSet(envs []string, toolchains string) *results.Set {
-	s := &results.Set{Provenance: fixtureProvenance("", toolchains)}
-	for i, env := range append([]string{"native"}, envs...) {
-		for _, mode := range []string{"sequential", "parallel"} {
-			for _, n := range []int32{1, 10} {
-				addCell(s, cellSpec{env: env, mode: mode, n: n, processes: 10,
-					spawnNS: lognormalSpawns(30e3*float64(1+i), uint64(i)*100+uint64(n))})
-			}
-		}
-	}
-	kind := func(env string) string {
-		if env == "native" {
-			return "native"
-		}
-		return "wasmtime-cli"
-	}
-	for i := range s.Samples {
-		s.Samples[i].Kind = kind(s.Samples[i].Environment)
-	}
-	for i := range s.Runs {
-		s.Runs[i].Kind = kind(s.Runs[i].Environment)
-	}
-	return s
-}
-
-func cliToolchain(version string) string {
-	return "Debian clang version 16.0.6 (15~deb12u1); Debian LLD 16.0.6; wasmtime " + version + " (823d1b8f2 2026-06-24)"
-}
 
 // TestReleasesTableOrdersReleasesByVersion: the section's rows come in
 // mode and n order and, within each, by version number (9 < 36 < 42,
@@ -56,10 +22,10 @@ func TestReleasesTableOrdersReleasesByVersion(t *testing.T) {
 	t.Parallel()
 	envs := []string{"wasmtime-46", "wasmtime-42", "wasmtime-latest", "wasmtime-9", "wasmtime-36"}
 	tcs := `{"native":"gcc (Debian 12.2.0-14+deb12u1) 12.2.0",` +
-		`"wasmtime-46":"` + cliToolchain("46.0.1") + `","wasmtime-42":"` + cliToolchain("42.0.1") + `",` +
-		`"wasmtime-latest":"` + cliToolchain("45.0.2") + `","wasmtime-9":"` + cliToolchain("9.0.4") + `",` +
-		`"wasmtime-36":"` + cliToolchain("36.0.9") + `"}`
-	r, err := report.Build([]report.Input{{Dir: "set", Set: releaseSet(envs, tcs)}}, report.Options{})
+		`"wasmtime-46":"` + reporttest.CLIToolchain("46.0.1") + `","wasmtime-42":"` + reporttest.CLIToolchain("42.0.1") + `",` +
+		`"wasmtime-latest":"` + reporttest.CLIToolchain("45.0.2") + `","wasmtime-9":"` + reporttest.CLIToolchain("9.0.4") + `",` +
+		`"wasmtime-36":"` + reporttest.CLIToolchain("36.0.9") + `"}`
+	r, err := report.Build([]report.Input{{Dir: "set", Set: reporttest.ReleaseSet(envs, tcs)}}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,12 +103,12 @@ func TestReleasesSectionNeedsTwoReleases(t *testing.T) {
 		envs []string
 		tcs  string
 	}{
-		"one release": {[]string{"wasmtime-46"}, `{"wasmtime-46":"` + cliToolchain("46.0.1") + `"}`},
+		"one release": {[]string{"wasmtime-46"}, `{"wasmtime-46":"` + reporttest.CLIToolchain("46.0.1") + `"}`},
 		"one release twice": {[]string{"wasmtime-46", "wasmtime-46-again"},
-			`{"wasmtime-46":"` + cliToolchain("46.0.1") + `","wasmtime-46-again":"` + cliToolchain("46.0.1") + `"}`},
-		"no recorded version": {[]string{"wasmtime-46", "wasmtime-36"}, `{"wasmtime-46":"` + cliToolchain("46.0.1") + `"}`},
+			`{"wasmtime-46":"` + reporttest.CLIToolchain("46.0.1") + `","wasmtime-46-again":"` + reporttest.CLIToolchain("46.0.1") + `"}`},
+		"no recorded version": {[]string{"wasmtime-46", "wasmtime-36"}, `{"wasmtime-46":"` + reporttest.CLIToolchain("46.0.1") + `"}`},
 	} {
-		r, err := report.Build([]report.Input{{Dir: "set", Set: releaseSet(c.envs, c.tcs)}}, report.Options{})
+		r, err := report.Build([]report.Input{{Dir: "set", Set: reporttest.ReleaseSet(c.envs, c.tcs)}}, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
