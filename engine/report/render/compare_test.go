@@ -81,20 +81,6 @@ func TestCompareSameDataIsNotSignificant(t *testing.T) {
 	}
 }
 
-func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
-	t.Parallel()
-	a := reporttest.ScaledSet("native", 1, "gcc 12")
-	b := reporttest.ScaledSet("native", 1.01, "gcc 12")
-	reporttest.AddCell(b, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 100, Processes: 1, SpawnNS: reporttest.LognormalSpawns(4e5, 9)})
-	cmp, err := report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: b}, report.CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(cellNames(cmp.OnlyNew), "; "); got != "wasm sequential n=100 all; wasm sequential n=100 last 10" {
-		t.Errorf("only new = %q", got)
-	}
-}
-
 func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
 	t.Parallel()
 	set := func(factor float64) *results.Set {

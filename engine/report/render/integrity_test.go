@@ -1,12 +1,10 @@
 package render
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
@@ -36,39 +34,6 @@ func TestStatisticsUseOkProcessesOnly(t *testing.T) {
 	c2 := reporttest.Build(t, s2).Cell("native", "sequential", report.Column{N: 2})
 	if c2.Stats != nil || ClassicText(c2) != "timeout" {
 		t.Errorf("all-failed cell: stats %+v, text %q; want none and \"timeout\"", c2.Stats, ClassicText(c2))
-	}
-}
-
-func TestDuplicateKeysAreRefused(t *testing.T) {
-	t.Parallel()
-	base := func() *results.Set {
-		s := &results.Set{Provenance: reporttest.Provenance("", "")}
-		reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 2, Processes: 2, SpawnNS: reporttest.US([][]float64{{1, 2}, {3, 4}})})
-		return s
-	}
-	cases := []struct {
-		name   string
-		damage func(s *results.Set)
-		want   string
-	}{
-		{"a spawn twice", func(s *results.Set) { s.Samples = append(s.Samples, s.Samples[0]) }, "its spawn (process 0, thread 0) appears more than once"},
-		{"a process twice", func(s *results.Set) { s.Runs = append(s.Runs, s.Runs[1]) }, "its process 1 appears more than once"},
-		{"a warm-up twice", func(s *results.Set) { s.Runs = append(s.Runs, s.Runs[len(s.Runs)-1]) }, "its warm-up process 0 appears more than once"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := base()
-			tc.damage(s)
-			var in *inputerr.Error
-			_, err := report.Build([]report.Input{{Dir: "d", Set: s}}, report.Options{})
-			if !errors.As(err, &in) || !strings.Contains(err.Error(), "d holds cell native/sequential/2 twice") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Build = %v, want an input error naming the cell and %q", err, tc.want)
-			}
-			_, err = report.Compare(report.Input{Dir: "d", Set: s}, report.Input{Dir: "e", Set: base()}, report.CompareOptions{})
-			if !errors.As(err, &in) {
-				t.Errorf("Compare = %v, want an input error", err)
-			}
-		})
 	}
 }
 

@@ -3,10 +3,8 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/report/reporttest"
@@ -82,41 +80,6 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 			row := fmt.Sprintf("| native | sequential | 10 | %s | %s |", sharePercent(float64(n.OthersShare)), sharePercent(float64(n.StealShare)))
 			if strings.Contains(out, "## Load while measured") != tc.known || (tc.known && !strings.Contains(out, row)) {
 				t.Errorf("the load table lacks %q:\n%s", row, out)
-			}
-		})
-	}
-}
-
-func TestUnstableFlag(t *testing.T) {
-	t.Parallel()
-	// level gives process p's level; each spawn adds its thread number in
-	// ns, so no two values tie.
-	cell := func(level func(p int) float64) func(p, t int) int64 {
-		return func(p, t int) int64 { return int64(level(p)) + int64(t) }
-	}
-	spread := func(p int) float64 { return 100e3 * math.Exp(0.3*math.Sin(float64(7*p))) }
-	cases := []struct {
-		name      string
-		processes int
-		n         int32
-		level     func(p int) float64
-		verdict   string
-		reason    string
-	}{
-		{"processes agree", 6, 10, func(p int) float64 { return 100e3 * (1 + 0.01*float64(p)) }, report.Stable, ""},
-		{"two clusters of processes", 6, 10, func(p int) float64 { return 100e3 * float64(1+p%2) }, report.Unstable, "two clusters"},
-		{"too few processes to judge", 4, 10, func(p int) float64 { return 100e3 * float64(1+2*(p%2)) }, report.NotJudged, "4 processes; a verdict needs 5"},
-		// A wide interval is a number, not a verdict.
-		{"one spawn a process, wide and single-peaked", 20, 1, spread, report.Stable, ""},
-		{"a step halfway through the run", 20, 1, func(p int) float64 { return 100e3 * (1 + 0.6*float64(p/10)) * (1 + 0.01*float64(p%10)) }, report.Unstable, "drifted"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &results.Set{Provenance: reporttest.Provenance("", "")}
-			reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: tc.n, Processes: tc.processes, SpawnNS: cell(tc.level), StartEvery: time.Second})
-			c := reporttest.Build(t, s).Cell("native", "sequential", report.Column{N: tc.n})
-			if c.Judgement.Verdict != tc.verdict || c.Judgement.Unstable != (tc.verdict == report.Unstable) || !strings.Contains(reasonText(c.Judgement), tc.reason) {
-				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Judgement.Verdict, reasonText(c.Judgement), c.Judgement.Spread, tc.verdict, tc.reason)
 			}
 		})
 	}

@@ -3,16 +3,13 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"maps"
 	"os/exec"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
 	"spawnbench/engine/report/reporttest"
-	"spawnbench/engine/results"
 )
 
 // TestRatiosStayWithinEachMachine: machine a's native takes 10 µs and
@@ -76,22 +73,6 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 	for _, p := range plots {
 		if !strings.HasPrefix(p.Path, idA+"/") && !strings.HasPrefix(p.Path, idB+"/") {
 			t.Errorf("plot %s is not in a machine's directory", p.Path)
-		}
-	}
-}
-
-func TestMergeRefusesMixedSpecs(t *testing.T) {
-	t.Parallel()
-	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash-one")
-	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash-two")
-	_, err := results.Merge([]results.Part{{Dir: "dir-a", Set: a}, {Dir: "dir-b", Set: b}}, results.Invocation{}, results.MergeOptions{})
-	var in *inputerr.Error
-	if !errors.As(err, &in) {
-		t.Fatalf("mixed spec hashes: %v, want an input error", err)
-	}
-	for _, want := range []string{"dir-a", "dir-b", "hash-one", "hash-two"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
 }
