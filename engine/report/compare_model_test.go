@@ -7,7 +7,6 @@ import (
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/report/reporttest"
-	"spawnbench/engine/results"
 )
 
 func TestCompareListsCellsOnlyInOneSet(t *testing.T) {
@@ -78,26 +77,16 @@ func TestCompareSameDataIsNotSignificant(t *testing.T) {
 	}
 }
 
-// scaledWithWasm is reporttest.ScaledSet with a wasm cell factor × 3
-// times native's.
-func scaledWithWasm(factor float64) *results.Set {
-	s := reporttest.ScaledSet("native", 1, "gcc 12")
-	draw := reporttest.LognormalSpawns(50e3, 5)
-	reporttest.AddCell(s, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 100, Processes: 10,
-		SpawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
-	return s
-}
-
 func TestCompareCountsFiguresInsideOldIntervalsAndRatioMoves(t *testing.T) {
 	t.Parallel()
-	same, err := report.Compare(report.Input{Dir: "a", Set: scaledWithWasm(1)}, report.Input{Dir: "b", Set: scaledWithWasm(1)}, report.CompareOptions{})
+	same, err := report.Compare(report.Input{Dir: "a", Set: reporttest.ScaledWithWasm(1)}, report.Input{Dir: "b", Set: reporttest.ScaledWithWasm(1)}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if same.Judged != 4 || same.Inside != 4 || len(same.Ratios) != 2 || same.Ratios[0].ChangePct != 0 {
 		t.Errorf("identical sets: %d of %d inside, ratios %+v; want 4 of 4 and unchanged ratios", same.Inside, same.Judged, same.Ratios)
 	}
-	moved, err := report.Compare(report.Input{Dir: "a", Set: scaledWithWasm(1)}, report.Input{Dir: "b", Set: scaledWithWasm(1.5)}, report.CompareOptions{})
+	moved, err := report.Compare(report.Input{Dir: "a", Set: reporttest.ScaledWithWasm(1)}, report.Input{Dir: "b", Set: reporttest.ScaledWithWasm(1.5)}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

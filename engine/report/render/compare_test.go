@@ -56,14 +56,7 @@ func TestCompareCSVSaysNotSignificant(t *testing.T) {
 
 func TestCompareMarkdownSaysHowManyFiguresStayedInside(t *testing.T) {
 	t.Parallel()
-	set := func(factor float64) *results.Set {
-		s := reporttest.ScaledSet("native", 1, "gcc 12")
-		draw := reporttest.LognormalSpawns(50e3, 5)
-		reporttest.AddCell(s, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 100, Processes: 10,
-			SpawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
-		return s
-	}
-	moved, err := report.Compare(report.Input{Dir: "a", Set: set(1)}, report.Input{Dir: "b", Set: set(1.5)}, report.CompareOptions{})
+	moved, err := report.Compare(report.Input{Dir: "a", Set: reporttest.ScaledWithWasm(1)}, report.Input{Dir: "b", Set: reporttest.ScaledWithWasm(1.5)}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

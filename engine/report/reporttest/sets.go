@@ -258,3 +258,13 @@ func ScaledSetPair(nativeFactor, wasmFactor float64) *results.Set {
 		SpawnNS: func(p, t int) int64 { return int64(wasmFactor * 3 * float64(LognormalSpawns(50e3, 5)(p, t))) }})
 	return s
 }
+
+// ScaledWithWasm is ScaledSet of native with a wasm cell of n = 100,
+// factor × 3 times native's.
+func ScaledWithWasm(factor float64) *results.Set {
+	s := ScaledSet("native", 1, "gcc 12")
+	draw := LognormalSpawns(50e3, 5)
+	AddCell(s, Cell{Env: "wasm", Mode: "sequential", N: 100, Processes: 10,
+		SpawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
+	return s
+}
