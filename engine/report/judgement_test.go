@@ -8,6 +8,7 @@ import (
 	"spawnbench/engine/report"
 	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 func TestUnstableFlag(t *testing.T) {
@@ -49,6 +50,73 @@ func TestUnstableFlag(t *testing.T) {
 			}
 			if len(n.Clusters) == 2 && !(n.Clusters[0].TypicalUS < n.Clusters[1].TypicalUS && n.Clusters[0].Share+n.Clusters[1].Share > 0.99) {
 				t.Errorf("clusters %+v, want the lower first and shares summing to 1", n.Clusters)
+			}
+		})
+	}
+}
+
+// TestBusyRuleOnSyntheticSet: a cell is busy only where its processes
+// say the load moved its figure, with the kind of evidence that did;
+// its load is a number either way.
+func TestBusyRuleOnSyntheticSet(t *testing.T) {
+	t.Parallel()
+	// Half the processes (the even ones) loaded and 1.5× slower.
+	half := func(loaded, idle float64) func(int) float64 {
+		return func(p int) float64 {
+			if p%2 == 0 {
+				return loaded
+			}
+			return idle
+		}
+	}
+	slowedHalf := func(p, t int) int64 {
+		v := reporttest.LognormalSpawns(40e3, 1)(p, t)
+		if p%2 == 0 {
+			v = v * 3 / 2
+		}
+		return v
+	}
+	cases := []struct {
+		name                     string
+		processes                int
+		spawnNS                  func(p, t int) int64
+		others, steal            func(int) float64
+		known, throughout, rises bool
+		othersShare, stealShare  float64
+	}{
+		{"idle machine", 5, nil, reporttest.Share(0.01), reporttest.Share(0), true, false, false, 0.01, 0},
+		// Load that moved no figure is a number, not a flag.
+		{"steady other work of 30%", 20, nil, reporttest.Share(0.30), reporttest.Share(0), true, false, false, 0.30, 0},
+		{"a hypervisor stealing 15%", 20, nil, reporttest.Share(0.02), reporttest.Share(0.15), true, false, false, 0.02, 0.15},
+		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), reporttest.Share(0), true, false, false, 0.4, 0},
+		{"other work of 80% in every process", 5, nil, reporttest.Share(0.8), reporttest.Share(0), true, true, false, 0.8, 0},
+		// Pooled over the cell: one process in five with 40% is 8%.
+		{"one busy process of five", 5, nil, func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, true, false, false, 0.08, 0},
+		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), reporttest.Share(0), true, false, true, 0.4, 0},
+		{"steal that slows half the processes", 20, slowedHalf, reporttest.Share(0), half(0.4, 0.05), true, false, true, 0, 0.225},
+		{"load not recorded", 5, nil, nil, nil, false, false, false, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spawns := tc.spawnNS
+			if spawns == nil {
+				spawns = reporttest.LognormalSpawns(40e3, 1)
+			}
+			s := &results.Set{Provenance: reporttest.Provenance("", "")}
+			reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 10, Processes: tc.processes, WallNS: 200e6,
+				SpawnNS: spawns, Others: tc.others, Steal: tc.steal})
+			n := reporttest.Build(t, s).Cell("native", "sequential", report.Column{N: 10}).Judgement
+			if n.BusyKnown != tc.known || n.BusyThroughout != tc.throughout || n.BusyRises != tc.rises || n.Busy != (tc.throughout || tc.rises) {
+				t.Errorf("known %v, throughout %v, rises %v, busy %v; want %v, %v, %v (%+v)", n.BusyKnown, n.BusyThroughout, n.BusyRises, n.Busy, tc.known, tc.throughout, tc.rises, n)
+			}
+			if math.Abs(float64(n.OthersShare)-tc.othersShare) > 0.005 || math.Abs(float64(n.StealShare)-tc.stealShare) > 0.005 {
+				t.Errorf("shares %v, %v; want %v, %v", n.OthersShare, n.StealShare, tc.othersShare, tc.stealShare)
+			}
+			if n.BusyRises && !(n.LoadTested > 0 && n.LoadRho > 0 && float64(n.LoadP) < stats.BusyAlpha && float64(n.LoadRatio) >= stats.BusyMinRatio) {
+				t.Errorf("rises without its evidence: tested %d, ρ %v, p %v, ratio %v", n.LoadTested, n.LoadRho, n.LoadP, n.LoadRatio)
+			}
+			if load := n.Load(); load.Busy != n.Busy || load.Tested != n.LoadTested {
+				t.Errorf("Load() = %+v, does not give back the judgement %+v", load, n)
 			}
 		})
 	}

@@ -11,9 +11,9 @@ import (
 	"spawnbench/engine/results"
 )
 
-// TestBusyFlagOnSyntheticSet: a cell is flagged busy only where its
-// processes say the load moved its figure, and the report shows every
-// cell's load as numbers either way.
+// TestBusyFlagOnSyntheticSet: a busy cell is flagged and its evidence
+// named in words, and the report shows every cell's load as numbers
+// either way (engine/report tests the busy rule's verdicts).
 func TestBusyFlagOnSyntheticSet(t *testing.T) {
 	t.Parallel()
 	// Half the processes (the even ones) loaded and 1.5× slower.
