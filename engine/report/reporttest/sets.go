@@ -268,3 +268,43 @@ func ScaledWithWasm(factor float64) *results.Set {
 		SpawnNS: func(p, t int) int64 { return int64(factor * 3 * float64(draw(p, t))) }})
 	return s
 }
+
+// AgainstSet is native, free and libc at n = 10 and 100, 10 processes
+// each, its spec setting libc against free; libc is twice free.
+func AgainstSet() *results.Set {
+	set := &results.Set{Provenance: Provenance("", "")}
+	set.Provenance.Invocations[0].Resolved = []byte(`{"environments": [{"name": "native"}, {"name": "libc", "against": "free"}, {"name": "free"}]}`)
+	for i, env := range []string{"native", "free", "libc"} {
+		median := map[string]float64{"native": 20e3, "free": 40e3, "libc": 80e3}[env]
+		for _, n := range []int32{10, 100} {
+			AddCell(set, Cell{Env: env, Mode: "sequential", N: n, Processes: 10, SpawnNS: LognormalSpawns(median, uint64(i*100)+uint64(n))})
+		}
+	}
+	return set
+}
+
+// AnswerSet has a host near native (wasm: 2×, 3×), two far (workers:
+// 400×, 500×; reuse: 200× at the first spawn, 4× in steady state) and
+// one of 3 processes (few), at n = 1 and 100.
+func AnswerSet() *results.Set {
+	s := &results.Set{Provenance: Provenance("", "")}
+	medians := map[string][2]float64{ // first spawn, steady state: ns
+		"native":  {50e3, 10e3},
+		"wasm":    {100e3, 30e3}, // 2×, 3×
+		"workers": {20e6, 5e6},   // 400×, 500×
+		"reuse":   {10e6, 40e3},  // 200×, 4×
+		"few":     {30e6, 10e6},  // 3 processes: not judged
+	}
+	i := 0
+	for env, m := range medians {
+		processes := 20
+		if env == "few" {
+			processes = 3
+		}
+		for k, n := range []int32{1, 100} {
+			i++
+			AddCell(s, Cell{Env: env, Mode: "sequential", N: n, Processes: processes, SpawnNS: LognormalSpawns(m[k], uint64(i)*1000)})
+		}
+	}
+	return s
+}
