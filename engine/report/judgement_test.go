@@ -60,22 +60,7 @@ func TestUnstableFlag(t *testing.T) {
 // its load is a number either way.
 func TestBusyRuleOnSyntheticSet(t *testing.T) {
 	t.Parallel()
-	// Half the processes (the even ones) loaded and 1.5× slower.
-	half := func(loaded, idle float64) func(int) float64 {
-		return func(p int) float64 {
-			if p%2 == 0 {
-				return loaded
-			}
-			return idle
-		}
-	}
-	slowedHalf := func(p, t int) int64 {
-		v := reporttest.LognormalSpawns(40e3, 1)(p, t)
-		if p%2 == 0 {
-			v = v * 3 / 2
-		}
-		return v
-	}
+	half, slowedHalf := reporttest.Half, reporttest.SlowedHalf
 	cases := []struct {
 		name                     string
 		processes                int

@@ -297,23 +297,14 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 
 func TestStatisticsUseOkProcessesOnly(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: reporttest.Provenance("", "")}
-	// Process 0 crashed after printing spawns of 1000 µs; processes 1
-	// and 2 spawn in 10 and 20 µs. The failed process's spawns stay in
-	// the set but count nowhere.
-	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 2, Processes: 3, FailedSpawns: true,
-		Statuses: []string{results.StatusCrashed}, SpawnNS: reporttest.US([][]float64{{1000, 1000}, {10, 10}, {20, 20}})})
-	r := reporttest.Build(t, s)
+	r := reporttest.Build(t, reporttest.CrashedSet(results.StatusCrashed, 1))
 	c := r.Cell("native", "sequential", report.Column{N: 2})
 	if c.Samples != 4 || !reporttest.Near(float64(c.Stats.MeanUS), 15) || !reporttest.Near(float64(c.Stats.MedianUS), 15) {
 		t.Errorf("samples %d, mean %v, median %v; want 4, 15, 15 (crashed process excluded)", c.Samples, c.Stats.MeanUS, c.Stats.MedianUS)
 	}
 	// Every process failed, though they printed spawns: the status, not a
 	// number.
-	s2 := &results.Set{Provenance: reporttest.Provenance("", "")}
-	reporttest.AddCell(s2, reporttest.Cell{Env: "native", Mode: "sequential", N: 2, Processes: 2, FailedSpawns: true,
-		Statuses: []string{results.StatusTimeout, results.StatusTimeout}, SpawnNS: reporttest.US([][]float64{{1, 1}, {2, 2}})})
-	c2 := reporttest.Build(t, s2).Cell("native", "sequential", report.Column{N: 2})
+	c2 := reporttest.Build(t, reporttest.CrashedSet(results.StatusTimeout, 2)).Cell("native", "sequential", report.Column{N: 2})
 	if c2.Stats != nil || c2.Failures[results.StatusTimeout] != 2 {
 		t.Errorf("all-failed cell: stats %+v, failures %v; want none and 2 timeouts", c2.Stats, c2.Failures)
 	}

@@ -12,23 +12,14 @@ import (
 
 func TestClassicTextCountsFailedProcesses(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: reporttest.Provenance("", "")}
-	// Process 0 crashed after printing spawns of 1000 µs; processes 1
-	// and 2 spawn in 10 and 20 µs. The failed process's spawns stay in
-	// the set but count nowhere.
-	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 2, Processes: 3, FailedSpawns: true,
-		Statuses: []string{results.StatusCrashed}, SpawnNS: reporttest.US([][]float64{{1000, 1000}, {10, 10}, {20, 20}})})
-	r := reporttest.Build(t, s)
+	r := reporttest.Build(t, reporttest.CrashedSet(results.StatusCrashed, 1))
 	c := r.Cell("native", "sequential", report.Column{N: 2})
 	if got := ClassicText(c); got != "15.0 µs (1 crashed)" {
 		t.Errorf("classic text %q, want %q", got, "15.0 µs (1 crashed)")
 	}
 	// Every process failed, though they printed spawns: the status, not a
 	// number.
-	s2 := &results.Set{Provenance: reporttest.Provenance("", "")}
-	reporttest.AddCell(s2, reporttest.Cell{Env: "native", Mode: "sequential", N: 2, Processes: 2, FailedSpawns: true,
-		Statuses: []string{results.StatusTimeout, results.StatusTimeout}, SpawnNS: reporttest.US([][]float64{{1, 1}, {2, 2}})})
-	c2 := reporttest.Build(t, s2).Cell("native", "sequential", report.Column{N: 2})
+	c2 := reporttest.Build(t, reporttest.CrashedSet(results.StatusTimeout, 2)).Cell("native", "sequential", report.Column{N: 2})
 	if got := ClassicText(c2); got != "timeout" {
 		t.Errorf("all-failed cell: text %q, want \"timeout\"", got)
 	}

@@ -166,3 +166,24 @@ func NearStored(got, want float64) bool { return math.Abs(got-want) <= 1e-4*math
 
 // Share returns a constant share of wall time for every process.
 func Share(v float64) func(int) float64 { return func(int) float64 { return v } }
+
+// Half is a load of loaded for the even processes and idle for the odd
+// ones, and SlowedHalf spawn times around 40 µs with the even processes
+// 1.5× slower: a load that moved the figures of the processes it loaded.
+func Half(loaded, idle float64) func(int) float64 {
+	return func(p int) float64 {
+		if p%2 == 0 {
+			return loaded
+		}
+		return idle
+	}
+}
+
+// SlowedHalf: see Half.
+func SlowedHalf(p, t int) int64 {
+	v := LognormalSpawns(40e3, 1)(p, t)
+	if p%2 == 0 {
+		v = v * 3 / 2
+	}
+	return v
+}

@@ -308,3 +308,23 @@ func AnswerSet() *results.Set {
 	}
 	return s
 }
+
+// CrashedSet is one cell, native sequential n = 2, whose first failed
+// processes ended with status after printing their spawns: with one
+// failed, process 0 printed 1000 µs spawns and processes 1 and 2 spawn
+// in 10 and 20 µs; with two, they printed 1 and 2 µs and no process
+// ended ok. The failed processes' spawns stay in the set but count
+// nowhere.
+func CrashedSet(status string, failed int) *results.Set {
+	s := &results.Set{Provenance: Provenance("", "")}
+	statuses := make([]string, failed)
+	for i := range statuses {
+		statuses[i] = status
+	}
+	spawns := [][]float64{{1000, 1000}, {10, 10}, {20, 20}}
+	if failed > 1 {
+		spawns = [][]float64{{1, 1}, {2, 2}}
+	}
+	AddCell(s, Cell{Env: "native", Mode: "sequential", N: 2, Processes: len(spawns), FailedSpawns: true, Statuses: statuses, SpawnNS: US(spawns)})
+	return s
+}
