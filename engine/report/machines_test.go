@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/report"
 	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
@@ -23,5 +24,30 @@ func TestMergeRefusesMixedSpecs(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+// TestRatiosStayWithinEachMachine: machine a's native takes 10 µs and
+// its wasm 30; machine b's 20 and 100. Per-machine ratios are 3 and 5;
+// any ratio across machines (1.5, 10) is a defect.
+func TestRatiosStayWithinEachMachine(t *testing.T) {
+	t.Parallel()
+	r, idA, idB := reporttest.TwoMachines(t)
+	if len(r.Machines) != 2 || r.Machines[0].ID != idA || r.Machines[1].ID != idB {
+		t.Fatalf("machines %+v", r.Machines)
+	}
+	for _, c := range []struct {
+		machine string
+		want    float64
+	}{{idA, 3}, {idB, 5}} {
+		for _, n := range []int32{1, 10} {
+			q := r.MachineRatio(c.machine, "wasm", "sequential", report.Column{N: n})
+			if q == nil || float64(q.Ratio) < c.want*0.999 || float64(q.Ratio) > c.want*1.001 {
+				t.Errorf("machine %s n=%d: ratio %+v, want %g", c.machine, n, q, c.want)
+			}
+		}
+	}
+	if len(r.Ratios) != 4 {
+		t.Errorf("%d ratios, want 2 machines × 2 n", len(r.Ratios))
 	}
 }

@@ -12,39 +12,12 @@ import (
 	"spawnbench/engine/report/reporttest"
 )
 
-// TestRatiosStayWithinEachMachine: machine a's native takes 10 µs and
-// its wasm 30; machine b's 20 and 100. Per-machine ratios are 3 and 5;
-// any ratio across machines (1.5, 10) is a defect.
-func TestRatiosStayWithinEachMachine(t *testing.T) {
+// TestEveryFormatKeepsTheMachinesApart: Markdown, CSV, benchfmt and the
+// plots of a set from two machines each name or separate the machines
+// (engine/report tests the ratios within each).
+func TestEveryFormatKeepsTheMachinesApart(t *testing.T) {
 	t.Parallel()
-	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
-	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
-	idA, idB := a.Provenance.Invocations[0].Machine.Identity(), b.Provenance.Invocations[0].Machine.Identity()
-	if idA == idB || len(idA) != 12 {
-		t.Fatalf("machine ids %q and %q", idA, idB)
-	}
-	dir, set := reporttest.MergedOnDisk(t, a, b)
-	r, err := report.Build([]report.Input{{Dir: dir, Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Machines) != 2 || r.Machines[0].ID != idA || r.Machines[1].ID != idB {
-		t.Fatalf("machines %+v", r.Machines)
-	}
-	for _, c := range []struct {
-		machine string
-		want    float64
-	}{{idA, 3}, {idB, 5}} {
-		for _, n := range []int32{1, 10} {
-			q := r.MachineRatio(c.machine, "wasm", "sequential", report.Column{N: n})
-			if q == nil || float64(q.Ratio) < c.want*0.999 || float64(q.Ratio) > c.want*1.001 {
-				t.Errorf("machine %s n=%d: ratio %+v, want %g", c.machine, n, q, c.want)
-			}
-		}
-	}
-	if len(r.Ratios) != 4 {
-		t.Errorf("%d ratios, want 2 machines × 2 n", len(r.Ratios))
-	}
+	r, idA, idB := reporttest.TwoMachines(t)
 	md := markdownOf(t, r)
 	text := md.String()
 	for _, want := range []string{"Ratio to native by machine", "| wasm | 3.00× | 5.00× |", "## Machine `" + idA + "`", "## Machine `" + idB + "`", "host-a", "host-b"} {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 )
 
@@ -327,4 +328,22 @@ func CrashedSet(status string, failed int) *results.Set {
 	}
 	AddCell(s, Cell{Env: "native", Mode: "sequential", N: 2, Processes: len(spawns), FailedSpawns: true, Statuses: statuses, SpawnNS: US(spawns)})
 	return s
+}
+
+// TwoMachines is the report of MachineSet on host-a (wasm 3× native)
+// and on host-b (5×), merged on disk, and the two machines' IDs.
+func TwoMachines(t *testing.T) (*report.Report, string, string) {
+	t.Helper()
+	a := MachineSet(t, "host-a", 10, 30, "hash")
+	b := MachineSet(t, "host-b", 20, 100, "hash")
+	idA, idB := a.Provenance.Invocations[0].Machine.Identity(), b.Provenance.Invocations[0].Machine.Identity()
+	if idA == idB || len(idA) != 12 {
+		t.Fatalf("machine ids %q and %q", idA, idB)
+	}
+	dir, set := MergedOnDisk(t, a, b)
+	r, err := report.Build([]report.Input{{Dir: dir, Set: set}}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, idA, idB
 }
