@@ -51,3 +51,32 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 		t.Errorf("%d ratios, want 2 machines × 2 n", len(r.Ratios))
 	}
 }
+
+// TestCompareMatchesMachines: a merged set against itself matches every
+// cell on its own machine; two one-machine sets from different machines
+// compare with a warning.
+func TestCompareMatchesMachines(t *testing.T) {
+	t.Parallel()
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
+	dir, merged := reporttest.MergedOnDisk(t, a, b)
+	cmp, err := report.Compare(report.Input{Dir: dir, Set: merged}, report.Input{Dir: dir, Set: merged}, report.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.DifferentMachines || len(cmp.Changes) != 8 {
+		t.Fatalf("self-compare: different machines %v, %d changes", cmp.DifferentMachines, len(cmp.Changes))
+	}
+	for _, ch := range cmp.Changes {
+		if ch.ChangePct != 0 {
+			t.Errorf("%s %s n=%d on %s: change %v%%, want 0 (matched across machines?)", ch.Environment, ch.Mode, ch.N, ch.Machine, ch.ChangePct)
+		}
+	}
+	cmp, err = report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: b}, report.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.DifferentMachines || len(cmp.OldMachines) != 1 || len(cmp.NewMachines) != 1 || len(cmp.Changes) != 4 {
+		t.Errorf("two one-machine sets: different machines %v (%v, %v), %d changes; want true and the 4 cells matched", cmp.DifferentMachines, cmp.OldMachines, cmp.NewMachines, len(cmp.Changes))
+	}
+}
