@@ -83,13 +83,7 @@ func TestBusyRuleOnSyntheticSet(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			spawns := tc.spawnNS
-			if spawns == nil {
-				spawns = reporttest.LognormalSpawns(40e3, 1)
-			}
-			s := &results.Set{Provenance: reporttest.Provenance("", "")}
-			reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 10, Processes: tc.processes, WallNS: 200e6,
-				SpawnNS: spawns, Others: tc.others, Steal: tc.steal})
+			s := reporttest.LoadedSet(tc.processes, tc.spawnNS, tc.others, tc.steal)
 			n := reporttest.Build(t, s).Cell("native", "sequential", report.Column{N: 10}).Judgement
 			if n.BusyKnown != tc.known || n.BusyThroughout != tc.throughout || n.BusyRises != tc.rises || n.Busy != (tc.throughout || tc.rises) {
 				t.Errorf("known %v, throughout %v, rises %v, busy %v; want %v, %v, %v (%+v)", n.BusyKnown, n.BusyThroughout, n.BusyRises, n.Busy, tc.known, tc.throughout, tc.rises, n)

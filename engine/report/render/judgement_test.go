@@ -39,13 +39,7 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			spawns := tc.spawnNS
-			if spawns == nil {
-				spawns = reporttest.LognormalSpawns(40e3, 1)
-			}
-			s := &results.Set{Provenance: reporttest.Provenance("", "")}
-			reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 10, Processes: tc.processes, WallNS: 200e6,
-				SpawnNS: spawns, Others: tc.others, Steal: tc.steal})
+			s := reporttest.LoadedSet(tc.processes, tc.spawnNS, tc.others, tc.steal)
 			r := reporttest.Build(t, s)
 			c := r.Cell("native", "sequential", report.Column{N: 10})
 			n := c.Judgement

@@ -187,3 +187,15 @@ func SlowedHalf(p, t int) int64 {
 	}
 	return v
 }
+
+// LoadedSet is one cell, native sequential n = 10, of processes of
+// 200 ms wall time that saw the given load (Cell.Others, Cell.Steal);
+// spawnNS nil draws spawns around 40 µs.
+func LoadedSet(processes int, spawnNS func(p, t int) int64, others, steal func(int) float64) *results.Set {
+	if spawnNS == nil {
+		spawnNS = LognormalSpawns(40e3, 1)
+	}
+	s := &results.Set{Provenance: Provenance("", "")}
+	AddCell(s, Cell{Env: "native", Mode: "sequential", N: 10, Processes: processes, WallNS: 200e6, SpawnNS: spawnNS, Others: others, Steal: steal})
+	return s
+}
