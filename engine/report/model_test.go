@@ -309,3 +309,39 @@ func TestStatisticsUseOkProcessesOnly(t *testing.T) {
 		t.Errorf("all-failed cell: stats %+v, failures %v; want none and 2 timeouts", c2.Stats, c2.Failures)
 	}
 }
+
+func TestNoBaselineNoRatios(t *testing.T) {
+	t.Parallel()
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(s, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 1, Processes: 10, SpawnNS: reporttest.LognormalSpawns(4e5, 1)})
+	r := reporttest.Build(t, s)
+	if len(r.Ratios) != 0 {
+		t.Errorf("ratios without a baseline: %+v", r.Ratios)
+	}
+	if want := []report.Warning{{Kind: report.WarnNoBaseline, Baseline: "native"}}; !slices.Equal(r.Warnings, want) {
+		t.Errorf("warnings %+v, want %+v", r.Warnings, want)
+	}
+}
+
+// TestCalibrationOnlySet: a set of calibration checks alone has each
+// environment's clock verdict, a failed check with its detail, and no
+// warning.
+func TestCalibrationOnlySet(t *testing.T) {
+	t.Parallel()
+	s := &results.Set{Provenance: reporttest.Provenance("", ""), Calibration: []results.CalibrationCheck{
+		{Environment: "native", Check: "sleep", Pass: true},
+		{Environment: "native", Check: "coherence", Pass: true},
+		{Environment: "node", Check: "sleep", Process: 2, Pass: false, Detail: "1ms→9ms"},
+	}}
+	r := reporttest.Build(t, s)
+	if len(r.Cells) != 0 || len(r.Clocks) != 2 || len(r.Warnings) != 0 {
+		t.Fatalf("cells %d, clocks %+v, warnings %+v; want no cell, two clocks, no warning", len(r.Cells), r.Clocks, r.Warnings)
+	}
+	native, node := r.Clocks[0], r.Clocks[1]
+	if !native.Trusted() || !native.Calibrated() || node.Trusted() || node.SleepPassed != 0 || node.SleepChecks != 1 {
+		t.Errorf("clocks %+v, %+v; want native trusted, node's one sleep check failed", native, node)
+	}
+	if want := []report.FailedCheck{{Check: "sleep", Process: 2, Detail: "1ms→9ms"}}; !slices.Equal(node.Failed, want) {
+		t.Errorf("node's failed checks %+v, want %+v", node.Failed, want)
+	}
+}
