@@ -345,3 +345,41 @@ func TestCalibrationOnlySet(t *testing.T) {
 		t.Errorf("node's failed checks %+v, want %+v", node.Failed, want)
 	}
 }
+
+// TestInputErrors: every way a report or comparison can be asked of bad
+// input is an input error (exit 2) that names the cause.
+func TestInputErrors(t *testing.T) {
+	t.Parallel()
+	a := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(a, reporttest.Cell{Env: "native", Mode: "sequential", N: 1, Processes: 10, SpawnNS: reporttest.LognormalSpawns(4e4, 1)})
+	badViews := reporttest.StatusSet()
+	badViews.Provenance.Invocations[0].Views.Last = -10
+	buildErr := func(inputs ...report.Input) func() error {
+		return func() error { _, err := report.Build(inputs, report.Options{}); return err }
+	}
+	cases := []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		// The same directory twice would count every spawn twice.
+		{"one set under two names", buildErr(report.Input{Dir: "a", Set: a}, report.Input{Dir: "a2", Set: a}), "both measured native sequential n=1"},
+		{"one set twice", buildErr(report.Input{Dir: "a", Set: a}, report.Input{Dir: "a", Set: a}), "both measured native sequential n=1"},
+		{"empty set", buildErr(report.Input{Dir: "empty", Set: &results.Set{Provenance: reporttest.Provenance("", "")}}), "empty holds no results"},
+		{"no set", buildErr(), "no result directories given"},
+		{"bad views", buildErr(report.Input{Dir: "d", Set: badViews}), "views last -10"},
+		{"compare without a shared cell", func() error {
+			_, err := report.Compare(report.Input{Dir: "a", Set: reporttest.ScaledSet("native", 1, "x")}, report.Input{Dir: "b", Set: reporttest.ScaledSet("wasm", 1, "x")}, report.CompareOptions{})
+			return err
+		}, "a and b share no measured (environment, mode, n) cell"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.do()
+			var in *inputerr.Error
+			if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an input error containing %q", err, tc.want)
+			}
+		})
+	}
+}
