@@ -118,3 +118,22 @@ func TestCompareSaysWhenTheMachineMoved(t *testing.T) {
 		t.Errorf("one environment of two slower: median %v%%, %d same way, said the machine moved", one.MedianChangePct, one.SameWay)
 	}
 }
+
+// TestCompareSaysWhenBusyLevelsDiffer: one set measured busy and the
+// other idle is a difference that can explain a change; two alike are
+// not.
+func TestCompareSaysWhenBusyLevelsDiffer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		old, new float64
+		differ   bool
+	}{{0.01, 0.02, false}, {0.01, 0.8, true}, {0.6, 0.8, false}, {0.01, 0.4, false}} {
+		cmp, err := report.Compare(report.Input{Dir: "old", Set: reporttest.OthersSet(tc.old)}, report.Input{Dir: "new", Set: reporttest.OthersSet(tc.new)}, report.CompareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmp.BusyDiffers != tc.differ || cmp.OldBusy.Judged != 1 || cmp.NewBusy.Judged != 1 || (cmp.NewBusy.Busy == 1) != (tc.new > 0.5) {
+			t.Errorf("others %.2f then %.2f: busy levels %+v, %+v, differ = %v; want differ %v", tc.old, tc.new, cmp.OldBusy, cmp.NewBusy, cmp.BusyDiffers, tc.differ)
+		}
+	}
+}

@@ -199,3 +199,12 @@ func LoadedSet(processes int, spawnNS func(p, t int) int64, others, steal func(i
 	AddCell(s, Cell{Env: "native", Mode: "sequential", N: 10, Processes: processes, WallNS: 200e6, SpawnNS: spawnNS, Others: others, Steal: steal})
 	return s
 }
+
+// OthersSet is one cell, native sequential n = 100, of 6 processes of
+// 200 ms wall time during which others' work took the given share.
+func OthersSet(others float64) *results.Set {
+	s := &results.Set{Provenance: Provenance("", "")}
+	AddCell(s, Cell{Env: "native", Mode: "sequential", N: 100, Processes: 6, WallNS: 200e6,
+		SpawnNS: LognormalSpawns(50e3, 3), Others: Share(others)})
+	return s
+}
