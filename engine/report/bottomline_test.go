@@ -45,3 +45,26 @@ func TestBottomRowsCarryTheirCellsJudgements(t *testing.T) {
 		t.Error("no row has a not-judged cell, though the fixture's steady state has one process a cell")
 	}
 }
+
+func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
+	t.Parallel()
+	r := reporttest.ReferenceReport(t)
+	judged, unstable := 0, 0
+	for _, c := range r.Cells {
+		if c.Stats == nil || c.Judgement.Verdict == report.NotJudged {
+			continue
+		}
+		judged++
+		if c.Judgement.Unstable {
+			unstable++
+		}
+	}
+	t.Logf("%d of %d judged cells unstable", unstable, judged)
+	if judged < 100 || unstable*10 > judged {
+		t.Errorf("%d of %d judged cells unstable, want at most 10%%", unstable, judged)
+	}
+	// Native sequential n = 1000 is two regimes, and says so.
+	if c := r.Cell("native", "sequential", report.Column{N: 1000}); c == nil || len(c.Regimes) != 2 {
+		t.Errorf("native sequential n = 1000: regimes %+v, want two", c.Regimes)
+	}
+}
