@@ -347,3 +347,33 @@ func TwoMachines(t *testing.T) (*report.Report, string, string) {
 	}
 	return r, idA, idB
 }
+
+// FiveReleasesSet is ReleaseSet of five Wasmtime CLI releases, listed
+// out of order, one of them under the name wasmtime-latest.
+func FiveReleasesSet() *results.Set {
+	envs := []string{"wasmtime-46", "wasmtime-42", "wasmtime-latest", "wasmtime-9", "wasmtime-36"}
+	tcs := `{"native":"gcc (Debian 12.2.0-14+deb12u1) 12.2.0",` +
+		`"wasmtime-46":"` + CLIToolchain("46.0.1") + `","wasmtime-42":"` + CLIToolchain("42.0.1") + `",` +
+		`"wasmtime-latest":"` + CLIToolchain("45.0.2") + `","wasmtime-9":"` + CLIToolchain("9.0.4") + `",` +
+		`"wasmtime-36":"` + CLIToolchain("36.0.9") + `"}`
+	return ReleaseSet(envs, tcs)
+}
+
+// SetsOfFewerThanTwoReleases are sets whose Wasmtime CLI environments
+// make no two releases: one release, one release under two names, and
+// two environments of which one recorded no version.
+func SetsOfFewerThanTwoReleases() map[string]*results.Set {
+	out := map[string]*results.Set{}
+	for name, c := range map[string]struct {
+		envs []string
+		tcs  string
+	}{
+		"one release": {[]string{"wasmtime-46"}, `{"wasmtime-46":"` + CLIToolchain("46.0.1") + `"}`},
+		"one release twice": {[]string{"wasmtime-46", "wasmtime-46-again"},
+			`{"wasmtime-46":"` + CLIToolchain("46.0.1") + `","wasmtime-46-again":"` + CLIToolchain("46.0.1") + `"}`},
+		"no recorded version": {[]string{"wasmtime-46", "wasmtime-36"}, `{"wasmtime-46":"` + CLIToolchain("46.0.1") + `"}`},
+	} {
+		out[name] = ReleaseSet(c.envs, c.tcs)
+	}
+	return out
+}
