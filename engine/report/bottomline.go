@@ -44,11 +44,14 @@ type BottomLine struct {
 
 // BottomRow is one host in the bottom line.
 type BottomRow struct {
-	Family      string      `json:"family"`
-	Host        string      `json:"host"`
-	Environment string      `json:"environment"`
-	First       *BottomCell `json:"first,omitempty"`
-	Steady      *BottomCell `json:"steady,omitempty"`
+	Family      string `json:"family"`
+	Host        string `json:"host"`
+	Environment string `json:"environment"`
+	// Threads is what the host's threads are where they are not OS
+	// threads (FamilyThreads), "" where they are.
+	Threads string      `json:"threads,omitempty"`
+	First   *BottomCell `json:"first,omitempty"`
+	Steady  *BottomCell `json:"steady,omitempty"`
 	// Verdict is the row's cells' verdicts in a few words: "stable",
 	// "unstable (…)", "not judged (…)", with "busy" where it applies.
 	Verdict string `json:"verdict"`
@@ -124,7 +127,7 @@ func bottomLine(r *Report) *BottomLine {
 			continue
 		}
 		seen[k] = true
-		row := BottomRow{Family: k.family, Host: host, Environment: env}
+		row := BottomRow{Family: k.family, Host: host, Environment: env, Threads: FamilyThreads(k.family)}
 		var shown []*Cell
 		row.First, shown = r.bottomCell(env, b.Mode, b.First, shown)
 		row.Steady, shown = r.bottomCell(env, b.Mode, b.Steady, shown)
