@@ -33,7 +33,7 @@ returns, 134 when any thread traps, as the Wasmtime CLI does; the message
 goes to stderr. A thread-spawn that cannot instantiate returns a negative
 id (pthread_create's EAGAIN).`,
 	Args: func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
+		if len(args) == 0 && !wazeroFlags.version {
 			return usageError{fmt.Errorf("wazero: give the module to run, e.g. spawnbench wazero build/sequential.wasm 10; run `spawnbench wazero --help`")}
 		}
 		return nil
@@ -44,6 +44,7 @@ id (pthread_create's EAGAIN).`,
 var wazeroFlags struct {
 	engine    string
 	placement bool
+	version   bool
 	env       []string
 }
 
@@ -54,11 +55,20 @@ func init() {
 		`wazero's engine: "compiler" (machine code, wazero's default here) or "interpreter"`)
 	f.BoolVar(&wazeroFlags.placement, "placement", false,
 		`after the module ends, print each spawned thread's CPUs on stdout as "#cpu K PARENT_CPU CHILD_CPU" lines (c/sb.h): the parent's at its first clock read after thread-spawn, the thread's at its own first clock read`)
+	f.BoolVar(&wazeroFlags.version, "version", false,
+		"print the embedded wazero's version and exit; fails, saying why, where --engine cannot run here")
 	f.StringArrayVar(&wazeroFlags.env, "env", nil, "KEY=value for the module's environment (repeatable)")
 	rootCmd.AddCommand(wazeroCmd)
 }
 
 func runWazero(cmd *cobra.Command, args []string) error {
+	if wazeroFlags.version {
+		if err := wazerohost.Check(wazerohost.Engine(wazeroFlags.engine)); err != nil {
+			return fmt.Errorf("wazero: %w", err)
+		}
+		fmt.Println("wazero " + wazerohost.Version())
+		return nil
+	}
 	wasm, err := os.ReadFile(args[0])
 	if err != nil {
 		return usageError{fmt.Errorf("wazero: %w", err)}

@@ -3,7 +3,6 @@ package env
 import (
 	"context"
 	"path/filepath"
-	"runtime/debug"
 
 	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/proc"
@@ -20,28 +19,29 @@ type wazeroSettings struct {
 	Engine string `json:"engine"`
 }
 
+// wazeroInstall: wazero is a Go module of spawnbench's own build.
+const wazeroInstall = "go build -o bin/spawnbench ./cmd/spawnbench (wazero is in go.mod)"
+
 func init() {
 	RegisterHost("wazero", "wazero, the Go runtime, embedded in spawnbench (spawnbench wazero; its threads are goroutines)", FormModule,
 		// The host gives every thread Go's monotonic clock (time.Since
 		// one origin), which counts nanoseconds.
-		HostFacts{Family: hostfacts.Wazero, ClockStepNS: 1, Install: "go build -o bin/spawnbench ./cmd/spawnbench"},
+		HostFacts{Family: hostfacts.Wazero, ClockStepNS: 1, Install: wazeroInstall},
 		func(cfg wazeroSettings) Host { return &wazeroHost{cfg: cfg} })
 }
 
-func (h *wazeroHost) Toolchain(context.Context) Toolchain {
-	return Toolchain{Present: true, Version: "wazero " + wazeroVersion() + ", " + h.cfg.Engine}
-}
-
-// wazeroVersion names the embedded wazero, from the build's module list.
-func wazeroVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, dep := range info.Deps {
-			if dep.Path == "github.com/tetratelabs/wazero" {
-				return dep.Version
-			}
-		}
+// Toolchain asks the executable that will run the modules for its
+// wazero's version, and whether the engine runs here.
+func (h *wazeroHost) Toolchain(ctx context.Context) Toolchain {
+	exe, err := HostExecutable()
+	if err != nil {
+		return Toolchain{Install: wazeroInstall, Problem: err.Error()}
 	}
-	return "(version unknown)"
+	out, err := proc.ToolFact(ctx, exe, "wazero", "--engine", h.cfg.Engine, "--version")
+	if err != nil {
+		return Toolchain{Install: wazeroInstall, Problem: "spawnbench wazero --version: " + err.Error()}
+	}
+	return Toolchain{Present: true, Version: firstLine(out) + ", " + h.cfg.Engine, Install: wazeroInstall}
 }
 
 func (h *wazeroHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {

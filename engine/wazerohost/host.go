@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,6 +87,19 @@ const maxThreadID = 0x1FFFFFFF
 // cannot make a thread, which pthread_create reports as EAGAIN.
 const errnoAgain = 6
 
+// Version is the embedded wazero's module version, from the build's
+// module list.
+func Version() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == "github.com/tetratelabs/wazero" {
+				return dep.Version
+			}
+		}
+	}
+	return "(version unknown)"
+}
+
 // Program is one compiled wasi-threads module, ready to run once.
 type Program struct {
 	ctx  context.Context
@@ -120,21 +134,15 @@ type threadKey struct{}
 // instantiates what every thread imports: WASI preview1, thread-spawn and
 // the shared memory.
 func Load(wasm []byte, opts Options) (*Program, error) {
-	var cfg wazero.RuntimeConfig
-	switch opts.Engine {
-	case "", Compiler:
-		cfg = wazero.NewRuntimeConfigCompiler()
-	case Interpreter:
-		cfg = wazero.NewRuntimeConfigInterpreter()
-	default:
-		return nil, fmt.Errorf("unknown engine %q (want %q or %q)", opts.Engine, Compiler, Interpreter)
-	}
 	if len(opts.Args) == 0 {
 		opts.Args = []string{"main.wasm"}
 	}
 	ctx := context.Background()
-	p := &Program{ctx: ctx, opts: opts, origin: time.Now(), exit: make(chan int, 1),
-		rt: wazero.NewRuntimeWithConfig(ctx, cfg.WithCoreFeatures(api.CoreFeaturesV2|experimental.CoreFeaturesThreads))}
+	rt, err := newRuntime(ctx, opts.Engine)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{ctx: ctx, opts: opts, origin: time.Now(), exit: make(chan int, 1), rt: rt}
 	code, err := p.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("not a WebAssembly module wazero can compile: %w", err)
@@ -159,6 +167,38 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 		return nil, fmt.Errorf("make the shared memory %s.%s: %w", mem.module, mem.name, err)
 	}
 	return p, nil
+}
+
+// newRuntime is a wazero runtime with threads on the engine asked for.
+// wazero's compiler panics where it cannot run (it needs amd64 with
+// SSE4.1, or arm64 with its atomics for threads): that is an error here.
+func newRuntime(ctx context.Context, engine Engine) (rt wazero.Runtime, err error) {
+	var cfg wazero.RuntimeConfig
+	switch engine {
+	case "", Compiler:
+		cfg = wazero.NewRuntimeConfigCompiler()
+	case Interpreter:
+		cfg = wazero.NewRuntimeConfigInterpreter()
+	default:
+		return nil, fmt.Errorf("unknown engine %q (want %q or %q)", engine, Compiler, Interpreter)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("wazero's %s cannot run on %s/%s (%v): use the %s", engine, runtime.GOOS, runtime.GOARCH, r, Interpreter)
+		}
+	}()
+	return wazero.NewRuntimeWithConfig(ctx, cfg.WithCoreFeatures(api.CoreFeaturesV2|experimental.CoreFeaturesThreads)), nil
+}
+
+// Check says whether engine can run threads on this machine, by making a
+// runtime of it.
+func Check(engine Engine) error {
+	ctx := context.Background()
+	rt, err := newRuntime(ctx, engine)
+	if err != nil {
+		return err
+	}
+	return rt.Close(ctx)
 }
 
 // Run runs _start and returns the program's exit code as soon as any
