@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"spawnbench/engine/protocol"
 	"spawnbench/engine/wazerohost"
 )
 
@@ -85,14 +83,7 @@ func runWazero(cmd *cobra.Command, args []string) error {
 	// Exit at once, whatever the module's other goroutines are doing.
 	code := prog.Run()
 	if wazeroFlags.placement {
-		// After the module's own lines: its output is written by now.
-		w := bufio.NewWriter(os.Stdout)
-		for i, p := range prog.Placement() {
-			w.WriteString(protocol.CPUDirective(i+1, p.ParentCPU, p.ChildCPU))
-		}
-		if err := w.Flush(); err != nil {
-			fmt.Fprintf(os.Stderr, "spawnbench wazero: write placement: %v\n", err)
-		}
+		writePlacement("wazero", prog.Placement(), func(p wazerohost.Placement) (int, int) { return p.ParentCPU, p.ChildCPU })
 	}
 	os.Exit(code)
 	return nil
