@@ -121,64 +121,45 @@ func run(t *testing.T, check func(t *testing.T, r result), args ...string) {
 	}
 }
 
-func TestProcExitOnAChildEndsTheProcessWhileMainBlocks(t *testing.T) {
+// Whichever thread ends the program decides its exit code at once, while
+// the others block: proc_exit's code, 0 for a return from _start, 134 and
+// the trap's message naming the thread for a trap.
+func TestAnyThreadEndsTheProcess(t *testing.T) {
 	t.Parallel()
-	wasm := guest(t, `
+	for _, c := range []struct {
+		name, fields string
+		code         int
+		says         []string
+	}{
+		{"proc_exit on a child", `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
-  (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 7)))`)
-	run(t, func(t *testing.T, r result) {
-		if r.code != 7 {
-			t.Errorf("exit code %d, want 7 (the child's proc_exit); stderr %q", r.code, r.stderr)
-		}
-	}, wasm)
-}
-
-func TestProcExitOnMainEndsTheProcessWhileAChildBlocks(t *testing.T) {
-	t.Parallel()
-	wasm := guest(t, `
+  (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 7)))`, 7, nil},
+		{"proc_exit on main", `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $exit (i32.const 5)))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
-	run(t, func(t *testing.T, r result) {
-		if r.code != 5 {
-			t.Errorf("exit code %d, want 5; stderr %q", r.code, r.stderr)
-		}
-	}, wasm)
-}
-
-func TestReturnFromStartExitsZeroWhileAChildBlocks(t *testing.T) {
-	t.Parallel()
-	wasm := guest(t, `
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`, 5, nil},
+		{"return from _start", `
   (func (export "_start") (drop (call $spawn (i32.const 0))))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
-	run(t, func(t *testing.T, r result) {
-		if r.code != 0 {
-			t.Errorf("exit code %d, want 0; stderr %q", r.code, r.stderr)
-		}
-	}, wasm)
-}
-
-func TestTrapOnAChildEndsTheProcessWithTheMessage(t *testing.T) {
-	t.Parallel()
-	wasm := guest(t, `
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`, 0, nil},
+		{"trap on a child", `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (call $block_forever))
-  (func (export "wasi_thread_start") (param i32 i32) unreachable)`)
-	run(t, func(t *testing.T, r result) {
-		if r.code != wazerohost.TrapExitCode || !strings.Contains(r.stderr, "thread 1 trapped") || !strings.Contains(r.stderr, "unreachable") {
-			t.Errorf("exit code %d, stderr %q: want %d, naming the thread and the trap", r.code, r.stderr, wazerohost.TrapExitCode)
-		}
-	}, wasm)
-}
-
-func TestTrapOnMainEndsTheProcessWithTheMessage(t *testing.T) {
-	t.Parallel()
-	wasm := guest(t, `
+  (func (export "wasi_thread_start") (param i32 i32) unreachable)`, wazerohost.TrapExitCode, []string{"thread 1 trapped", "unreachable"}},
+		{"trap on main", `
   (func (export "_start") (drop (call $spawn (i32.const 0))) (drop (i32.div_u (i32.const 1) (i32.const 0))))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
-	run(t, func(t *testing.T, r result) {
-		if r.code != wazerohost.TrapExitCode || !strings.Contains(r.stderr, "the main thread trapped") || !strings.Contains(r.stderr, "divide by zero") {
-			t.Errorf("exit code %d, stderr %q: want %d, naming the main thread and the trap", r.code, r.stderr, wazerohost.TrapExitCode)
-		}
-	}, wasm)
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`, wazerohost.TrapExitCode, []string{"the main thread trapped", "divide by zero"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run(t, func(t *testing.T, r result) {
+				if r.code != c.code {
+					t.Errorf("exit code %d, want %d; stderr %q", r.code, c.code, r.stderr)
+				}
+				for _, s := range c.says {
+					if !strings.Contains(r.stderr, s) {
+						t.Errorf("stderr %q does not say %q", r.stderr, s)
+					}
+				}
+			}, guest(t, c.fields))
+		})
+	}
 }
 
 // A child sees the process's argv and writes to its stdout, and the write
