@@ -9,12 +9,12 @@
 // a goroutine. So here thread-spawn instantiates the module again on the
 // caller, then starts a goroutine that calls wasi_thread_start: a wasm
 // thread is a goroutine, which Go's scheduler runs on its own OS threads
-// (GOMAXPROCS of them at once), never an OS thread of its own, and a
-// spawn's cost includes no thread creation unless Go's scheduler decides
+// (at most GOMAXPROCS running at once), never an OS thread of its own, and
+// a spawn's cost includes no thread creation unless Go's scheduler decides
 // to start one. Nothing else departs from wazero's defaults but the
-// clocks: wazero gives a module fake, deterministic clocks unless told,
-// and spawnbench needs every thread to read one real monotonic clock with
-// one origin. The process is the unit of failure, as in the embedded
+// clocks and sleeps, which are fake unless told (spawnbench needs every
+// thread to read one real monotonic clock with one origin), and a yield,
+// a no-op by default, which yields the goroutine. The process is the unit of failure, as in the embedded
 // Wasmtime host (engine/wasmhost): proc_exit, a return from _start or a
 // trap on any thread ends the whole program with one exit code.
 package wazerohost
