@@ -36,7 +36,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 32 || len(builds) != 6 {
-		t.Errorf("%d environments make %d builds (%v), want 32 (28 and 4 one-CPU twins) and 6", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 34 || len(builds) != 6 {
+		t.Errorf("%d environments make %d builds (%v), want 34 (30 and 4 one-CPU twins) and 6", len(s.Environments), len(builds), groups)
 	}
 }

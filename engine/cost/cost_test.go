@@ -153,6 +153,11 @@ func cellOf(t *testing.T, p *spec.RunPlan, key string) spec.Cell {
 	return spec.Cell{}
 }
 
+// addedSinceReference are the kinds of the study that results/reference
+// was measured without; they are estimated from other kinds until the
+// reference is measured again.
+var addedSinceReference = map[string]bool{"wazero": true}
+
 // TestEstimatesFollowTheReference: the reference set measured every
 // environment of the study, with every browser started cold, so every
 // cell's estimate comes from its own environment (a warm browser's from
@@ -166,6 +171,10 @@ func TestEstimatesFollowTheReference(t *testing.T) {
 	for _, c := range p.Cells {
 		want := "environment"
 		switch start := startOfCell(c); {
+		case addedSinceReference[c.Env.Kind]:
+			// Once the reference holds the kind, this fails: remove it
+			// from the list.
+			want = "other kinds"
 		case start == hostfacts.Warm:
 			want = "cold"
 		case start == hostfacts.Cold && strings.HasSuffix(c.Env.Name, "-cold"):

@@ -43,6 +43,9 @@ type BottomRow struct {
 	Family      string      `json:"family"`
 	Host        string      `json:"host"`
 	Environment string      `json:"environment"`
+	// Threads is what the host's threads are where they are not OS
+	// threads (FamilyThreads), "" where they are.
+	Threads string `json:"threads,omitempty"`
 	First       *BottomCell `json:"first,omitempty"`
 	Steady      *BottomCell `json:"steady,omitempty"`
 	// Judgements are the verdicts of the cells the row's figures come
@@ -145,7 +148,7 @@ func bottomLine(r *Report) *BottomLine {
 			continue
 		}
 		seen[k] = true
-		row := BottomRow{Family: k.family, Host: host, Environment: env}
+		row := BottomRow{Family: k.family, Host: host, Environment: env, Threads: FamilyThreads(k.family)}
 		var shown []*Cell
 		row.First, shown = r.bottomCell(env, b.Mode, b.First, shown)
 		row.Steady, shown = r.bottomCell(env, b.Mode, b.Steady, shown)

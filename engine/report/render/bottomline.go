@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/textfmt"
@@ -48,17 +49,22 @@ func writeBottomLine(r *report.Report, b *strings.Builder) {
 		if row.Host != "" && row.Host != row.Environment {
 			env += " (" + row.Host + ")"
 		}
-		line := []string{row.Family, env, first, firstRatio, steady, steadyRatio, rowVerdict(bl, row)}
+		line := []string{familyLabel(row.Family), env, first, firstRatio, steady, steadyRatio, rowVerdict(bl, row)}
 		if pinned {
 			line = slices.Insert(line, 2, placementText(row))
 		}
 		rows = append(rows, line)
 	}
 	mdTable(b, header, align, rows)
+	for _, row := range bl.Rows {
+		if n := threadsNote(row); n != "" {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+	}
 	for _, n := range bl.Notes {
 		fmt.Fprintf(b, "- %s\n", noteText(bl, n))
 	}
-	if len(bl.Notes) > 0 {
+	if len(bl.Notes) > 0 || slices.ContainsFunc(bl.Rows, func(row report.BottomRow) bool { return threadsNote(row) != "" }) {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the report's tables). "+
@@ -66,6 +72,30 @@ func writeBottomLine(r *report.Report, b *strings.Builder) {
 		"not judged below %d processes. The figures with their precision are in the report's \"Typical spawn time\".\n\n", report.MinIntervalProcesses)
 	writeFreePlacement(r, b)
 	writeEarlier(r, b)
+}
+
+// familyLabel is a family's name, with what its threads are where they
+// are not OS threads.
+func familyLabel(family string) string {
+	if t := report.FamilyThreads(family); t != "" {
+		return family + " (threads are " + t + ")"
+	}
+	return family
+}
+
+// threadsNote says, under the bottom line, what a row's figures include
+// where its threads are not OS threads; "" where they are.
+func threadsNote(row report.BottomRow) string {
+	switch row.Threads {
+	case "":
+		return ""
+	case hostfacts.Goroutines:
+		return fmt.Sprintf("%s's threads are goroutines, not OS threads: a spawn there makes the thread's instance and starts a goroutine, "+
+			"which Go's scheduler runs on one of its own OS threads (at most GOMAXPROCS running at once). Its figures include no OS thread's creation "+
+			"unless the scheduler starts one, so its ratio compares a goroutine's start with an OS thread's (docs/environments.md).", row.Environment)
+	default:
+		return fmt.Sprintf("%s's threads are %s, not OS threads (docs/environments.md).", row.Environment, row.Threads)
+	}
 }
 
 // hasPinned is true when a row shows a one-CPU figure.
@@ -217,6 +247,9 @@ func BottomLineText(r *report.Report) string {
 		where := ""
 		if hasPinned(bl) {
 			where = " (" + placementText(row) + ")"
+		}
+		if row.Threads != "" {
+			where += " (its threads are " + row.Threads + ")"
 		}
 		fmt.Fprintf(&b, "  %-24s first spawn%s %s = %s; steady state (%s) %s = %s; %s\n",
 			row.Environment, where, first, fr, columnText(bl.Steady), steady, sr, rowVerdict(bl, row))

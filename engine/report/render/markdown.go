@@ -98,7 +98,7 @@ func grouped(r *report.Report) bool {
 // familyRow is a table row naming a host family in bold.
 func familyRow(family string, width int) []string {
 	row := make([]string, width)
-	row[0] = "**" + family + "**"
+	row[0] = "**" + familyLabel(family) + "**"
 	return row
 }
 
