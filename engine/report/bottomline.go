@@ -40,14 +40,14 @@ type BottomLine struct {
 
 // BottomRow is one host in the bottom line.
 type BottomRow struct {
-	Family      string      `json:"family"`
-	Host        string      `json:"host"`
-	Environment string      `json:"environment"`
+	Family      string `json:"family"`
+	Host        string `json:"host"`
+	Environment string `json:"environment"`
 	// Threads is what the host's threads are where they are not OS
 	// threads (FamilyThreads), "" where they are.
-	Threads string `json:"threads,omitempty"`
-	First       *BottomCell `json:"first,omitempty"`
-	Steady      *BottomCell `json:"steady,omitempty"`
+	Threads string      `json:"threads,omitempty"`
+	First   *BottomCell `json:"first,omitempty"`
+	Steady  *BottomCell `json:"steady,omitempty"`
 	// Judgements are the verdicts of the cells the row's figures come
 	// from, one per column shown: the row's verdict is theirs.
 	Judgements []ColumnJudgement `json:"judgements"`
