@@ -33,10 +33,16 @@ func cellFigures(r *report.Report) []results.CellFigure {
 		for _, row := range bl.Rows {
 			for _, c := range []struct {
 				col  report.Column
+				fig  *report.BottomCell
 				role string
-			}{{bl.First, "first spawn"}, {bl.Steady, "steady state"}} {
-				if cell := rep.Cell(row.Environment, bl.Mode, c.col); cell != nil {
-					inBottomLine[key(cell.Machine, row.Environment, bl.Mode, c.col)] = c.role
+			}{{bl.First, row.First, "first spawn"}, {bl.Steady, row.Steady, "steady state"}} {
+				// The headline's own cell: the one-CPU twin's where the
+				// row shows it, never the free figure beside it.
+				if c.fig == nil {
+					continue
+				}
+				if cell := rep.Cell(c.fig.Environment, bl.Mode, c.col); cell != nil {
+					inBottomLine[key(cell.Machine, cell.Environment, bl.Mode, c.col)] = c.role
 				}
 			}
 		}
