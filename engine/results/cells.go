@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/stats"
 )
 
@@ -150,6 +151,13 @@ func optFloat64Col[T any](name string, f func(*T) *float64) column[T] {
 // stamped with the set's ID, generation and provenance (its format that
 // of the file, FormatVersion).
 func WriteCells(dir string, set *Set, rows []CellFigure) error {
+	return atomicfile.Write(filepath.Join(dir, CellsFile), func(w io.Writer) error { return EncodeSetCells(w, set, rows) })
+}
+
+// EncodeSetCells writes a report's figures of set to w as WriteCells
+// writes them into the set: `spawnbench report DIR -o FILE.parquet` of
+// one set writes the set's own cells.parquet.
+func EncodeSetCells(w io.Writer, set *Set, rows []CellFigure) error {
 	prov := set.Provenance
 	prov.Format = FormatVersion
 	js, err := json.Marshal(prov)
@@ -157,7 +165,7 @@ func WriteCells(dir string, set *Set, rows []CellFigure) error {
 		return fmt.Errorf("encode provenance: %w", err)
 	}
 	meta := map[string]string{metaProvenance: string(js), metaGeneration: strconv.FormatInt(set.Generation, 10), metaSet: set.ID}
-	return writeTable(filepath.Join(dir, CellsFile), cellColumns, rows, meta)
+	return encodeTable(w, cellColumns, rows, meta)
 }
 
 // EncodeCells writes a report's figures as one Parquet file to w, for
