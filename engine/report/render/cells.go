@@ -60,7 +60,7 @@ func cellFigures(r *report.Report) []results.CellFigure {
 		}
 		f := results.CellFigure{Machine: c.Machine, Environment: c.Environment, Kind: c.Kind, Host: c.Host, Family: c.Family, Mode: c.Mode,
 			N: c.N, ViewLast: int32(c.Last), Processes: int32(c.Processes), Samples: int32(c.Samples),
-			Untrusted: int32(c.Untrusted), Failures: strings.Join(failures, ";"), Spread: nan,
+			Untrusted: int32(c.Untrusted), ClockCouldMove: c.ClockCouldMove, Failures: strings.Join(failures, ";"), Spread: nan,
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
 			Verdict: c.Judgement.Verdict, Reason: reasonText(c.Judgement), Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,

@@ -26,7 +26,7 @@ func writeClockWarnings(r *report.Report, b *strings.Builder) {
 		if v.Trusted() {
 			continue
 		}
-		untrusted := fmt.Sprintf("%d of %d samples have clock_trusted = false", v.Untrusted, v.Samples)
+		untrusted := fmt.Sprintf("%d of %d samples %s clock_trusted = false", v.Untrusted, v.Samples, map[bool]string{true: "has", false: "have"}[v.Untrusted == 1])
 		switch {
 		case v.CalibrationFailed():
 			fmt.Fprintf(b, "> [!WARNING]\n> **CLOCK NOT TRUSTED: %s.** ", v.Environment)
@@ -54,7 +54,7 @@ func writeClockWarnings(r *report.Report, b *strings.Builder) {
 				"Those are marked %s below; do not draw conclusions from them. Its other cells stand as measured (the clock rule is in the legend of the typical times).\n\n",
 				textfmt.Plural(len(v.Cells), "cell", "cells"), v.Environment, untrusted, strings.Join(names[:min(len(names), 12)], ", ")+more(len(names)-12), untrustedMark)
 		default:
-			fmt.Fprintf(b, "Clock: in %s, %s; they could move no cell's figure outside its interval (the clock rule is in the legend of the typical times).\n\n", v.Environment, untrusted)
+			fmt.Fprintf(b, "Clock: in %s, %s, which could move no cell's figure outside its interval (the clock rule is in the legend of the typical times).\n\n", v.Environment, untrusted)
 		}
 	}
 	if calibrated && len(uncalibrated) > 0 {

@@ -42,7 +42,7 @@ func TestClockWarningIsInProportion(t *testing.T) {
 		t.Fatalf("one untrusted sample in 40 processes: cell %+v, want 1 untrusted that could move nothing", c)
 	}
 	if strings.Contains(few, "CLOCK NOT TRUSTED") || strings.Contains(few, typicalRow(r, 10)+untrustedMark) ||
-		!strings.Contains(few, "Clock: in native, 1 of ") || !strings.Contains(few, "they could move no cell's figure outside its interval") {
+		!strings.Contains(few, "Clock: in native, 1 of 440 samples has clock_trusted = false") || !strings.Contains(few, "which could move no cell's figure outside its interval") {
 		t.Errorf("one untrusted sample is not one line without a mark:\n%s", few)
 	}
 	if strings.Contains(few, "Not calibrated") {
