@@ -128,7 +128,7 @@ var cellColumns = []column[CellFigure]{
 	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view"),
 	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc(fmt.Sprintf("the ratio's 95%% interval (Yuen–Welch over both cells' processes), lower bound; null under %d processes a side", stats.MinIntervalProcesses)),
 	optFloat64Col("ratio_high", func(r *CellFigure) *float64 { return &r.RatioHigh }).doc(fmt.Sprintf("the upper bound; null under %d processes a side", stats.MinIntervalProcesses)),
-	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows; null for the rest"),
+	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows (a host's one-CPU twin, NAME@one-cpu, where the row shows its figure); null for the rest"),
 }
 
 // optFloat64Col stores NaN and ±Inf as null: a figure that is not there.
