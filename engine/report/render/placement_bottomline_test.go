@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -89,5 +91,30 @@ func TestBottomLineFlagsAreTheJSONBottomLinesCells(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("cells.parquet's bottom_line marks %v; the JSON bottom line shows %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+	}
+}
+
+// TestSetCellsAreTheSetsOwn: the table `report DIR -o FILE.parquet`
+// writes for one set is, byte for byte, the cells.parquet its run wrote
+// into the set, stamped with the set's identity.
+func TestSetCellsAreTheSetsOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	set := reporttest.OneCPUSet(t)
+	set.ID, set.Generation = "fixture-set", 3
+	r, err := WriteDir(dir, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteSetCells(r, set, &out); err != nil {
+		t.Fatal(err)
+	}
+	inSet, err := os.ReadFile(filepath.Join(dir, results.CellsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), inSet) {
+		t.Errorf("WriteSetCells wrote %d bytes, the set's cells.parquet has %d: they differ", out.Len(), len(inSet))
 	}
 }
