@@ -99,7 +99,7 @@ var cellColumns = []column[CellFigure]{
 	int32Col("ok_processes", func(r *CellFigure) *int32 { return &r.OKProcesses }).doc("the processes the figure is computed over (ended ok, with spawns in the view): how many independent values stand behind it"),
 	int32Col("samples", func(r *CellFigure) *int32 { return &r.Samples }).doc("spawns in the view of the ok processes"),
 	addedLater(int32Col("untrusted_samples", func(r *CellFigure) *int32 { return &r.Untrusted })).doc("those of the samples whose clock is not trusted (samples.parquet's clock_trusted false)"),
-	addedLater(boolCol("clock_could_move", func(r *CellFigure) *bool { return &r.ClockCouldMove })).doc("true where the report marks the figure † and its clock warning names the cell: "+stats.ClockRule.Summary),
+	addedLater(boolCol("clock_could_move", func(r *CellFigure) *bool { return &r.ClockCouldMove })).doc("true where the report marks the figure † and its clock warning names the cell: " + stats.ClockRule.Summary),
 	optFloat64Col("typical_us", func(r *CellFigure) *float64 { return &r.TypicalUS }).doc("the cell's typical spawn, µs: the exponentiated 20% trimmed mean of its processes' log typical spawns"),
 	optFloat64Col("low_us", func(r *CellFigure) *float64 { return &r.LowUS }).doc(fmt.Sprintf("the lower bound of its %g%% interval over processes, µs; null under %d processes", 100*stats.Confidence, stats.MinIntervalProcesses)),
 	optFloat64Col("high_us", func(r *CellFigure) *float64 { return &r.HighUS }).doc(fmt.Sprintf("the upper bound, µs; null under %d processes", stats.MinIntervalProcesses)),
