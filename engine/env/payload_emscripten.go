@@ -104,6 +104,7 @@ const emscriptenHarness = `<!doctype html>
 // emccSettings are the build settings (#Payloads.emscripten).
 type emccSettings struct {
 	Emcc                    string   `json:"emcc"`
+	Root                    string   `json:"root"`
 	Optimization            string   `json:"optimization"`
 	PthreadPoolSize         int      `json:"pthread_pool_size"`
 	ProxyToPthread          bool     `json:"proxy_to_pthread"`
@@ -113,14 +114,22 @@ type emccSettings struct {
 }
 
 func (s emccSettings) toolchain(ctx context.Context) Toolchain {
-	if why := proc.Missing(s.Emcc); why != "" {
-		return Toolchain{Install: emccInstall, Problem: "emcc " + why}
+	root, tc := openRoot(s.Root)
+	if !tc.Present {
+		return tc
 	}
-	out, err := proc.ToolFact(ctx, s.Emcc, "--version")
+	install := emccInstall
+	if !root.system() {
+		install = rootInstall
+	}
+	if why := root.missing(s.Emcc); why != "" {
+		return Toolchain{Install: install, Problem: "emcc " + why}
+	}
+	out, err := proc.ToolFact(ctx, root.command([]string{s.Emcc, "--version"}, "")...)
 	if err != nil {
-		return Toolchain{Install: emccInstall, Problem: err.Error()}
+		return Toolchain{Install: install, Problem: err.Error()}
 	}
-	return Toolchain{Present: true, Version: firstLine(out), Install: emccInstall}
+	return Toolchain{Present: true, Version: root.version(firstLine(out)), Install: install}
 }
 
 func (s emccSettings) key(ctx context.Context) string {
@@ -149,7 +158,11 @@ func (s emccSettings) flags() []string {
 // build compiles every benchmark to outDir/<bench>.js, with its .wasm and
 // .worker.js beside it.
 func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
-	cache, err := emccCache(ctx, s.Emcc)
+	root, tc := openRoot(s.Root)
+	if !tc.Present {
+		return fmt.Errorf("emcc's root: %s (fix: %s)", tc.Problem, tc.Install)
+	}
+	cache, err := emccCache(ctx, root, s.Emcc)
 	if err != nil {
 		return err
 	}
@@ -165,7 +178,8 @@ func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
 	for _, b := range Benchmarks {
 		args := append(s.flags(), "-o", filepath.Join(outDir, string(b)+".js"),
 			filepath.Join(srcDir, "c", string(b)+".c"))
-		if _, err := proc.OutputOf(ctx, proc.Command{Argv: append([]string{s.Emcc}, args...), Dir: srcDir, Env: environ}); err != nil {
+		argv := root.command(append([]string{s.Emcc}, args...), srcDir, outDir, cache)
+		if _, err := proc.OutputOf(ctx, proc.Command{Argv: argv, Dir: srcDir, Env: environ}); err != nil {
 			return fmt.Errorf("emcc %s: %s %s: %w", b, s.Emcc, strings.Join(args, " "), err)
 		}
 	}
@@ -182,12 +196,12 @@ func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
 // the installation's cache, in directories of its own: emcc finds what
 // is prebuilt and builds only what is missing, into spawnbench's
 // directories, never into the installation's.
-func emccCache(ctx context.Context, emcc string) (string, error) {
+func emccCache(ctx context.Context, root toolRoot, emcc string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	version, err := emccVersionWord(ctx, emcc)
+	version, err := emccVersionWord(ctx, root, emcc)
 	if err != nil {
 		return "", err
 	}
@@ -197,7 +211,12 @@ func emccCache(ctx context.Context, emcc string) (string, error) {
 	}
 	// em-config answers from emcc's own configuration when EM_CACHE is not
 	// set, so ask it with spawnbench's variables removed.
-	cmd := exec.CommandContext(ctx, emConfig(emcc), "CACHE")
+	// A root's em-config is on the root's PATH, beside its emcc.
+	argv := root.command([]string{"em-config", "CACHE"}, "")
+	if root.system() {
+		argv = []string{emConfig(emcc), "CACHE"}
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = withoutEnv(os.Environ(), "EM_CACHE", "EM_FROZEN_CACHE")
 	out, err := cmd.Output()
 	if err != nil {
@@ -205,6 +224,19 @@ func emccCache(ctx context.Context, emcc string) (string, error) {
 	}
 	shipped := strings.TrimSpace(string(out))
 	if shipped == "" || filepath.Clean(shipped) == filepath.Clean(cache) {
+		return cache, nil
+	}
+	if !root.system() {
+		// The root's cache, read here at its path in the root; the links
+		// name the path inside, where emcc reads them. sid's emscripten
+		// ships none: emcc builds its libraries once into spawnbench's.
+		inRoot := filepath.Join(root.dir, shipped)
+		if _, err := os.Stat(inRoot); errors.Is(err, fs.ErrNotExist) {
+			return cache, nil
+		}
+		if err := linkTreeAs(inRoot, shipped, cache); err != nil {
+			return "", fmt.Errorf("seed the Emscripten cache %s from the root's %s: %w", cache, shipped, err)
+		}
 		return cache, nil
 	}
 	if err := linkTree(shipped, cache); err != nil {
@@ -215,8 +247,9 @@ func emccCache(ctx context.Context, emcc string) (string, error) {
 
 // emccVersionWord is emcc's version number ("3.1.6"), for the cache name:
 // another emcc must not use this one's libraries.
-func emccVersionWord(ctx context.Context, emcc string) (string, error) {
-	out, err := exec.CommandContext(ctx, emcc, "-dumpversion").Output()
+func emccVersionWord(ctx context.Context, root toolRoot, emcc string) (string, error) {
+	argv := root.command([]string{emcc, "-dumpversion"}, "")
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
 	if err != nil {
 		return "", fmt.Errorf("%s -dumpversion: %w", emcc, err)
 	}
@@ -242,7 +275,11 @@ func emConfig(emcc string) string {
 // linkTree mirrors from's directories under to and links each file of
 // from there, leaving alone anything to already has. emcc's lock and
 // sanity stamp are its own per cache, so they are not linked.
-func linkTree(from, to string) error {
+func linkTree(from, to string) error { return linkTreeAs(from, from, to) }
+
+// linkTreeAs is linkTree for a tree read at from whose links must name
+// it as as (its path inside a toolchain root).
+func linkTreeAs(from, as, to string) error {
 	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -258,7 +295,7 @@ func linkTree(from, to string) error {
 		if rel == "cache.lock" || rel == "sanity.txt" {
 			return nil
 		}
-		if err := os.Symlink(path, dst); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Symlink(filepath.Join(as, rel), dst); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 		return nil
