@@ -125,7 +125,7 @@ func (s emccSettings) toolchain(ctx context.Context) Toolchain {
 	if why := root.missing(s.Emcc); why != "" {
 		return Toolchain{Install: install, Problem: "emcc " + why}
 	}
-	out, err := proc.ToolFact(ctx, root.command([]string{s.Emcc, "--version"}, "")...)
+	out, err := emccAsk(ctx, root, s.Emcc, "--version")
 	if err != nil {
 		return Toolchain{Install: install, Problem: err.Error()}
 	}
@@ -248,16 +248,38 @@ func emccCache(ctx context.Context, root toolRoot, emcc string) (string, error) 
 // emccVersionWord is emcc's version number ("3.1.6"), for the cache name:
 // another emcc must not use this one's libraries.
 func emccVersionWord(ctx context.Context, root toolRoot, emcc string) (string, error) {
-	argv := root.command([]string{emcc, "-dumpversion"}, "")
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
+	out, err := emccAsk(ctx, root, emcc, "-dumpversion")
 	if err != nil {
 		return "", fmt.Errorf("%s -dumpversion: %w", emcc, err)
 	}
-	v := strings.TrimSpace(string(out))
+	v := firstLine(out)
 	if v == "" || strings.ContainsAny(v, "/ \n") {
 		return "", fmt.Errorf("%s -dumpversion printed %q", emcc, v)
 	}
 	return v, nil
+}
+
+// emccAsk asks emcc a question (its version). A root's emcc, whose
+// installation has no cache of its own, insists on a writable one even to
+// answer: it gets a fresh temporary one, and the log line of the sanity
+// check a fresh cache brings ("shared:INFO: ...") is left out.
+func emccAsk(ctx context.Context, root toolRoot, emcc string, args ...string) (string, error) {
+	if root.system() {
+		return proc.ToolFact(ctx, append([]string{emcc}, args...)...)
+	}
+	probe, err := os.MkdirTemp("", "spawnbench-emcc-")
+	if err != nil {
+		return "", fmt.Errorf("a cache for emcc's answer: %w", err)
+	}
+	defer os.RemoveAll(probe)
+	out, err := proc.Output(ctx, "", root.command(append([]string{"env", "EM_CACHE=" + probe, emcc}, args...), "", probe)...)
+	var kept []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "shared:") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n"), err
 }
 
 // emConfig finds em-config beside emcc (an emsdk's emcc is not on PATH

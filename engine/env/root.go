@@ -60,16 +60,37 @@ const rootMarker = ".spawnbench-root"
 // rootInstall is the fix for a sid root that is missing or unusable.
 const rootInstall = ".ci/setup (makes the sid root from Debian's packages with mmdebstrap: about 1.4 GB, a few minutes)"
 
-// SidRootDir is where .ci/setup makes the sid root for the current package
-// list: ${XDG_CACHE_HOME:-$HOME/.cache}/spawnbench/roots/sid-<hash>, the
-// hash the first 12 hex digits of sid-root.packages' sha256.
+// MachineRoots is where root's .ci/setup makes the roots: one copy for
+// every user and clone of the machine, which only root may change.
+const MachineRoots = "/var/cache/spawnbench/roots"
+
+// SidRootDir is where the sid root for the current package list is, or
+// is to be made: <roots>/sid-<hash>, the hash the first 12 hex digits of
+// sid-root.packages' sha256. The roots are $SPAWNBENCH_ROOTS if set; else,
+// for root, MachineRoots; for another user, their own
+// ${XDG_CACHE_HOME:-$HOME/.cache}/spawnbench/roots, or MachineRoots when
+// they have no sid root of their own and root made one.
 func SidRootDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory for the sid root: %w", err)
-	}
 	sum := sha256.Sum256([]byte(sidPackagesFile))
-	return filepath.Join(base, "spawnbench", "roots", "sid-"+hex.EncodeToString(sum[:])[:12]), nil
+	name := "sid-" + hex.EncodeToString(sum[:])[:12]
+	if base := os.Getenv("SPAWNBENCH_ROOTS"); base != "" {
+		return filepath.Join(base, name), nil
+	}
+	machine := filepath.Join(MachineRoots, name)
+	if os.Geteuid() == 0 {
+		return machine, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return machine, nil
+	}
+	own := filepath.Join(cache, "spawnbench", "roots", name)
+	if _, err := os.Lstat(own); err != nil {
+		if _, err := os.Stat(filepath.Join(machine, rootMarker)); err == nil {
+			return machine, nil
+		}
+	}
+	return own, nil
 }
 
 // toolRoot is an opened root: dir "" for the system's.
