@@ -17,8 +17,9 @@ import (
 )
 
 // emscripten: the C benchmarks built with Emscripten's emcc, one .js with
-// its .wasm and .worker.js per benchmark, and the page that opens one in a
-// browser. Node.js runs a benchmark's .js; Chromium and Firefox open the
+// its .wasm per benchmark (and, from Emscripten 3.1.6, a .worker.js;
+// Emscripten 6 inlines the worker in the .js), and the page that opens
+// one in a browser. Node.js runs a benchmark's .js; Chromium and Firefox open the
 // page. Beside the build: emcc's flags, its version, and the writable
 // cache emcc needs beside Debian's read-only one.
 type emscripten struct{ cfg emccSettings }
@@ -155,8 +156,8 @@ func (s emccSettings) flags() []string {
 	return append(f, s.ExtraFlags...)
 }
 
-// build compiles every benchmark to outDir/<bench>.js, with its .wasm and
-// .worker.js beside it.
+// build compiles every benchmark to outDir/<bench>.js, with its .wasm
+// (and an older emcc's .worker.js) beside it.
 func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
 	root, tc := openRoot(s.Root)
 	if !tc.Present {
