@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -240,15 +239,4 @@ func (r toolRoot) version(tool string) string {
 		return tool
 	}
 	return tool + " [" + r.versions + "]"
-}
-
-// lookCommand is exec.LookPath for the system's root; a root's command is
-// looked up inside it, by bwrap.
-func (r toolRoot) lookCommand(name string) string {
-	if r.system() {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return name
 }
