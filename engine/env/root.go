@@ -119,6 +119,11 @@ func openRoot(name string) (toolRoot, Toolchain) {
 		return notReady("%v", err)
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		// setup's log says why an attempt failed (no network, no user
+		// namespaces).
+		if log := filepath.Join(filepath.Dir(dir), "sid.log"); isFile(log) {
+			return notReady("the sid root is not made (no %s; the log of setup's last attempt is %s)", dir, log)
+		}
 		return notReady("the sid root is not made (no %s)", dir)
 	}
 	marker, err := os.ReadFile(filepath.Join(dir, rootMarker))
@@ -239,4 +244,9 @@ func (r toolRoot) version(tool string) string {
 		return tool
 	}
 	return tool + " [" + r.versions + "]"
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

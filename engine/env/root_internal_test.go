@@ -39,6 +39,22 @@ func TestMissingSidRootIsNotReadyWithSetupAsTheFix(t *testing.T) {
 	}
 }
 
+// TestFailedSidRootNamesSetupsLog: where setup tried and failed (no
+// network, no namespaces), the reason is in its log, which the problem
+// names.
+func TestFailedSidRootNamesSetupsLog(t *testing.T) {
+	roots := t.TempDir()
+	t.Setenv("SPAWNBENCH_ROOTS", roots)
+	log := filepath.Join(roots, "sid.log")
+	if err := os.WriteFile(log, []byte("E: Failed to fetch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, tc := openRoot(RootSid)
+	if tc.Present || !strings.Contains(tc.Problem, "not made") || !strings.Contains(tc.Problem, log) || !strings.HasPrefix(tc.Install, ".ci/setup") {
+		t.Errorf("a root setup failed to make: %+v; want not ready, naming %s", tc, log)
+	}
+}
+
 func TestHalfMadeSidRootIsNotUsed(t *testing.T) {
 	dir := fakeSidRoot(t, false)
 	_, tc := openRoot(RootSid)
