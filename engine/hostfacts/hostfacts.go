@@ -19,12 +19,20 @@ const (
 	JSHosts    = "JS hosts"
 	Emscripten = "Emscripten"
 	RawWorkers = "raw workers"
-	Other      = "other"
+	// CooperativeThreads: the component model's own threads (the
+	// cm-threads payload), switched on one OS thread, never started as
+	// one: a spawn here is not the OS-thread spawn the other families pay.
+	CooperativeThreads = "cooperative threads"
+	Other              = "other"
 )
 
 // Families lists the families in report order; a family a new host
 // declares that is not listed comes after them, before Other.
-var Families = []string{Native, Wasmtime, WAMR, JSHosts, Emscripten, RawWorkers, Other}
+var Families = []string{Native, Wasmtime, WAMR, JSHosts, Emscripten, RawWorkers, CooperativeThreads, Other}
+
+// NotOSThreads are the families whose spawn starts no thread of the OS:
+// reports keep their ratios apart from the others' and say why.
+var NotOSThreads = []string{CooperativeThreads}
 
 // Clock steps of the hosts whose benchmark clock is JavaScript's, in ns.
 const (
