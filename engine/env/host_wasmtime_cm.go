@@ -103,7 +103,13 @@ func (h *wasmtimeCM) probeCLI(ctx context.Context, path string) {
 			}
 			// Wasmtime's error, without the backtrace RUST_BACKTRACE adds.
 			said, _, _ := strings.Cut(err.Error(), "Stack backtrace:")
-			said = strings.Join(strings.Fields(strings.ReplaceAll(said, "\n", " | ")), " ")
+			var lines []string
+			for _, line := range strings.Split(said, "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					lines = append(lines, line)
+				}
+			}
+			said = strings.Join(lines, " | ")
 			h.problem = fmt.Errorf("%s cannot run the component model's threads (wasmtime run %s): use %s; the probe gave: %s",
 				versionWords(h.version), strings.Join(argv[2:len(argv)-1], " "), WasmtimeCLICommand(WasmtimeCMVersions()[0]), said)
 			h.unfit = true
