@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,7 +41,8 @@ type wasmtimeCLISettings struct {
 	// Wasmtime is the CLI: a command name looked up as toolPath says, or
 	// a path.
 	Wasmtime string `json:"wasmtime"`
-	// WasmtimeFlags go after spawnbench's own flags, before the module.
+	// WasmtimeFlags go after spawnbench's own flags, before the module
+	// (or, on the wasmtime-cm host, the component).
 	WasmtimeFlags []string `json:"wasmtime_flags"`
 }
 
@@ -148,17 +148,12 @@ func (h *wasmtimeCLI) probeCLI(ctx context.Context, path string) wasmtimeProbe {
 		}
 		p.flags = []string{"-W", wasm, "-S", "threads=y"}
 
-		dir, err := os.MkdirTemp("", "spawnbench-wasmtime-probe-")
+		module, remove, err := probeFile("wasmtime", emptyModule)
 		if err != nil {
-			p.err = fmt.Errorf("wasmtime probe: %w", err)
+			p.err = err
 			return
 		}
-		defer os.RemoveAll(dir)
-		module := filepath.Join(dir, "empty.wasm")
-		if err := os.WriteFile(module, emptyModule, 0o644); err != nil {
-			p.err = fmt.Errorf("wasmtime probe: %w", err)
-			return
-		}
+		defer remove()
 		argv := append(append([]string{path, "run"}, p.flags...), module)
 		out, err = proc.Output(ctx, "", argv...)
 		switch {

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,20 +21,13 @@ import (
 // The clock is WASI's monotonic clock, one origin for every thread of the
 // process (they share one Store and its WASI context).
 type wasmtimeCM struct {
-	cfg wasmtimeCMSettings
+	// The same settings as the wasi-threads CLIs' (wasmtime-cli).
+	cfg wasmtimeCLISettings
 
 	probeOnce sync.Once
 	version   string
 	problem   error
 	unfit     bool
-}
-
-type wasmtimeCMSettings struct {
-	// Wasmtime is the CLI: a command name looked up as toolPath says, or
-	// a path.
-	Wasmtime string `json:"wasmtime"`
-	// WasmtimeFlags go after spawnbench's own flags, before the component.
-	WasmtimeFlags []string `json:"wasmtime_flags"`
 }
 
 //go:embed wasmtime-cm.versions
@@ -55,7 +47,7 @@ var cmProbe []byte
 func init() {
 	RegisterHost("wasmtime-cm", "a Wasmtime CLI running a component on the component model's own threads (wasmtime run -W component-model-threading)", FormComponent,
 		HostFacts{Family: hostfacts.Wasmtime, ClockStepNS: 1, Install: wasmtimeInstall(WasmtimeCMVersions())},
-		func(cfg wasmtimeCMSettings) Host { return &wasmtimeCM{cfg: cfg} })
+		func(cfg wasmtimeCLISettings) Host { return &wasmtimeCM{cfg: cfg} })
 }
 
 func (h *wasmtimeCM) Toolchain(ctx context.Context) Toolchain {
@@ -84,17 +76,12 @@ func (h *wasmtimeCM) probeCLI(ctx context.Context, path string) {
 			return
 		}
 		h.version = firstLine(out)
-		dir, err := os.MkdirTemp("", "spawnbench-wasmtime-cm-probe-")
+		component, remove, err := probeFile("wasmtime-cm", cmProbe)
 		if err != nil {
-			h.problem = fmt.Errorf("wasmtime-cm probe: %w", err)
+			h.problem = err
 			return
 		}
-		defer os.RemoveAll(dir)
-		component := filepath.Join(dir, "probe.wasm")
-		if err := os.WriteFile(component, cmProbe, 0o644); err != nil {
-			h.problem = fmt.Errorf("wasmtime-cm probe: %w", err)
-			return
-		}
+		defer remove()
 		argv := append(h.argv(path), component)
 		if _, err := proc.Output(ctx, "", argv...); err != nil {
 			if ctx.Err() != nil {
