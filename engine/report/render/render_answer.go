@@ -78,7 +78,8 @@ var notOSThreadsWhy = map[string]string{
 }
 
 // notOSThreadsText is "(its threads are ...) starts" or "(their threads
-// are ...) start": what the rows' families' threads are.
+// are ...) start": what the rows' families' threads are, where
+// notOSThreadsWhy says.
 func notOSThreadsText(b *report.BottomLine, envs []string) string {
 	var whys []string
 	for _, row := range b.Rows {
@@ -86,7 +87,12 @@ func notOSThreadsText(b *report.BottomLine, envs []string) string {
 			whys = append(whys, why)
 		}
 	}
-	if len(envs) == 1 {
+	switch {
+	case len(whys) == 0 && len(envs) == 1:
+		return "starts"
+	case len(whys) == 0:
+		return "start"
+	case len(envs) == 1:
 		return "(its threads are " + textfmt.List(whys, "and") + ") starts"
 	}
 	return "(their threads are " + textfmt.List(whys, "and") + ") start"
