@@ -36,7 +36,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 32 || len(builds) != 6 {
-		t.Errorf("%d environments make %d builds (%v), want 32 (28 and 4 one-CPU twins) and 6", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 33 || len(builds) != 7 {
+		t.Errorf("%d environments make %d builds (%v), want 33 (29 and 4 one-CPU twins) and 7", len(s.Environments), len(builds), groups)
 	}
 }
