@@ -157,16 +157,15 @@ func cellOf(t *testing.T, p *spec.RunPlan, key string) spec.Cell {
 // addedSinceReference are the kinds of the study that results/reference
 // was measured without; they are estimated from other kinds until the
 // reference is measured again.
-var addedSinceReference = map[string]bool{"wazero": true}
+var addedSinceReference = map[string]bool{"wazero": true, "wasmtime-cm-threads": true}
 
 // TestEstimatesFollowTheReference: the reference set measured every
 // environment of the study, with every browser started cold, so every
 // cell's estimate comes from its own environment (a warm browser's from
 // its cold self, with no saving known: the cold cost) and is positive,
-// but for the cold variants named after the reference, and the
-// environments of the sid root (added after it was measured), which come
-// from their kind; browsers cost more than native, the pause is added and
-// the timeout caps.
+// but for the cold variants named after the reference, the environments
+// of the sid root, which come from their kind, and addedSinceReference;
+// browsers cost more than native, the pause is added and the timeout caps.
 func TestEstimatesFollowTheReference(t *testing.T) {
 	m := Reference()
 	p := studyPlan(t)

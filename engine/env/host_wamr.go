@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -75,15 +74,11 @@ func (h *wamr) Toolchain(ctx context.Context) Toolchain {
 // benchmarks get, so an iwasm built without lib-wasi-threads is found
 // here, not at run time.
 func (h *wamr) probe(ctx context.Context, path string) error {
-	dir, err := os.MkdirTemp("", "spawnbench-wamr-probe-")
+	module, remove, err := probeFile("wamr", wamrProbe)
 	if err != nil {
-		return fmt.Errorf("wamr probe: %w", err)
+		return err
 	}
-	defer os.RemoveAll(dir)
-	module := filepath.Join(dir, "probe.wasm")
-	if err := os.WriteFile(module, wamrProbe, 0o644); err != nil {
-		return fmt.Errorf("wamr probe: %w", err)
-	}
+	defer remove()
 	argv := append(append([]string{path}, h.cfg.IwasmFlags...), module)
 	if _, err := proc.Output(ctx, "", argv...); err != nil {
 		if ctx.Err() != nil {

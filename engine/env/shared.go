@@ -250,3 +250,19 @@ func (h *pageHost) Close() error {
 	}
 	return h.warm.Close()
 }
+
+// probeFile writes a runtime's probe (a module or component) into a
+// directory of its own and returns its path and the removal of both.
+func probeFile(host string, content []byte) (path string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "spawnbench-"+host+"-probe-")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s probe: %w", host, err)
+	}
+	remove = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "probe.wasm")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		remove()
+		return "", nil, fmt.Errorf("%s probe: %w", host, err)
+	}
+	return path, remove, nil
+}

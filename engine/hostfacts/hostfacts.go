@@ -21,12 +21,16 @@ const (
 	JSHosts    = "JS hosts"
 	Emscripten = "Emscripten"
 	RawWorkers = "raw workers"
-	Other      = "other"
+	// CooperativeThreads: the component model's own threads (the
+	// cm-threads payload), switched on one OS thread, never started as
+	// one: a spawn here is not the OS-thread spawn the other families pay.
+	CooperativeThreads = "cooperative threads"
+	Other              = "other"
 )
 
 // Families lists the families in report order; a family a new host
 // declares that is not listed comes after them, before Other.
-var Families = []string{Native, Wasmtime, WAMR, Wazero, JSHosts, Emscripten, RawWorkers, Other}
+var Families = []string{Native, Wasmtime, WAMR, Wazero, JSHosts, Emscripten, RawWorkers, CooperativeThreads, Other}
 
 // Goroutines is what a wasm thread of the wazero family is: a goroutine,
 // which Go's scheduler multiplexes onto its own OS threads, so a spawn
@@ -40,6 +44,10 @@ var familyThreads = map[string]string{Wazero: Goroutines}
 // Threads is what family's threads are: "" for OS threads, else a kind
 // such as Goroutines, which reports state beside the family's rows.
 func Threads(family string) string { return familyThreads[family] }
+
+// NotOSThreads are the families whose spawn starts no thread of the OS:
+// reports keep their ratios apart from the others' and say why.
+var NotOSThreads = []string{CooperativeThreads}
 
 // Clock steps of the hosts whose benchmark clock is JavaScript's, in ns.
 const (

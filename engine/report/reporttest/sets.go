@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 )
@@ -305,6 +306,32 @@ func AnswerSet() *results.Set {
 		for k, n := range []int32{1, 100} {
 			i++
 			AddCell(s, Cell{Env: env, Mode: "sequential", N: n, Processes: processes, SpawnNS: LognormalSpawns(m[k], uint64(i)*1000)})
+		}
+	}
+	return s
+}
+
+// ApartAnswerSet has a host near native (wasm: 2×, 3×) and one whose
+// threads are the component model's cooperative ones (coop, family
+// hostfacts.CooperativeThreads: 0.4×, 0.1×, near were it an OS thread),
+// at n = 1 and 100.
+func ApartAnswerSet() *results.Set {
+	s := &results.Set{Provenance: Provenance("", "")}
+	medians := map[string][2]float64{ // first spawn, steady state: ns
+		"native": {50e3, 10e3},
+		"wasm":   {100e3, 30e3},
+		"coop":   {20e3, 1e3},
+	}
+	i := 0
+	for env, m := range medians {
+		for k, n := range []int32{1, 100} {
+			i++
+			AddCell(s, Cell{Env: env, Mode: "sequential", N: n, Processes: 20, SpawnNS: LognormalSpawns(m[k], uint64(i)*1000)})
+		}
+	}
+	for j := range s.Runs {
+		if s.Runs[j].Environment == "coop" {
+			s.Runs[j].Family = hostfacts.CooperativeThreads
 		}
 	}
 	return s
