@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/intruder"
 	"spawnbench/engine/results"
+	"spawnbench/internal/intruder"
 )
 
 // TestOtherUsersCannotForgeEndOrSteerABrowserRun: issue 37. During a run

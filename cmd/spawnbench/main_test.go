@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,8 @@ import (
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
+	"spawnbench/internal/fulltest"
+	"spawnbench/internal/reexec"
 )
 
 var bin string
@@ -32,6 +33,7 @@ var cacheHome string
 // TestMain builds the real binary once; the tests run it as a user would,
 // from a directory other than the repository.
 func TestMain(m *testing.M) {
+	reexec.Dispatch()
 	// The test binary holds package main, whose interrupt package catches
 	// Ctrl-C from its init: the tests themselves stop on it as tests do.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
@@ -39,11 +41,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	bin = filepath.Join(dir, "spawnbench")
 	cacheHome = filepath.Join(dir, "cache")
-	// No DWARF (-w): a third off the link, and no test reads it.
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-ldflags=-w", "-o", bin, ".").CombinedOutput(); err != nil {
-		panic(string(out))
+	if bin, err = fulltest.BuildBinary("spawnbench/cmd/spawnbench"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"syscall"

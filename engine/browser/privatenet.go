@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"spawnbench/internal/reexec"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -94,15 +96,11 @@ func ownNet() (*privateNet, error) {
 	return theNet.n, theNet.err
 }
 
-// holderVar, in a process's environment, makes it the holder of a
-// network namespace (holdNet).
-const holderVar = "SPAWNBENCH_NETNS_HOLDER"
+// holderRole is the helper role (see reexec) of the holder of a network
+// namespace (holdNet).
+const holderRole = "netns-holder"
 
-func init() {
-	if os.Getenv(holderVar) != "" {
-		os.Exit(holdNet())
-	}
-}
+func init() { reexec.Register(holderRole, holdNet) }
 
 // startPrivateNet starts the holder in a new network namespace: a plain
 // one where spawnbench may make it (root), else one inside a new user
@@ -137,8 +135,11 @@ func startHolder(nsenter string, inUserNS bool) (*privateNet, error) {
 		return nil, fmt.Errorf("open the holder's socket: %w", err)
 	}
 	conn := c.(*net.UnixConn)
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), holderVar+"=1")
+	cmd, err := reexec.Command(holderRole)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
 	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C is spawnbench's. It ends when
 	// spawnbench does: its end of the socketpair then reads the end.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"spawnbench/internal/reexec"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,27 +60,28 @@ const (
 	ContainSubreaper = "subreaper"
 )
 
-// keeperVar, in a process's environment, makes it the keeper of the
-// spawnbench it names by owner (see Owner), and keeperCgroupVar names that
-// spawnbench's cgroup, if it has one (see init); probeVar makes a process
-// exit at once.
+// The helper roles of containment, played by a fresh copy of spawnbench
+// (see reexec): the keeper, and a probe that exits at once.
+const (
+	keeperRole = "containment-keeper"
+	probeRole  = "cgroup-probe"
+)
+
+// keeperVar, in the keeper's environment, names the spawnbench it keeps
+// by owner (see Owner), and keeperCgroupVar that spawnbench's cgroup, if
+// it has one.
 const (
 	keeperVar       = "SPAWNBENCH_KEEPER"
 	keeperCgroupVar = "SPAWNBENCH_KEEPER_CGROUP"
-	probeVar        = "SPAWNBENCH_CGROUP_PROBE"
 )
 
 func init() {
-	if os.Getenv(probeVar) != "" {
-		os.Exit(0)
-	}
-	if os.Getenv(guardianVar) != "" {
-		os.Exit(guard())
-	}
-	if owner := os.Getenv(keeperVar); owner != "" {
-		keep(owner, os.Getenv(keeperCgroupVar))
-		os.Exit(0)
-	}
+	reexec.Register(probeRole, func() int { return 0 })
+	reexec.Register(guardianRole, guard)
+	reexec.Register(keeperRole, func() int {
+		keep(os.Getenv(keeperVar), os.Getenv(keeperCgroupVar))
+		return 0
+	})
 }
 
 // containment is this spawnbench's boundary, set up on first use.
@@ -362,8 +364,10 @@ func probeCgroup(base string) error {
 		return err
 	}
 	defer b.remove()
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), probeVar+"=1")
+	cmd, err := reexec.Command(probeRole)
+	if err != nil {
+		return err
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: b.fd}
 	return cmd.Run()
 }
@@ -377,8 +381,12 @@ func startKeeper(base string) (*os.File, error) {
 		return nil, err
 	}
 	defer r.Close()
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), keeperVar+"="+Owner(), keeperCgroupVar+"="+base)
+	cmd, err := reexec.Command(keeperRole)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, keeperVar+"="+Owner(), keeperCgroupVar+"="+base)
 	cmd.Stdin = r
 	// Its own process group: a Ctrl-C at the terminal is spawnbench's to
 	// handle, and must not take the keeper first.

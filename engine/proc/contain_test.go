@@ -6,11 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"spawnbench/internal/fulltest"
 )
 
 // helperVar makes the test binary a spawnbench that runs one benchmark
@@ -255,7 +256,7 @@ func TestGuardiansAreReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	burn, err := Run(context.Background(), Command{Argv: []string{os.Args[0]}, Env: []string{"PROC_TEST_HELPER=burn-threads"}})
+	burn, err := Run(context.Background(), Command{Argv: []string{os.Args[0]}, Env: burnThreadsEnv(t)})
 	if err != nil || burn.ExitCode != 0 {
 		t.Fatalf("%+v, %v", burn, err)
 	}

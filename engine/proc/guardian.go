@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"spawnbench/internal/reexec"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -46,9 +48,9 @@ import (
 // and reports every reaped process's rusage and its own CPU time over
 // the tree, which spawnbench does not count as other programs' work.
 //
-// guardianVar, in a process's environment, makes it a guardian, with its
+// guardianRole is the helper role (see reexec) of a guardian, with its
 // socket on descriptor 3.
-const guardianVar = "SPAWNBENCH_GUARDIAN"
+const guardianRole = "guardian"
 
 // guardRequest starts a tree: Path run with Argv, Env (the guardian adds
 // treeVar=Token), in Dir, pinned to CPUs (none: the guardian's own
@@ -95,7 +97,7 @@ type received struct {
 	fds []int
 }
 
-// guard is a guardian's whole life (see guardianVar); it returns its exit
+// guard is a guardian's whole life (see guardianRole); it returns its exit
 // status.
 func guard() int {
 	f := os.NewFile(3, "guardian socket")
@@ -393,8 +395,11 @@ func takeGuardian() (*guardian, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open a guardian's socket: %w", err)
 	}
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), guardianVar+"=1")
+	cmd, err := reexec.Command(guardianRole)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("start a guardian: %w", err)
+	}
 	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C or a kill of spawnbench's group is
 	// spawnbench's; the guardian kills its tree once spawnbench is gone.

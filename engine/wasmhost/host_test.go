@@ -9,10 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,42 +22,11 @@ import (
 )
 
 // The exit semantics are about whole processes (other threads keep
-// running or blocking in wasm), so those tests run `spawnbench wasmtime`,
-// built once per test binary.
-var (
-	buildOnce sync.Once
-	spawnbin  string
-	buildErr  error
-	binDir    string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
+// running or blocking in wasm), so those tests run `spawnbench wasmtime`.
 func spawnbench(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds spawnbench")
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "wasmhost-test-")
-		if buildErr != nil {
-			return
-		}
-		spawnbin = filepath.Join(binDir, "spawnbench")
-		// No DWARF (-w): a third off the link, and no test reads it.
-		out, err := exec.Command("go", "build", "-ldflags=-w", "-o", spawnbin, "spawnbench/cmd/spawnbench").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build spawnbench: %v", buildErr)
-	}
-	return spawnbin
+	return fulltest.Spawnbench(t)
 }
 
 // guest wraps module fields in a wasi-threads module: an imported shared

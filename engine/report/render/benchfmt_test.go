@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,12 +22,7 @@ import (
 func benchstatBinary(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds benchstat")
-	bin := filepath.Join(t.TempDir(), "benchstat")
-	out, err := exec.Command("go", "build", "-o", bin, "golang.org/x/perf/cmd/benchstat").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build benchstat: %v\n%s", err, out)
-	}
-	return bin
+	return fulltest.Binary(t, "golang.org/x/perf/cmd/benchstat")
 }
 
 func benchfmtSet() *results.Set {

@@ -7,9 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,42 +17,12 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-var (
-	cliOnce sync.Once
-	cliPath string
-	cliErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if cliPath != "" {
-		os.RemoveAll(filepath.Dir(cliPath))
-	}
-	os.Exit(code)
-}
-
-// spawnbenchBinary builds cmd/spawnbench once for all CLI tests, so exit
+// spawnbenchBinary is cmd/spawnbench built for the CLI tests, so exit
 // statuses are checked as a user sees them.
 func spawnbenchBinary(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds and runs spawnbench")
-	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "spawnbench-cli-")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliPath = filepath.Join(dir, "spawnbench")
-		// No DWARF (-w): a third off the link, and no test reads it.
-		out, err := exec.Command("go", "build", "-ldflags=-w", "-o", cliPath, "spawnbench/cmd/spawnbench").CombinedOutput()
-		if err != nil {
-			cliErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if cliErr != nil {
-		t.Fatal(cliErr)
-	}
-	return cliPath
+	return fulltest.Spawnbench(t)
 }
 
 // runCLI runs spawnbench with args and returns its exit status, stdout and

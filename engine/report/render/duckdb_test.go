@@ -5,7 +5,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"testing"
 
 	"spawnbench/engine/report"
