@@ -73,7 +73,7 @@ samples: {min: 1, processes: 3}
 	run := exec.Command(bin, "run", p, "-o", out, "--costs", costs)
 	run.Dir = dir
 	run.Env = sharedCache()
-	stderr := &lockedBuffer{}
+	stderr := &fulltest.LockedBuffer{}
 	run.Stderr = stderr
 	if err := run.Start(); err != nil {
 		t.Fatal(err)

@@ -123,24 +123,6 @@ func startPrivateNet() (*privateNet, error) {
 
 // startHolder starts one holder and waits until its loopback is up.
 func startHolder(nsenter string, inUserNS bool) (*privateNet, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("create the holder's socket: %w", err)
-	}
-	mine, theirs := os.NewFile(uintptr(fds[0]), "holder socket"), os.NewFile(uintptr(fds[1]), "holder socket")
-	defer theirs.Close()
-	c, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return nil, fmt.Errorf("open the holder's socket: %w", err)
-	}
-	conn := c.(*net.UnixConn)
-	cmd, err := reexec.Command(holderRole)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C is spawnbench's. It ends when
 	// spawnbench does: its end of the socketpair then reads the end.
 	attr := &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWNET}
@@ -153,9 +135,8 @@ func startHolder(nsenter string, inUserNS bool) (*privateNet, error) {
 		// To bring its loopback up, in its own namespace only.
 		attr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
 	}
-	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
-		conn.Close()
+	cmd, conn, err := reexec.StartWithSocket(holderRole, attr)
+	if err != nil {
 		return nil, err
 	}
 	n := &privateNet{conn: conn}
@@ -268,12 +249,10 @@ func (n *privateNet) dial(_ context.Context, addr string) (net.Conn, error) {
 // holdNet is the holder's whole life: bring its loopback up, say so, then
 // make each socket asked for, until spawnbench's end of the socket closes.
 func holdNet() int {
-	f := os.NewFile(3, "spawnbench")
-	c, err := net.FileConn(f)
+	conn, err := reexec.Socket()
 	if err != nil {
 		return 1
 	}
-	conn := c.(*net.UnixConn)
 	ready := false
 	buf := make([]byte, 4096)
 	for {

@@ -230,13 +230,7 @@ func runtimeProgram(t *testing.T, source string, args ...string) (code int, stdo
 	if ctx.Err() != nil {
 		t.Fatalf("program did not end; stderr %q", se.String())
 	}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, so.String(), se.String()
+	return fulltest.ExitCode(t, err), so.String(), se.String()
 }
 
 // Every thread has its own _Thread_local block, initialised from the

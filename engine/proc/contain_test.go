@@ -2,7 +2,6 @@ package proc
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -225,7 +224,7 @@ func asNobody(t *testing.T, bin string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, filepath.Base(bin))
-	copyFile(t, bin, copied)
+	fulltest.CopyFile(t, bin, copied, 0o755)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -270,28 +269,5 @@ func TestGuardiansAreReused(t *testing.T) {
 	}
 	if n := idle(); n < 2 {
 		t.Errorf("%d idle guardians after two trees at once, want 2", n)
-	}
-}
-
-// copyFile copies an executable from to to, streaming: a binary read
-// whole would raise this process's peak memory, which its children
-// inherit in their ru_maxrss (the kernel keeps the high-water mark of the
-// image a child replaced by exec, and Go forks sharing its memory).
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -100,12 +100,9 @@ type received struct {
 // guard is a guardian's whole life (see guardianRole); it returns its exit
 // status.
 func guard() int {
-	f := os.NewFile(3, "guardian socket")
-	c, err := net.FileConn(f)
-	f.Close()
-	conn, ok := c.(*net.UnixConn)
-	if err != nil || !ok {
-		fmt.Fprintf(os.Stderr, "spawnbench guardian: no socket on descriptor 3: %v\n", err)
+	conn, err := reexec.Socket()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spawnbench guardian: %v\n", err)
 		return 2
 	}
 	send := func(r guardReport) {
@@ -384,31 +381,13 @@ func takeGuardian() (*guardian, error) {
 		return g, nil
 	}
 	idleGuardians.Unlock()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("create a guardian's socket: %w", err)
-	}
-	mine, theirs := os.NewFile(uintptr(fds[0]), "guardian socket"), os.NewFile(uintptr(fds[1]), "guardian socket")
-	defer theirs.Close()
-	c, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return nil, fmt.Errorf("open a guardian's socket: %w", err)
-	}
-	cmd, err := reexec.Command(guardianRole)
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("start a guardian: %w", err)
-	}
-	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C or a kill of spawnbench's group is
 	// spawnbench's; the guardian kills its tree once spawnbench is gone.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("start a guardian: %w", err)
+	cmd, conn, err := reexec.StartWithSocket(guardianRole, &syscall.SysProcAttr{Setpgid: true})
+	if err != nil {
+		return nil, err
 	}
-	g := &guardian{cmd: cmd, conn: c.(*net.UnixConn), reports: make(chan guardReport, 2)}
+	g := &guardian{cmd: cmd, conn: conn, reports: make(chan guardReport, 2)}
 	go func() {
 		buf := make([]byte, 64<<10)
 		for {

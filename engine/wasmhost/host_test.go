@@ -3,7 +3,6 @@ package wasmhost_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -79,12 +78,7 @@ func run(t *testing.T, args ...string) result {
 	if ctx.Err() != nil {
 		t.Fatalf("spawnbench wasmtime %v did not end: stderr %q", args, r.stderr)
 	}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		r.code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	r.code = fulltest.ExitCode(t, err)
 	return r
 }
 

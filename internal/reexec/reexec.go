@@ -20,11 +20,13 @@ package reexec
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // roleVar, in a process's environment, names the role it plays.
@@ -94,4 +96,50 @@ func names() []string {
 	}
 	sort.Strings(all)
 	return all
+}
+
+// StartWithSocket starts role name (see Command) with one end of a Unix
+// socket pair (SOCK_SEQPACKET: messages keep their bounds) as its
+// descriptor 3, which the role opens with Socket, and the process
+// attributes attr. It returns the started command and this process's end
+// of the pair.
+func StartWithSocket(name string, attr *syscall.SysProcAttr) (*exec.Cmd, *net.UnixConn, error) {
+	cmd, err := Command(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the %s's socket: %w", name, err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), name+" socket"), os.NewFile(uintptr(fds[1]), name+" socket")
+	defer theirs.Close()
+	c, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the %s's socket: %w", name, err)
+	}
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("start the %s: %w", name, err)
+	}
+	return cmd, c.(*net.UnixConn), nil
+}
+
+// Socket is, in a role started by StartWithSocket, its end of the pair.
+func Socket() (*net.UnixConn, error) {
+	f := os.NewFile(3, "spawnbench socket")
+	defer f.Close()
+	c, err := net.FileConn(f)
+	if err != nil {
+		return nil, fmt.Errorf("no socket on descriptor 3: %w", err)
+	}
+	conn, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("descriptor 3 is a %T, not a Unix socket", c)
+	}
+	return conn, nil
 }

@@ -6,17 +6,35 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // exitRole prints what it sees of its own role variable and exits 7.
 const exitRole = "test-exit-7"
 
+// echoRole answers one message on its socket.
+const echoRole = "test-echo"
+
 func TestMain(m *testing.M) {
 	Register(exitRole, func() int {
 		v, set := os.LookupEnv(roleVar)
 		fmt.Printf("role variable %q set %v\n", v, set)
 		return 7
+	})
+	Register(echoRole, func() int {
+		conn, err := Socket()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		buf := make([]byte, 100)
+		n, err := conn.Read(buf)
+		if err != nil {
+			return 3
+		}
+		_, _ = conn.Write(append([]byte("echo: "), buf[:n]...))
+		return 0
 	})
 	Dispatch()
 	os.Exit(m.Run())
@@ -56,5 +74,24 @@ func TestNoRoleWithoutDispatch(t *testing.T) {
 	defer dispatched.Store(true)
 	if _, err := Env(exitRole); err == nil || !strings.Contains(err.Error(), "never called reexec.Dispatch") {
 		t.Errorf("Env before Dispatch: %v, want a refusal naming Dispatch", err)
+	}
+}
+
+func TestStartWithSocketHandsTheRoleItsEnd(t *testing.T) {
+	cmd, conn, err := StartWithSocket(echoRole, &syscall.SysProcAttr{Setpgid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 100)
+	n, err := conn.Read(buf)
+	if err != nil || string(buf[:n]) != "echo: hello" {
+		t.Errorf("the role answered %q, %v; want %q", buf[:n], err, "echo: hello")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the role ended with %v, want status 0", err)
 	}
 }

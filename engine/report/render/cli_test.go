@@ -1,9 +1,7 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,17 +27,8 @@ func spawnbenchBinary(t *testing.T) string {
 // stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(spawnbenchBinary(t), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), stdout.String(), stderr.String()
-	} else if err != nil {
-		t.Fatalf("run spawnbench %v: %v", args, err)
-	}
-	return 0, stdout.String(), stderr.String()
+	stdout, stderr, code := fulltest.Run(t, exec.Command(spawnbenchBinary(t), args...))
+	return code, stdout, stderr
 }
 
 // writeForeignParquet writes a valid Parquet file that is not spawnbench's.
