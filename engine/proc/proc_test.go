@@ -25,9 +25,22 @@ import (
 // cgroup could be made (TestUnderGuardians).
 func TestMain(m *testing.M) {
 	reexec.Register(burnThreadsRole, func() int { burnThreads(4); return 0 })
+	OnOwnerGone(removeLeftovers)
 	reexec.Dispatch()
 	forceGuardian = os.Getenv(guardianTestVar) != ""
 	os.Exit(m.Run())
+}
+
+// leftoverPrefix starts the name of what a test spawnbench leaves in the
+// temporary directory for its keeper to remove (removeLeftovers, an
+// OnOwnerGone hook): "<prefix><owner>-...".
+const leftoverPrefix = "spawnbench-proctest-"
+
+func removeLeftovers(owner string) {
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), leftoverPrefix+owner+"-*"))
+	for _, d := range left {
+		os.RemoveAll(d)
+	}
 }
 
 // burnThreadsRole makes the test binary burn four threads' worth of CPU.

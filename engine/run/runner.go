@@ -371,7 +371,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 		r.logf("browsers kept from other users by: %s (%s)\n", inv.BrowserIsolation, inv.BrowserIsolationDetail)
 	}
 	// What a SIGKILLed spawnbench left in the temporary directory.
-	proc.RemoveStaleProfiles()
+	browser.RemoveStaleProfiles()
 	id, err := r.w.Begin(inv)
 	r.inv = id
 	return err
