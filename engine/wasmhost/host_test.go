@@ -147,12 +147,9 @@ func TestWASIWorksOnAChild(t *testing.T) {
 	}
 }
 
-// Thread ids are unique and positive; past --max-threads, thread-spawn
-// returns a negative number instead of a thread.
-func TestSpawnIDsAndFailure(t *testing.T) {
-	t.Parallel()
-	// Exit code: 10*ok(first id > 0) + 10*ok(second id > first) + 1*ok(third id < 0).
-	wasm := guest(t, `
+// threeSpawns spawns three threads that block forever and exits with
+// 10*ok(first id > 0) + 10*ok(second id > first) + 1*ok(third id < 0).
+const threeSpawns = `
   (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
     (local.set $a (call $spawn (i32.const 0)))
     (local.set $b (call $spawn (i32.const 0)))
@@ -161,7 +158,13 @@ func TestSpawnIDsAndFailure(t *testing.T) {
       (i32.mul (i32.gt_s (local.get $a) (i32.const 0)) (i32.const 10))
       (i32.mul (i32.gt_s (local.get $b) (local.get $a)) (i32.const 10)))
       (i32.lt_s (local.get $c) (i32.const 0)))))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`
+
+// Thread ids are unique and positive; past --max-threads, thread-spawn
+// returns a negative number instead of a thread.
+func TestSpawnIDsAndFailure(t *testing.T) {
+	t.Parallel()
+	wasm := guest(t, threeSpawns)
 	for _, mode := range [][]string{
 		{"--threads", "reuse"},
 		{"--threads", "fresh"},
@@ -307,16 +310,7 @@ func TestPoolExhaustionFailsTheSpawn(t *testing.T) {
 	t.Parallel()
 	// Exit code 21 as in TestSpawnIDsAndFailure: two spawns succeed, the
 	// third is refused.
-	wasm := guest(t, `
-  (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
-    (local.set $a (call $spawn (i32.const 0)))
-    (local.set $b (call $spawn (i32.const 0)))
-    (local.set $c (call $spawn (i32.const 0)))
-    (call $exit (i32.add (i32.add
-      (i32.mul (i32.gt_s (local.get $a) (i32.const 0)) (i32.const 10))
-      (i32.mul (i32.gt_s (local.get $b) (local.get $a)) (i32.const 10)))
-      (i32.lt_s (local.get $c) (i32.const 0)))))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
+	wasm := guest(t, threeSpawns)
 	for _, inst := range []string{"child", "parent"} {
 		r := run(t, "--threads", "fresh", "--allocation", "pooling", "--pool-instances", "3", "--instantiate", inst, wasm)
 		if r.code != 21 {
