@@ -4,7 +4,7 @@
 // registers by name from its package's init (Register); main, and the
 // TestMain of every test binary that starts a role, calls Dispatch first,
 // which plays the role named in the environment and exits, or returns at
-// once when there is none.
+// once when there is none (RunTests is a TestMain that does only that).
 //
 // A role is private: its process speaks to the spawnbench that started it
 // over descriptors and environment variables of its own, and nobody types
@@ -142,4 +142,11 @@ func Socket() (*net.UnixConn, error) {
 		return nil, fmt.Errorf("descriptor 3 is a %T, not a Unix socket", c)
 	}
 	return conn, nil
+}
+
+// RunTests is a test binary's whole TestMain when it needs nothing else:
+// it plays its role, if it was started for one, or runs the tests.
+func RunTests(m interface{ Run() int }) {
+	Dispatch()
+	os.Exit(m.Run())
 }
