@@ -98,6 +98,8 @@ func buildShared(pkg string) (string, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
+	// A directory without its binary is what a removal cut short left.
+	os.RemoveAll(final)
 	if err := os.Rename(tmp, final); err != nil {
 		return "", err
 	}
