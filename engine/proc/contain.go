@@ -32,9 +32,10 @@ import (
 // environment. A small keeper process of spawnbench's own, started once,
 // waits on a pipe whose only writer is spawnbench: when spawnbench ends in
 // any way, SIGKILL included, the pipe ends, and the keeper kills every
-// tree cgroup left and removes it, and what else the spawnbench that died
-// left (OnOwnerGone: the browsers' temporary profiles). The next spawnbench also removes what a dead
-// one left (a keeper killed with it).
+// tree cgroup left and removes it, and runs the hooks other packages
+// registered (OnOwnerGone) to remove what else the spawnbench that died
+// left. The next spawnbench also removes what a dead one left (a keeper
+// killed with it).
 //
 // Where no cgroup can be made (an ordinary user, unless spawnbench runs
 // in a cgroup delegated to that user, as systemd's user manager gives
@@ -223,9 +224,8 @@ func ownCgroupDir() (string, error) {
 	return "", errors.New("/proc/self/cgroup names no cgroup v2")
 }
 
-// cleanStale kills and removes the cgroups of
-// spawnbenches that are gone: only a keeper killed with its spawnbench
-// leaves them.
+// cleanStale kills and removes the cgroups of spawnbenches that are
+// gone: only a keeper killed with its spawnbench leaves them.
 func cleanStale(own string) {
 	entries, _ := os.ReadDir(own)
 	for _, e := range entries {
