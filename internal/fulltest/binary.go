@@ -49,8 +49,10 @@ var builds sync.Map // pkg -> func() (string, error)
 // binary records). Test binaries of a `go test ./...` running in
 // parallel take a lock per key, so one builds and the others wait and
 // reuse it. The build has no DWARF (-ldflags=-w: a third off the link,
-// and no test reads it) and VCS information where the checkout has it
-// (-buildvcs=auto, go build's default), as .ci/setup's has.
+// and no test reads it) and VCS information (-buildvcs=true, whatever
+// GOFLAGS says, as .ci/setup builds it: the tests read the revision the
+// binary records; a checkout that is a git worktree gets none, since Go
+// does not find its repository).
 func BuildBinary(pkg string) (string, error) {
 	once, _ := builds.LoadOrStore(pkg, sync.OnceValues(func() (string, error) { return buildShared(pkg) }))
 	path, err := once.(func() (string, error))()
@@ -61,7 +63,7 @@ func BuildBinary(pkg string) (string, error) {
 }
 
 // buildFlags are the flags of every test build; they are part of its key.
-var buildFlags = []string{"-ldflags=-w"}
+var buildFlags = []string{"-buildvcs=true", "-ldflags=-w"}
 
 func buildShared(pkg string) (string, error) {
 	key, err := buildKey(pkg)
