@@ -77,8 +77,8 @@ a full disk; what was measured is kept); 2 bad input: a malformed spec, an
 unknown environment or flag, a result directory another spawnbench holds or
 whose files are not one set (nothing is written); 130 interrupted by
 Ctrl-C, SIGTERM or a closed output pipe (every finished process is kept;
-continue with run --resume). spawnbench wasmtime exits with its module's
-own code instead.`,
+continue with run --resume). spawnbench wasmtime and spawnbench wazero exit
+with their module's own code instead.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 	Version:       version,

@@ -42,12 +42,12 @@ func firstLine(s string) string {
 }
 
 // nodeVersion checks that node runs, with flags, and returns its version.
-func nodeVersion(ctx context.Context, node string, flags ...string) (string, error) {
-	if why := proc.Missing(node); why != "" {
+func nodeVersion(ctx context.Context, root toolRoot, node string, flags ...string) (string, error) {
+	if why := root.missing(node); why != "" {
 		return "", fmt.Errorf("node command %s", why)
 	}
 	argv := append(append([]string{node}, flags...), "-p", "'Node.js ' + process.version")
-	out, err := proc.ToolFact(ctx, argv...)
+	out, err := proc.ToolFact(ctx, root.command(argv, "")...)
 	if err != nil {
 		return "", fmt.Errorf("node does not run with %q: %w", flags, err)
 	}
@@ -180,6 +180,8 @@ type pageHost struct {
 	// workerCap is the workers one origin may run at once (0: no cap
 	// spawnbench knows of).
 	workerCap int
+	// root is the toolchain root the browser comes from (root.go).
+	root string
 }
 
 // newPageHost makes the host of b; start is the schema's browser_start,
@@ -199,15 +201,22 @@ func newPageHost(b browser.Browser, start, install string, workerCap int) *pageH
 var CappedStall = 20 * time.Second
 
 func (h *pageHost) Toolchain(ctx context.Context) Toolchain {
+	root, tc := openRoot(h.root)
+	if !tc.Present {
+		return tc
+	}
 	install := h.install
-	if why := proc.Missing(h.b.Executable()); why != "" {
+	if !root.system() {
+		install = rootInstall
+	}
+	if why := root.missing(h.b.Executable()); why != "" {
 		return Toolchain{Install: install, Problem: "browser " + why}
 	}
 	v, err := h.b.Version(ctx)
 	if err != nil {
 		return Toolchain{Install: install, Problem: err.Error()}
 	}
-	return Toolchain{Present: true, Version: v, Install: install}
+	return Toolchain{Present: true, Version: root.version(v), Install: install}
 }
 
 func (h *pageHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {

@@ -9,9 +9,10 @@
 // A role is private: its process speaks to the spawnbench that started it
 // over descriptors and environment variables of its own, and nobody types
 // its name. A hidden subcommand that a user or another program may run
-// (spawnbench wasmtime, which the wasi-threads host runs as its runtime,
-// with the module's arguments and exit status) is a command, with its
-// help and flags, and stays one in cmd/spawnbench.
+// (spawnbench wasmtime and spawnbench wazero, which the wasi-threads and
+// wazero hosts run as their runtimes, with the module's arguments and exit
+// status) is a command, with its help, flags and documentation, and stays
+// one in cmd/spawnbench.
 //
 // Command refuses to start a role in a binary that has not called
 // Dispatch: the copy would not know its role and would run the program,

@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
+
+	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -82,11 +84,11 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		}
 		writeForeignParquet(t, filepath.Join(foreign, name))
 	}
-	native := writeSet(t, scaledSet("native", 1, "gcc"))
-	twice := scaledSet("native", 1, "gcc")
+	native := writeSet(t, reporttest.ScaledSet("native", 1, "gcc"))
+	twice := reporttest.ScaledSet("native", 1, "gcc")
 	twice.Samples = append(twice.Samples, twice.Samples[3])
 	duplicated := writeSet(t, twice)
-	wasm := writeSet(t, scaledSet("wasm", 1, "wasmtime"))
+	wasm := writeSet(t, reporttest.ScaledSet("wasm", 1, "wasmtime"))
 
 	cases := []struct {
 		name string
@@ -123,7 +125,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 
 func TestCLIReportWritesFileAndPlots(t *testing.T) {
 	t.Parallel()
-	dir := writeSet(t, realisticSet(t))
+	dir := writeSet(t, reporttest.RealisticSet(t))
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "report.md")
 	plots := filepath.Join(outDir, "figures")
@@ -167,8 +169,8 @@ func TestCLIReportWritesFileAndPlots(t *testing.T) {
 
 func TestCLICompare(t *testing.T) {
 	t.Parallel()
-	a := writeSet(t, scaledSet("native", 1, "gcc 12"))
-	b := writeSet(t, scaledSet("native", 1.5, "gcc 13"))
+	a := writeSet(t, reporttest.ScaledSet("native", 1, "gcc 12"))
+	b := writeSet(t, reporttest.ScaledSet("native", 1.5, "gcc 13"))
 	code, stdout, stderr := runCLI(t, "compare", a, b)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

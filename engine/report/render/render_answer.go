@@ -21,7 +21,7 @@ func answerText(b *report.BottomLine) string {
 	if a == nil {
 		return ""
 	}
-	first, steady := "at the first spawn ("+report.ColumnText(b.First)+")", "in steady state ("+report.ColumnText(b.Steady)+")"
+	first, steady := "at the first spawn ("+columnText(b.First)+")", "in steady state ("+columnText(b.Steady)+")"
 	var s []string
 	if g := a.Near; len(g.Environments) > 0 {
 		t := fmt.Sprintf("A thread spawn in %s costs %s %s's %s", textfmt.List(g.Environments, "and"), rangeText(g.First), b.Baseline, first)
