@@ -124,16 +124,12 @@ func plannedPlan(t *testing.T, inv results.Invocation) *spec.RunPlan {
 // median wall time at n = 1.
 func probeOfSet(t *testing.T, dir string, set *results.Set) *cost.Machine {
 	t.Helper()
-	s, err := spec.Parse("probe.cue", []byte(probeSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	probePlan, err := spec.Expand(s, nil)
+	probed, err := probePlan()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var node spec.Cell
-	for _, c := range probePlan.Cells {
+	for _, c := range probed.Cells {
 		if c.Env.Name == "manual-node" {
 			node = c
 		}

@@ -46,11 +46,8 @@ var probePages = map[string][2]string{"chromium": {"manual", "manual-cold"}, "fi
 // after one that is not.
 const probeProcesses = 3
 
-// probe measures this machine (id) against base for the plan: a few
-// processes of a cheap environment, and of the plan's warm browser hosts
-// (about 2 s for Chromium, 5 s for Firefox, which starts slowly). Each
-// line it prints to log says what it ran.
-func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildcache.Cache, id string, log io.Writer) (*cost.Machine, error) {
+// probePlan is the probe's spec, expanded.
+func probePlan() (*spec.RunPlan, error) {
 	s, err := spec.Parse("probe.cue", []byte(probeSpec))
 	if err != nil {
 		return nil, fmt.Errorf("the probe's spec: %w", err)
@@ -58,6 +55,18 @@ func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildc
 	plan, err := spec.Expand(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the probe's spec: %w", err)
+	}
+	return plan, nil
+}
+
+// probe measures this machine (id) against base for the plan: a few
+// processes of a cheap environment, and of the plan's warm browser hosts
+// (about 2 s for Chromium, 5 s for Firefox, which starts slowly). Each
+// line it prints to log says what it ran.
+func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildcache.Cache, id string, log io.Writer) (*cost.Machine, error) {
+	plan, err := probePlan()
+	if err != nil {
+		return nil, err
 	}
 	cells, specCells := map[string]cell{}, map[string]spec.Cell{}
 	for i, c := range cellsOf(plan) {
