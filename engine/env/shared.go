@@ -6,6 +6,7 @@ package env
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -114,6 +115,34 @@ func toolVersion(ctx context.Context, name string) (path, version string, err er
 		return "", "", err
 	}
 	return path, firstLine(out), nil
+}
+
+//go:embed spawn_probe.wasm
+var spawnProbeModule []byte
+
+// runSpawnProbe runs the command command(module) makes for the probe module
+// (spawn_probe.wat: one wasi-threads spawn, whose thread the main thread
+// waits for), written to a temporary file: said is "" when the thread
+// ran, else what the runtime printed, on one line. err is for the probe
+// that could not be run to its end (ctx ended, no temporary directory);
+// host names the host in it.
+func runSpawnProbe(ctx context.Context, host string, command func(module string) proc.Command) (said string, err error) {
+	dir, err := os.MkdirTemp("", "spawnbench-"+host+"-probe-")
+	if err != nil {
+		return "", fmt.Errorf("%s probe: %w", host, err)
+	}
+	defer os.RemoveAll(dir)
+	module := filepath.Join(dir, "probe.wasm")
+	if err := os.WriteFile(module, spawnProbeModule, 0o644); err != nil {
+		return "", fmt.Errorf("%s probe: %w", host, err)
+	}
+	if _, err := proc.OutputOf(ctx, command(module)); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s probe: %w", host, err)
+		}
+		return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " | ")), " "), nil
+	}
+	return "", nil
 }
 
 // toolPath finds a tool that .ci/setup installs into the project's bin/

@@ -16,6 +16,7 @@ const (
 	Native     = "native"
 	Wasmtime   = "Wasmtime"
 	WAMR       = "WAMR"
+	Wasmer     = "Wasmer" // its threads run on a pool of reused OS threads (engine/env/host_wasmer.go)
 	JSHosts    = "JS hosts"
 	Emscripten = "Emscripten"
 	RawWorkers = "raw workers"
@@ -24,7 +25,7 @@ const (
 
 // Families lists the families in report order; a family a new host
 // declares that is not listed comes after them, before Other.
-var Families = []string{Native, Wasmtime, WAMR, JSHosts, Emscripten, RawWorkers, Other}
+var Families = []string{Native, Wasmtime, WAMR, Wasmer, JSHosts, Emscripten, RawWorkers, Other}
 
 // Clock steps of the hosts whose benchmark clock is JavaScript's, in ns.
 const (
