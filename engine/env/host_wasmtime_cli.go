@@ -50,12 +50,13 @@ type wasmtimeCLISettings struct {
 var wasmtimeVersionsFile string
 
 // WasmtimeCLIVersions are the Wasmtime CLI releases spawnbench measures
-// (wasmtime-cli.versions), the default first.
+// (wasmtime-cli.versions: a version and its wheel's sha256 a line, the
+// hash .ci/setup's alone), the default first.
 func WasmtimeCLIVersions() []string {
 	var out []string
 	for _, line := range strings.Split(wasmtimeVersionsFile, "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			out = append(out, f[0])
 		}
 	}
 	return out
