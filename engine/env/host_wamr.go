@@ -56,14 +56,7 @@ func init() {
 }
 
 func (h *wamr) Toolchain(ctx context.Context) Toolchain {
-	path, version, err := toolVersion(ctx, h.cfg.Iwasm)
-	if err != nil {
-		return Toolchain{Install: wamrInstall, Problem: err.Error()}
-	}
-	if err := h.probe(ctx, path); err != nil {
-		return Toolchain{Install: wamrInstall, Problem: err.Error()}
-	}
-	return Toolchain{Present: true, Version: version, Install: wamrInstall}
+	return probedToolchain(ctx, h.cfg.Iwasm, wamrInstall, h.probe)
 }
 
 // probe runs one wasi-threads spawn (spawn_probe.wat) with the flags the

@@ -67,14 +67,7 @@ func init() {
 }
 
 func (h *wasmer) Toolchain(ctx context.Context) Toolchain {
-	path, version, err := toolVersion(ctx, h.cfg.Wasmer)
-	if err != nil {
-		return Toolchain{Install: wasmerInstall, Problem: "wasmer: " + err.Error()}
-	}
-	if err := h.probe(ctx, path); err != nil {
-		return Toolchain{Install: wasmerInstall, Problem: err.Error()}
-	}
-	return Toolchain{Present: true, Version: version, Install: wasmerInstall}
+	return probedToolchain(ctx, h.cfg.Wasmer, wasmerInstall, h.probe)
 }
 
 // probe runs one wasi-threads spawn (spawn_probe.wat) as the benchmarks

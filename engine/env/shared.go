@@ -117,6 +117,21 @@ func toolVersion(ctx context.Context, name string) (path, version string, err er
 	return path, firstLine(out), nil
 }
 
+// probedToolchain is the Toolchain of a runtime found and versioned as
+// toolVersion says, then checked by probe (one real spawn, say), so a
+// runtime that cannot run the benchmarks is not ready rather than a
+// failed run.
+func probedToolchain(ctx context.Context, tool, install string, probe func(ctx context.Context, path string) error) Toolchain {
+	path, version, err := toolVersion(ctx, tool)
+	if err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	if err := probe(ctx, path); err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: version, Install: install}
+}
+
 //go:embed spawn_probe.wasm
 var spawnProbeModule []byte
 
