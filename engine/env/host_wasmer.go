@@ -38,9 +38,9 @@ import (
 //
 // Wasmer writes its own messages (an error, a trapped thread's "failed
 // with runtime error") to standard error: standard output holds the
-// benchmark's protocol lines alone. A trap in the main thread exits 1,
-// one in a spawned thread 129; both keep Wasmer's message in the
-// process's stderr. The WASI clock the C code reads is
+// benchmark's protocol lines alone. A trap in the main thread exits 45,
+// one in a spawned thread ends the process with 129; both leave Wasmer's
+// message in the process's stderr. The WASI clock the C code reads is
 // clock_gettime(CLOCK_MONOTONIC) in every thread, one origin.
 type wasmer struct{ cfg wasmerSettings }
 
@@ -67,7 +67,30 @@ func init() {
 }
 
 func (h *wasmer) Toolchain(ctx context.Context) Toolchain {
-	return probedToolchain(ctx, h.cfg.Wasmer, wasmerInstall, h.probe)
+	tc := probedToolchain(ctx, h.cfg.Wasmer, wasmerInstall, h.probe)
+	if tc.Present {
+		tc.Version += h.backends(ctx)
+	}
+	return tc
+}
+
+// backends is " (runtimes: Cranelift)" of `wasmer -vV`: the compilers
+// this wasmer was built with, which make its code, for the provenance.
+func (h *wasmer) backends(ctx context.Context) string {
+	path, err := toolPath(h.cfg.Wasmer)
+	if err != nil {
+		return ""
+	}
+	out, err := proc.ToolFact(ctx, path, "-vV")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "runtimes:") {
+			return " (" + strings.TrimSpace(line) + ")"
+		}
+	}
+	return ""
 }
 
 // probe runs one wasi-threads spawn (spawn_probe.wat) as the benchmarks

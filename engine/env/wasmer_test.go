@@ -97,7 +97,8 @@ func wasmerGuest(t *testing.T, wat string) string {
 }
 
 // A guest that traps, in its main thread or in a spawned one, is a failed
-// process: a non-zero exit with Wasmer's reason in its stderr.
+// process: a non-zero exit with Wasmer's reason in its stderr, and
+// nothing of Wasmer's among the protocol's lines on stdout.
 func TestWasmerTrapIsAFailedProcessWithItsReason(t *testing.T) {
 	t.Parallel()
 	e, _ := newWasmer(t)
@@ -115,7 +116,7 @@ func TestWasmerTrapIsAFailedProcessWithItsReason(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.ExitCode == 0 || out.TimedOut || !strings.Contains(string(out.Stderr), c.want) {
+			if out.ExitCode == 0 || out.TimedOut || !strings.Contains(string(out.Stderr), c.want) || len(out.Stdout) != 0 {
 				t.Errorf("a trap in the %s thread: exit %d, timed out %v, stderr %q; want a non-zero exit and %q",
 					c.name, out.ExitCode, out.TimedOut, out.Stderr, c.want)
 			}
@@ -147,8 +148,9 @@ func TestWasmerShowsItsVersion(t *testing.T) {
 	t.Parallel()
 	e, _ := newWasmer(t)
 	tc := e.Toolchain(context.Background())
-	if i := strings.Index(tc.Version, "; wasmer "+env.WasmerVersion); !tc.Present || i < 0 || !strings.Contains(tc.Version[:i], "clang") {
-		t.Errorf("version %q, want the compiler's, then wasmer %s", tc.Version, env.WasmerVersion)
+	if i := strings.Index(tc.Version, "; wasmer "+env.WasmerVersion); !tc.Present || i < 0 || !strings.Contains(tc.Version[:i], "clang") ||
+		!strings.Contains(tc.Version[i:], "(runtimes: Cranelift)") {
+		t.Errorf("version %q, want the compiler's, then wasmer %s (runtimes: Cranelift)", tc.Version, env.WasmerVersion)
 	}
 }
 
