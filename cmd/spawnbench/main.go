@@ -13,6 +13,7 @@ import (
 	"spawnbench/cmd/spawnbench/internal/interrupt"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
+	"spawnbench/internal/reexec"
 
 	"github.com/spf13/cobra"
 )
@@ -76,8 +77,8 @@ a full disk; what was measured is kept); 2 bad input: a malformed spec, an
 unknown environment or flag, a result directory another spawnbench holds or
 whose files are not one set (nothing is written); 130 interrupted by
 Ctrl-C, SIGTERM or a closed output pipe (every finished process is kept;
-continue with run --resume). spawnbench wasmtime exits with its module's
-own code instead.`,
+continue with run --resume). spawnbench wasmtime and spawnbench wazero exit
+with their module's own code instead.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 	Version:       version,
@@ -106,7 +107,10 @@ same.`,
 }
 
 func main() {
-	// First: an interrupt from here on (or caught since the interrupt
+	// First: a copy of spawnbench started as a helper (a guardian, a
+	// keeper, a namespace's holder) plays its role and exits.
+	reexec.Dispatch()
+	// Then: an interrupt from here on (or caught since the interrupt
 	// package's init) exits 130, never by the signal.
 	ctx := interrupt.Start()
 	if err := rootCmd.ExecuteContext(ctx); err != nil {

@@ -104,15 +104,22 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 	// Exit at once, whatever the module's other threads are doing.
 	code := prog.Run()
 	if wasmtimeFlags.placement {
-		// After the module's own lines: its output is written by now.
-		w := bufio.NewWriter(os.Stdout)
-		for i, p := range prog.Placement() {
-			w.WriteString(protocol.CPUDirective(i+1, p.ParentCPU, p.ChildCPU))
-		}
-		if err := w.Flush(); err != nil {
-			fmt.Fprintf(os.Stderr, "spawnbench wasmtime: write placement: %v\n", err)
-		}
+		writePlacement("wasmtime", prog.Placement(), func(p wasmhost.Placement) (int, int) { return p.ParentCPU, p.ChildCPU })
 	}
 	os.Exit(code)
 	return nil
+}
+
+// writePlacement prints each spawned thread's CPUs as "#cpu" directives
+// (c/sb.h), in spawn order, after the module's own lines: a host's
+// output is written by the time it has an exit code.
+func writePlacement[P any](host string, placed []P, cpus func(P) (parent, child int)) {
+	w := bufio.NewWriter(os.Stdout)
+	for i, p := range placed {
+		parent, child := cpus(p)
+		w.WriteString(protocol.CPUDirective(i+1, parent, child))
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(os.Stderr, "spawnbench %s: write placement: %v\n", host, err)
+	}
 }

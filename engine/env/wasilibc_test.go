@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +41,8 @@ func TestWasiLibcSpawnsCoherently(t *testing.T) {
 		{"wasi-libc-wasmtime-cli", "wasi-libc", `, wasmtime: "wasmtime-36"`},
 		{"wasi-libc-wamr", "wasi-libc", ""},
 		{"wasi-libc-wasmer", "wasi-libc", ""},
+		{"wasi-libc-wazero", "wasi-libc", ""},
+		{"wasi-libc-wazero", "wasi-libc", `, engine: "interpreter"`},
 		{"wasi-libc-node", "wasi-libc-node", ""},
 		{"wasi-libc-chromium", "wasi-libc-page", ""},
 	} {

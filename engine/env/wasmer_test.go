@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"spawnbench/engine/env"
-	"spawnbench/engine/fulltest"
 	"spawnbench/engine/proc"
+	"spawnbench/internal/fulltest"
 )
 
 // The Wasmer CLI (bin/wasmer, which .ci/setup --with-wasmer builds) on

@@ -1,5 +1,6 @@
 // Package hostfacts holds the facts about hosts that more than one part
-// of spawnbench states: the families reports group environments in, the
+// of spawnbench states: the families reports group environments in and
+// what their threads are where they are not OS threads, the
 // clock steps of the JavaScript and browser hosts, and which hosts are
 // browsers, whose processes start warm or cold. It imports nothing of
 // spawnbench, so the environments (engine/env), the result files
@@ -17,15 +18,37 @@ const (
 	Wasmtime   = "Wasmtime"
 	WAMR       = "WAMR"
 	Wasmer     = "Wasmer" // its threads run on a pool of reused OS threads (engine/env/host_wasmer.go)
+	Wazero     = "wazero"
 	JSHosts    = "JS hosts"
 	Emscripten = "Emscripten"
 	RawWorkers = "raw workers"
-	Other      = "other"
+	// CooperativeThreads: the component model's own threads (the
+	// cm-threads payload), switched on one OS thread, never started as
+	// one: a spawn here is not the OS-thread spawn the other families pay.
+	CooperativeThreads = "cooperative threads"
+	Other              = "other"
 )
 
 // Families lists the families in report order; a family a new host
 // declares that is not listed comes after them, before Other.
-var Families = []string{Native, Wasmtime, WAMR, Wasmer, JSHosts, Emscripten, RawWorkers, Other}
+var Families = []string{Native, Wasmtime, WAMR, Wasmer, Wazero, JSHosts, Emscripten, RawWorkers, CooperativeThreads, Other}
+
+// Goroutines is what a wasm thread of the wazero family is: a goroutine,
+// which Go's scheduler multiplexes onto its own OS threads, so a spawn
+// there starts no OS thread of its own (unless the scheduler decides to).
+const Goroutines = "goroutines"
+
+// familyThreads names what the threads of a family are where they are
+// not OS threads of their own, as every other family's are.
+var familyThreads = map[string]string{Wazero: Goroutines}
+
+// Threads is what family's threads are: "" for OS threads, else a kind
+// such as Goroutines, which reports state beside the family's rows.
+func Threads(family string) string { return familyThreads[family] }
+
+// NotOSThreads are the families whose spawn starts no thread of the OS:
+// reports keep their ratios apart from the others' and say why.
+var NotOSThreads = []string{CooperativeThreads}
 
 // Clock steps of the hosts whose benchmark clock is JavaScript's, in ns.
 const (

@@ -2,6 +2,9 @@ package report
 
 import (
 	"math"
+	"slices"
+
+	"spawnbench/engine/hostfacts"
 )
 
 // The answer is the bottom line in a sentence: which hosts spawn within a
@@ -9,7 +12,9 @@ import (
 // slower, at the first spawn and in steady state. It is built from the
 // bottom line's rows, and only from ratios with an interval (both sides
 // judged), so that the sentence says nothing the table would call not
-// judged.
+// judged. Rows whose threads are not the OS's (hostfacts.NotOSThreads:
+// the component model's cooperative threads) are a group of their own,
+// never inside the others' ranges: their spawn starts no thread at all.
 
 // answerNear parts the hosts: under 10× the baseline at the first spawn
 // is "a few times"; at 10× and over, the spawn is of another order.
@@ -22,6 +27,9 @@ type BottomAnswer struct {
 	// spawn, Far the rest.
 	Near AnswerGroup `json:"near"`
 	Far  AnswerGroup `json:"far"`
+	// NotOSThreads are the rows of the families whose spawn starts no OS
+	// thread, whatever their ratio.
+	NotOSThreads AnswerGroup `json:"not_os_threads,omitzero"`
 	// LeftOut are the rows whose first-spawn ratio has no interval (a
 	// side not judged), which neither group holds.
 	LeftOut []string `json:"left_out,omitempty"`
@@ -71,7 +79,10 @@ func answerOf(b *BottomLine) *BottomAnswer {
 			continue
 		}
 		g := &a.Far
-		if first < answerNear {
+		switch {
+		case slices.Contains(hostfacts.NotOSThreads, row.Family):
+			g = &a.NotOSThreads
+		case first < answerNear:
 			g = &a.Near
 		}
 		g.Environments = append(g.Environments, row.Environment)
@@ -85,7 +96,7 @@ func answerOf(b *BottomLine) *BottomAnswer {
 			g.Steady = widen(g.Steady, steady)
 		}
 	}
-	if len(a.Near.Environments)+len(a.Far.Environments) == 0 {
+	if len(a.Near.Environments)+len(a.Far.Environments)+len(a.NotOSThreads.Environments) == 0 {
 		return nil
 	}
 	return a

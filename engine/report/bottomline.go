@@ -1,14 +1,10 @@
 package report
 
 import (
-	"fmt"
-	"math"
 	"slices"
-	"strings"
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // The bottom line answers the study's question first: how much slower is
@@ -34,7 +30,7 @@ type BottomLine struct {
 	Answer *BottomAnswer `json:"answer,omitempty"`
 	// Notes name the evidence that qualifies the ratios: the baseline's
 	// own unstable cells, pooled ratios that mix placements.
-	Notes []string `json:"notes,omitempty"`
+	Notes []BottomNote `json:"notes,omitempty"`
 	// Claims and Earlier set the earlier study beside this set.
 	Claims  []ClaimResult `json:"earlier_claims,omitempty"`
 	Earlier []EarlierRow  `json:"earlier_table,omitempty"`
@@ -44,14 +40,42 @@ type BottomLine struct {
 
 // BottomRow is one host in the bottom line.
 type BottomRow struct {
-	Family      string      `json:"family"`
-	Host        string      `json:"host"`
-	Environment string      `json:"environment"`
-	First       *BottomCell `json:"first,omitempty"`
-	Steady      *BottomCell `json:"steady,omitempty"`
-	// Verdict is the row's cells' verdicts in a few words: "stable",
-	// "unstable (…)", "not judged (…)", with "busy" where it applies.
-	Verdict string `json:"verdict"`
+	Family      string `json:"family"`
+	Host        string `json:"host"`
+	Environment string `json:"environment"`
+	// Threads is what the host's threads are where they are not OS
+	// threads (FamilyThreads), "" where they are.
+	Threads string      `json:"threads,omitempty"`
+	First   *BottomCell `json:"first,omitempty"`
+	Steady  *BottomCell `json:"steady,omitempty"`
+	// Judgements are the verdicts of the cells the row's figures come
+	// from, one per column shown: the row's verdict is theirs.
+	Judgements []ColumnJudgement `json:"judgements"`
+}
+
+// ColumnJudgement is the judgement of one cell of a bottom-line row.
+type ColumnJudgement struct {
+	Column    Column    `json:"column"`
+	Judgement Judgement `json:"judgement"`
+}
+
+// Kinds of BottomNote.
+const (
+	// NoteBaselineUnstable: the baseline's own cell of Column is unstable
+	// (Judgement says why), and every ratio of that column divides by it.
+	NoteBaselineUnstable = "baseline-unstable"
+	// NoteMixesPlacements: Ratio's two sides start their children on the
+	// parent's CPU in shares far apart (Ratio.Placements has each).
+	NoteMixesPlacements = "mixes-placements"
+)
+
+// BottomNote is one piece of evidence that qualifies the bottom line's
+// ratios, said once.
+type BottomNote struct {
+	Kind      string     `json:"kind"`
+	Column    Column     `json:"column"`
+	Judgement *Judgement `json:"judgement,omitempty"`
+	Ratio     *Ratio     `json:"ratio,omitempty"`
 }
 
 // BottomCell is one figure of the bottom line.
@@ -124,11 +148,13 @@ func bottomLine(r *Report) *BottomLine {
 			continue
 		}
 		seen[k] = true
-		row := BottomRow{Family: k.family, Host: host, Environment: env}
+		row := BottomRow{Family: k.family, Host: host, Environment: env, Threads: FamilyThreads(k.family)}
 		var shown []*Cell
 		row.First, shown = r.bottomCell(env, b.Mode, b.First, shown)
 		row.Steady, shown = r.bottomCell(env, b.Mode, b.Steady, shown)
-		row.Verdict = rowVerdict(b, shown...)
+		for _, c := range shown {
+			row.Judgements = append(row.Judgements, ColumnJudgement{Column: c.Column, Judgement: c.Judgement})
+		}
 		b.Rows = append(b.Rows, row)
 	}
 	b.Notes = bottomNotes(r, b)
@@ -226,97 +252,23 @@ func (r *Report) RatioOn(machine, env, mode string, col Column) *Ratio {
 	return nil
 }
 
-// rowVerdict is a row's verdict from its own two cells.
-func rowVerdict(b *BottomLine, cells ...*Cell) string {
-	var unstable, notJudged []string
-	busy := false
-	for _, c := range cells {
-		if c == nil || c.Stats == nil {
-			continue
-		}
-		busy = busy || c.Judgement.Busy
-		where := columnPhrase(b, c.Column)
-		switch c.Judgement.Verdict {
-		case Unstable:
-			unstable = append(unstable, where+": "+c.Judgement.Reason)
-		case NotJudged:
-			notJudged = append(notJudged, fmt.Sprintf("%s at %s", textfmt.Plural(c.Stats.Processes, "process", "processes"), where))
-		}
-	}
-	var v []string
-	if busy {
-		v = append(v, "busy")
-	}
-	if len(unstable) > 0 {
-		v = append(v, "unstable ("+strings.Join(unstable, "; ")+")")
-	}
-	if len(notJudged) > 0 {
-		v = append(v, "not judged ("+strings.Join(notJudged, ", ")+")")
-	}
-	if len(v) == 0 {
-		return Stable
-	}
-	return strings.Join(v, "; ")
-}
-
-// ColumnText is "n = 100, last 10" or "n = 1".
-func ColumnText(c Column) string {
-	if c.Last == 0 {
-		return fmt.Sprintf("n = %d", c.N)
-	}
-	return fmt.Sprintf("n = %d, last %d", c.N, c.Last)
-}
-
-// columnPhrase names a bottom-line column: "first spawn" or "steady state".
-func columnPhrase(b *BottomLine, c Column) string {
-	switch c {
-	case b.First:
-		return "first spawn"
-	case b.Steady:
-		return "steady state"
-	}
-	return "n = " + c.Label()
-}
-
 // bottomNotes are the baseline's unstable cells and the ratios that mix
 // placements, each said once.
-func bottomNotes(r *Report, b *BottomLine) []string {
-	var notes []string
+func bottomNotes(r *Report, b *BottomLine) []BottomNote {
+	var notes []BottomNote
 	for _, col := range []Column{b.First, b.Steady} {
 		if c := r.Cell(r.Baseline, b.Mode, col); c != nil && c.Judgement.Unstable {
-			notes = append(notes, fmt.Sprintf("%s's own %s cell (%s) is unstable: %s. Every ratio of that column divides by it.",
-				r.Baseline, columnPhrase(b, col), ColumnText(col), c.Judgement.Reason))
+			notes = append(notes, BottomNote{Kind: NoteBaselineUnstable, Column: col, Judgement: &c.Judgement})
 		}
 	}
 	for _, row := range b.Rows {
 		for _, bc := range []*BottomCell{row.First, row.Steady} {
-			if bc == nil || bc.Ratio == nil || !bc.Ratio.MixesPlacements {
-				continue
+			if bc != nil && bc.Ratio != nil && bc.Ratio.MixesPlacements {
+				notes = append(notes, BottomNote{Kind: NoteMixesPlacements, Column: bc.Ratio.Column, Ratio: bc.Ratio})
 			}
-			q := bc.Ratio
-			var same, other PlacementRatio
-			for _, p := range q.Placements {
-				if p.Placement == results.SameCPU {
-					same = p
-				} else {
-					other = p
-				}
-			}
-			notes = append(notes, fmt.Sprintf("%s ÷ %s at %s (%s) mixes placements: %s's children start on the parent's CPU in %.0f%% of spawns, %s's in %.0f%%. "+
-				"Within one placement the ratio is %s× %s on the parent's CPU and %s× %s on another, beside %s× pooled.",
-				q.Environment, q.Baseline, columnPhrase(b, q.Column), ColumnText(q.Column), q.Environment, 100*float64(same.Share), q.Baseline, 100*float64(same.BaselineShare),
-				textfmt.Ratio(float64(same.Ratio)), PlainInterval(same.Low, same.High), textfmt.Ratio(float64(other.Ratio)), PlainInterval(other.Low, other.High), textfmt.Ratio(float64(q.Ratio))))
 		}
 	}
 	return notes
-}
-
-// PlainInterval is "[lo, hi]" for a ratio, or "(no interval)".
-func PlainInterval(lo, hi Float) string {
-	if math.IsInf(float64(hi), 0) || math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
-		return "(no interval)"
-	}
-	return "[" + textfmt.Ratio(float64(lo)) + ", " + textfmt.Ratio(float64(hi)) + "]"
 }
 
 // spreadOverOccasions is the range of q's per-occasion ratios, nil with

@@ -3,13 +3,12 @@ package report
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
-	"strconv"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // CompareAlpha is the level at which compare calls a change significant,
@@ -152,10 +151,13 @@ func busyLevelsDiffer(a, b BusyLevel) bool {
 }
 
 // ProvenanceDiff is one provenance entry that differs between two sets.
+// Old and New are the entry's values as the provenance holds them: a
+// string, the cores (int), the pinning ([]int, sorted; nil for none),
+// the views (results.Views); nil where a set has no invocation.
 type ProvenanceDiff struct {
 	Key string `json:"key"`
-	Old string `json:"old"`
-	New string `json:"new"`
+	Old any    `json:"old"`
+	New any    `json:"new"`
 }
 
 // Comparison is what spawnbench compare prints.
@@ -190,8 +192,8 @@ type Comparison struct {
 	RatiosInside        int `json:"-"`
 	RatiosOverOccasions int `json:"-"`
 	// OnlyOld and OnlyNew name measured cells the other set lacks.
-	OnlyOld []string `json:"only_old,omitempty"`
-	OnlyNew []string `json:"only_new,omitempty"`
+	OnlyOld []CellID `json:"only_old,omitempty"`
+	OnlyNew []CellID `json:"only_new,omitempty"`
 	// Untrusted names environments whose clock is not trusted in either set.
 	Untrusted []string `json:"untrusted_clocks,omitempty"`
 	// OldBusy and NewBusy are the two sets' busy levels; BusyDiffers is
@@ -201,8 +203,8 @@ type Comparison struct {
 	BusyDiffers bool      `json:"busy_differs"`
 	// Incomplete says, per set, what its invocations planned but did not
 	// measure.
-	Incomplete []string `json:"incomplete,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
+	Incomplete []string  `json:"incomplete,omitempty"`
+	Warnings   []Warning `json:"warnings,omitempty"`
 	// OldMachines and NewMachines are the machines each set was measured
 	// on; DifferentMachines is true when they differ, so a change may be
 	// the machine's rather than the code's.
@@ -248,7 +250,7 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	for i := range newR.Cells {
 		n := &newR.Cells[i]
 		if n.Stats != nil && oldR.cellOn(oldOf[n.Machine], n.Environment, n.Mode, n.Column) == nil {
-			cmp.OnlyNew = append(cmp.OnlyNew, CellName(n))
+			cmp.OnlyNew = append(cmp.OnlyNew, n.ID())
 		}
 	}
 	changes := make([]float64, 0, len(cmp.Changes))
@@ -278,31 +280,31 @@ func Compare(oldIn, newIn Input, opts CompareOptions) (*Comparison, error) {
 	cmp.OldBusy, cmp.NewBusy = busyLevel(oldR), busyLevel(newR)
 	cmp.BusyDiffers = busyLevelsDiffer(cmp.OldBusy, cmp.NewBusy)
 	cmp.Incomplete = append(slices.Clone(oldR.Incomplete), newR.Incomplete...)
-	cmp.Warnings = sortedKeys(warnings)
+	cmp.Warnings = warningsOf(warnings)
 	return cmp, nil
 }
 
 // matchCells adds a Change for every cell both reports measured (the new
 // one on counterpart's machine) and notes the cells only the old one has,
 // or only the new one where the old has the row; it returns the warnings.
-func (cmp *Comparison) matchCells(oldR, newR *Report, counterpart func(string) string, opts CompareOptions) map[string]bool {
-	warnings := map[string]bool{}
+func (cmp *Comparison) matchCells(oldR, newR *Report, counterpart func(string) string, opts CompareOptions) map[Warning]bool {
+	warnings := map[Warning]bool{}
 	for i := range oldR.Cells {
 		o := &oldR.Cells[i]
 		n := newR.cellOn(counterpart(o.Machine), o.Environment, o.Mode, o.Column)
 		if o.Stats == nil {
 			if n != nil && n.Stats != nil {
-				cmp.OnlyNew = append(cmp.OnlyNew, CellName(n))
+				cmp.OnlyNew = append(cmp.OnlyNew, n.ID())
 			}
 			continue
 		}
 		if n == nil || n.Stats == nil {
-			cmp.OnlyOld = append(cmp.OnlyOld, CellName(o))
+			cmp.OnlyOld = append(cmp.OnlyOld, o.ID())
 			continue
 		}
 		p := yuenTest(&n.Stats.Estimate, &o.Stats.Estimate)
 		if math.IsNaN(p) {
-			warnings[fmt.Sprintf("%s: fewer than %d processes on a side; no test", CellName(o), MinIntervalProcesses)] = true
+			warnings[Warning{Kind: WarnNoTest, Cell: o.ID()}] = true
 		}
 		ratio, lo, hi := stats.RatioAt(n.Stats.est, o.Stats.est, opts.Confidence)
 		cmp.Changes = append(cmp.Changes, Change{
@@ -360,11 +362,6 @@ func (cmp *Comparison) countRatio(q RatioChange) {
 	}
 }
 
-// CellName names a cell in a sentence: environment, mode, n and view.
-func CellName(c *Cell) string {
-	return fmt.Sprintf("%s %s n=%d %s", c.Environment, c.Mode, c.N, ViewLabel(c.Last))
-}
-
 // cellOn is the cell for (environment, mode, column) measured on machine,
 // or nil.
 func (r *Report) cellOn(machine, env, mode string, col Column) *Cell {
@@ -385,7 +382,7 @@ func provenanceDiffs(a, b *results.Provenance) []ProvenanceDiff {
 	ia, ib := describe(a), describe(b)
 	var out []ProvenanceDiff
 	for _, k := range describedKeys {
-		if ia[k] != ib[k] {
+		if !reflect.DeepEqual(ia[k], ib[k]) {
 			out = append(out, ProvenanceDiff{Key: k, Old: ia[k], New: ib[k]})
 		}
 	}
@@ -409,21 +406,24 @@ func provenanceDiffs(a, b *results.Provenance) []ProvenanceDiff {
 var describedKeys = []string{"spec_name", "spec_hash", "spawnbench_version", "go_version",
 	"cpu_model", "cores", "kernel", "arch", "pinning", "views", "order"}
 
-// describe spells the provenance entries that can explain a change.
-func describe(p *results.Provenance) map[string]string {
+// describe gathers the provenance entries that can explain a change.
+func describe(p *results.Provenance) map[string]any {
 	inv := p.LastMeasuring()
 	if inv == nil {
 		inv = p.Last()
 	}
 	if inv == nil {
-		return map[string]string{}
+		return map[string]any{}
 	}
 	m := inv.Machine
-	return map[string]string{
+	var pinning []int // nil for none, in whatever order the spec listed them
+	if len(inv.CPUs) > 0 {
+		pinning = slices.Sorted(slices.Values(inv.CPUs))
+	}
+	return map[string]any{
 		"spec_name": inv.SpecName, "spec_hash": inv.SpecHash, "spawnbench_version": inv.Version, "go_version": m.GoVersion,
-		"cpu_model": m.CPUModel, "cores": strconv.Itoa(m.Cores), "kernel": m.Kernel, "arch": m.Arch,
-		"pinning": textfmt.CPUs(inv.CPUs), "views": fmt.Sprintf("last %d for n >= %d", inv.Views.Last, inv.Views.MinN),
-		"order": inv.Order,
+		"cpu_model": m.CPUModel, "cores": m.Cores, "kernel": m.Kernel, "arch": m.Arch,
+		"pinning": pinning, "views": inv.Views, "order": inv.Order,
 	}
 }
 

@@ -1,6 +1,9 @@
 // Package report computes, from spawnbench result sets, what a report
-// and a comparison say: cells, figures, intervals, verdicts, ratios,
-// counts and notes, as plain data.
+// and a comparison say: cells, figures, intervals, verdicts with their
+// evidence, ratios, counts, notes and plot lines, as numbers and kinds.
+// It writes no sentence: a verdict is a kind with the numbers behind it,
+// a note or a warning a kind with what it is about, and every word is
+// render's. Its only formatted strings are error messages.
 //
 // This package is opinionated. The process, not the spawn, is the unit
 // of replication: spawns of one process are correlated, so every figure,
@@ -42,7 +45,9 @@
 // compare_model.go, family.go and the files they call) without writing
 // anything, and package engine/report/render, which imports this one and
 // which this one cannot import, turns them into Markdown, CSV, JSON,
-// benchstat's format, Parquet and plots. The report computes no statistic
+// benchstat's format, Parquet and plots. A section of the report has a
+// file of the same name in each: what it computes here, how it reads
+// there. The JSON is this package's types as they are. The report computes no statistic
 // of its own: every estimator, the reduction of a process included, is
 // engine/stats', and each process's all-spawns figure is the one its
 // result set stores.

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // The earlier study (earlier-study.json, cited there) measured four
@@ -75,15 +73,70 @@ var Earlier = func() earlierStudy {
 	return e
 }()
 
-// ClaimResult is one claim of the earlier study beside this set.
+// Claim verdicts (ClaimResult.Holds).
+const (
+	ClaimHolds       = "holds"
+	ClaimPartly      = "partly"
+	ClaimFails       = "does not hold"
+	ClaimUnclear     = "unclear"
+	ClaimNotMeasured = "not measured"
+)
+
+// ClaimResult is one claim of the earlier study beside this set, as
+// numbers: the earlier study's own figures, what this set measured, and
+// the verdict read off the intervals.
 type ClaimResult struct {
 	Claim string `json:"claim"`
-	// Earlier is what the earlier study's own table says of the claim's
-	// ratios; Measured what this set does, with intervals.
-	Earlier  string `json:"earlier"`
-	Measured string `json:"measured"`
-	// Holds is "holds", "partly", "does not hold" or "not measured".
-	Holds string `json:"holds"`
+	// Kind is how the claim is checked: "range" or "about" (each ratio
+	// within [RangeLow, RangeHigh]), "decreasing" (each series falls
+	// from column to column) or "pool" (the pool's first spawn faster,
+	// its whole process no shorter).
+	Kind      string `json:"kind"`
+	RangeLow  Float  `json:"range_low,omitempty"`
+	RangeHigh Float  `json:"range_high,omitempty"`
+	// EarlierRatios are the earlier study's own ratios the claim is about
+	// (its table's means divided), EarlierSeries its figures, µs, for a
+	// "decreasing" claim.
+	EarlierRatios []ClaimRatio  `json:"earlier_ratios,omitempty"`
+	EarlierSeries []ClaimSeries `json:"earlier_series,omitempty"`
+	// Ratios are this set's ratios with their intervals (Low 0 and High
+	// infinite, null in JSON, where a side has too few processes to bound
+	// it): for a "pool" claim the first spawn's and then the whole
+	// process's wall time. Series are this set's typical figures for a
+	// "decreasing" claim.
+	Ratios []ClaimRatio  `json:"ratios,omitempty"`
+	Series []ClaimSeries `json:"series,omitempty"`
+	// Holds is ClaimHolds, ClaimPartly, ClaimFails, ClaimUnclear (every
+	// interval straddles a bound) or ClaimNotMeasured. Checks counts the
+	// ratios (or steps of a series) checked, Agree those whose interval
+	// agrees with the claim (inside the range; a step that falls) and
+	// Disagree those that contradict it (outside it; a step that rises).
+	Holds    string `json:"holds"`
+	Checks   int    `json:"checks"`
+	Agree    int    `json:"agree"`
+	Disagree int    `json:"disagree"`
+}
+
+// ClaimRatio is one ratio a claim is about.
+type ClaimRatio struct {
+	Numerator   string `json:"numerator"`
+	Denominator string `json:"denominator"`
+	Column      Column `json:"column"`
+	Ratio       Float  `json:"ratio"`
+	// Low and High bound the ratio; both 0 for the earlier study's, which
+	// has no interval.
+	Low  Float `json:"low"`
+	High Float `json:"high"`
+	// Processes and DenominatorProcesses count the processes behind
+	// each side (0 for the earlier study's).
+	Processes            int `json:"processes"`
+	DenominatorProcesses int `json:"denominator_processes"`
+}
+
+// ClaimSeries is one environment's figures from column to column, µs.
+type ClaimSeries struct {
+	Environment string  `json:"environment"`
+	US          []Float `json:"us"`
 }
 
 // EarlierRow is one row of the earlier study's table beside the same
@@ -133,8 +186,16 @@ func parseColumn(s string) (Column, bool) {
 func claimResults(r *Report) []ClaimResult {
 	out := make([]ClaimResult, 0, len(Earlier.Claims))
 	for _, c := range Earlier.Claims {
-		res := ClaimResult{Claim: c.Text, Earlier: earlierText(c.Check)}
-		res.Measured, res.Holds = measuredText(r, c.Check)
+		res := ClaimResult{Claim: c.Text, Kind: c.Check.Kind}
+		earlierFigures(&res, c.Check)
+		switch c.Check.Kind {
+		case "decreasing":
+			checkDecreasing(&res, r, c.Check)
+		case "pool":
+			checkPool(&res, r, c.Check)
+		default:
+			checkRange(&res, r, c.Check)
+		}
 		out = append(out, res)
 	}
 	return out
@@ -151,57 +212,46 @@ func earlierFigure(role, mode, column string) (float64, bool) {
 	return 0, false
 }
 
-// earlierText is what the earlier study's own table says of a check's
-// ratios (or figures).
-func earlierText(c claimCheck) string {
-	var parts []string
-	switch c.Kind {
-	case "decreasing":
+// earlierFigures sets what the earlier study's own table says of a
+// check's ratios (or figures).
+func earlierFigures(res *ClaimResult, c claimCheck) {
+	if c.Kind == "decreasing" {
 		for _, num := range c.Numerators {
-			var seq []string
+			series := ClaimSeries{Environment: num}
 			for _, col := range c.Columns {
 				if v, ok := earlierFigure(num, c.Mode, col); ok {
-					seq = append(seq, strconv.FormatFloat(v, 'g', -1, 64))
+					series.US = append(series.US, Float(v))
 				}
 			}
-			parts = append(parts, fmt.Sprintf("%s %s µs", num, strings.Join(seq, " → ")))
+			res.EarlierSeries = append(res.EarlierSeries, series)
 		}
-	default:
-		for _, col := range c.Columns {
-			for _, num := range c.Numerators {
-				for _, den := range c.Denominators {
-					a, okA := earlierFigure(num, c.Mode, col)
-					b, okB := earlierFigure(den, c.Mode, col)
-					if okA && okB && b > 0 {
-						parts = append(parts, fmt.Sprintf("%s ÷ %s at n = %s: %s×", num, den, strings.TrimSuffix(strings.Replace(col, " (", ", ", 1), ")"), textfmt.Ratio(a/b)))
-					}
+		return
+	}
+	for _, colText := range c.Columns {
+		col, _ := parseColumn(colText)
+		for _, num := range c.Numerators {
+			for _, den := range c.Denominators {
+				a, okA := earlierFigure(num, c.Mode, colText)
+				b, okB := earlierFigure(den, c.Mode, colText)
+				if okA && okB && b > 0 {
+					res.EarlierRatios = append(res.EarlierRatios, ClaimRatio{Numerator: num, Denominator: den, Column: col, Ratio: Float(a / b)})
 				}
 			}
-			if c.First && len(parts) > 0 {
-				break
-			}
 		}
-		if c.Kind == "pool" && len(parts) == 0 {
-			return "(no pooled figures in its table)"
+		if c.First && len(res.EarlierRatios) > 0 {
+			break
 		}
 	}
-	return strings.Join(parts, "; ")
 }
 
-// measuredText checks a claim on r: what r measured, and the verdict.
-func measuredText(r *Report, c claimCheck) (string, string) {
-	switch c.Kind {
-	case "decreasing":
-		return decreasingText(r, c)
-	case "pool":
-		return poolText(r, c)
-	}
+// checkRange checks a "range" or "about" claim on r: each ratio's
+// interval inside the range, or outside it.
+func checkRange(res *ClaimResult, r *Report, c claimCheck) {
 	low, high := c.Low, c.High
 	if c.Kind == "about" {
 		low, high = c.Value/2, c.Value*2
 	}
-	var parts []string
-	inside, outside, total := 0, 0, 0
+	res.RangeLow, res.RangeHigh = Float(low), Float(high)
 	for _, colText := range c.Columns {
 		col, ok := parseColumn(colText)
 		if !ok {
@@ -217,58 +267,53 @@ func measuredText(r *Report, c claimCheck) (string, string) {
 				}
 				found = true
 				q, lo, hi := stats.Ratio(ca.Stats.est, cb.Stats.est)
-				interval := PlainInterval(Float(lo), Float(hi))
+				res.Ratios = append(res.Ratios, ClaimRatio{Numerator: a, Denominator: b, Column: col, Ratio: Float(q), Low: Float(lo), High: Float(hi),
+					Processes: ca.Stats.Processes, DenominatorProcesses: cb.Stats.Processes})
 				if math.IsInf(hi, 0) {
 					lo, hi = q, q // no interval: judge the figure itself
-					interval = fmt.Sprintf("(not judged: %d : %d processes)", ca.Stats.Processes, cb.Stats.Processes)
 				}
-				total++
+				res.Checks++
 				switch {
 				case lo >= low && hi <= high:
-					inside++
+					res.Agree++
 				case hi < low || lo > high:
-					outside++
+					res.Disagree++
 				}
-				parts = append(parts, fmt.Sprintf("%s ÷ %s at %s: %s× %s", a, b, ColumnText(col), textfmt.Ratio(q), interval))
 			}
 		}
 		if c.First && found {
 			break
 		}
 	}
-	if total == 0 {
-		return "not measured in this set", "not measured"
-	}
-	return strings.Join(parts, "; "), holds(inside, outside, total, "inside the range", "outside it")
+	res.Holds = holds(res)
 }
 
-// holds is the verdict of a claim of total checks, of which yes agree
-// with it and no contradict it (the rest are undecided by their
-// intervals); yesText and noText say what agreeing and contradicting are.
-func holds(yes, no, total int, yesText, noText string) string {
+// holds is the verdict of a claim from its counts: it holds when every
+// check agrees with it, fails when every one contradicts it.
+func holds(res *ClaimResult) string {
 	switch {
-	case yes == total:
-		return "holds"
-	case no == total:
-		return "does not hold"
-	case yes == 0 && no == 0:
-		return "unclear: every interval straddles the claim's bound"
+	case res.Checks == 0:
+		return ClaimNotMeasured
+	case res.Agree == res.Checks:
+		return ClaimHolds
+	case res.Disagree == res.Checks:
+		return ClaimFails
+	case res.Agree == 0 && res.Disagree == 0:
+		return ClaimUnclear
 	}
-	return fmt.Sprintf("partly: %d of %d %s, %d %s, the rest unclear", yes, total, yesText, no, noText)
+	return ClaimPartly
 }
 
-// decreasingText checks that each numerator's figure falls from column to
-// column: a step falls when the later cell's ratio to the earlier one has
-// its interval below 1, rises when above.
-func decreasingText(r *Report, c claimCheck) (string, string) {
-	var parts []string
-	falls, rises, total := 0, 0, 0
+// checkDecreasing checks that each numerator's figure falls from column
+// to column: a step falls when the later cell's ratio to the earlier one
+// has its interval below 1, rises when above.
+func checkDecreasing(res *ClaimResult, r *Report, c claimCheck) {
 	for _, role := range c.Numerators {
 		env := StandIn(r, role)
 		if env == "" {
 			continue
 		}
-		var seq []string
+		series := ClaimSeries{Environment: env}
 		var prev *Cell
 		for _, colText := range c.Columns {
 			col, ok := parseColumn(colText)
@@ -276,55 +321,65 @@ func decreasingText(r *Report, c claimCheck) (string, string) {
 			if !ok || cell == nil || cell.Stats == nil {
 				continue
 			}
-			seq = append(seq, textfmt.TimeUS(float64(cell.Stats.TypicalUS)))
+			series.US = append(series.US, cell.Stats.TypicalUS)
 			if prev != nil && c.Except != role+"/"+colText {
-				total++
+				res.Checks++
 				_, lo, hi := stats.Ratio(cell.Stats.est, prev.Stats.est)
 				switch {
 				case hi < 1:
-					falls++
+					res.Agree++
 				case lo > 1:
-					rises++
+					res.Disagree++
 				}
 			}
 			prev = cell
 		}
-		if len(seq) > 0 {
-			parts = append(parts, env+" "+strings.Join(seq, " → "))
+		if len(series.US) > 0 {
+			res.Series = append(res.Series, series)
 		}
 	}
-	if total == 0 {
-		return "not measured in this set", "not measured"
-	}
-	return strings.Join(parts, "; ") + fmt.Sprintf(" (typical; %d of %d steps fall, %d rise)", falls, total, rises), holds(falls, rises, total, "steps fall", "rise")
+	res.Holds = holds(res)
 }
 
-// poolText checks the pool claim: the pool's first spawn is faster (the
+// checkPool checks the pool claim: the pool's first spawn is faster (the
 // cost moved out of the spawn), and its process is no shorter (the cost
 // moved earlier, not away), each as a ratio with its interval.
-func poolText(r *Report, c claimCheck) (string, string) {
+func checkPool(res *ClaimResult, r *Report, c claimCheck) {
+	res.Holds = ClaimNotMeasured
 	if len(c.Numerators) == 0 || len(c.Denominators) == 0 || len(c.Columns) == 0 {
-		return "not measured in this set", "not measured"
+		return
 	}
 	a, b := StandIn(r, c.Numerators[0]), StandIn(r, c.Denominators[0])
 	col, _ := parseColumn(c.Columns[0])
 	ca, cb := r.Cell(a, c.Mode, col), r.Cell(b, c.Mode, col)
 	ga, gb := r.Groups[CellKey{a, c.Mode, col.N}], r.Groups[CellKey{b, c.Mode, col.N}]
 	if a == "" || b == "" || ca == nil || cb == nil || ca.Stats == nil || cb.Stats == nil || ga == nil || gb == nil {
-		return "not measured in this set", "not measured"
+		return
 	}
+	wa, wb := wallEstimate(ga), wallEstimate(gb)
 	spawn, slo, shi := stats.Ratio(ca.Stats.est, cb.Stats.est)
-	wall, wlo, whi := stats.Ratio(wallEstimate(ga), wallEstimate(gb))
-	text := fmt.Sprintf("%s ÷ %s at %s: first spawn %s× %s, whole process (wall time) %s× %s",
-		a, b, ColumnText(col), textfmt.Ratio(spawn), PlainInterval(Float(slo), Float(shi)), textfmt.Ratio(wall), PlainInterval(Float(wlo), Float(whi)))
+	wall, wlo, whi := stats.Ratio(wa, wb)
+	res.Ratios = []ClaimRatio{
+		{Numerator: a, Denominator: b, Column: col, Ratio: Float(spawn), Low: Float(slo), High: Float(shi), Processes: ca.Stats.Processes, DenominatorProcesses: cb.Stats.Processes},
+		{Numerator: a, Denominator: b, Column: col, Ratio: Float(wall), Low: Float(wlo), High: Float(whi), Processes: processesOf(wa), DenominatorProcesses: processesOf(wb)},
+	}
 	moved, kept := shi < 1, wlo >= 0.9
 	switch {
 	case moved && kept:
-		return text, "holds"
+		res.Holds = ClaimHolds
 	case slo > 1 || whi < 0.9:
-		return text, "does not hold"
+		res.Holds = ClaimFails
+	default:
+		res.Holds = ClaimPartly
 	}
-	return text, "partly"
+}
+
+// processesOf is the processes behind an estimate, 0 for none.
+func processesOf(e *stats.Estimate) int {
+	if e == nil {
+		return 0
+	}
+	return e.Processes
 }
 
 // wallEstimate is a cell's typical process wall time over its ok

@@ -26,6 +26,12 @@ func (r *Report) Family(env string) string {
 	return results.FamilyOfKind(env)
 }
 
+// FamilyThreads is what family's threads are where they are not OS
+// threads of their own (hostfacts.Goroutines for wazero), "" where they
+// are: the report says so beside the family's rows, since a spawn there
+// starts no OS thread and its ratio to native compares unlike things.
+func FamilyThreads(family string) string { return hostfacts.Threads(family) }
+
 // familyRank places a family in report order.
 func familyRank(f string) int {
 	if i := slices.Index(hostfacts.Families, f); i >= 0 && f != hostfacts.Other {

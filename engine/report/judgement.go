@@ -1,13 +1,10 @@
 package report
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // Stability verdicts.
@@ -25,14 +22,13 @@ type Judgement struct {
 	// Busy is the busy rule's verdict (stats.Busy of results.ProcessLoads):
 	// the cell's figure rises with its processes' load (BusyRises), or
 	// others' work took half the wall time or more throughout
-	// (BusyThroughout); BusyEvidence says which, with its numbers ("" when
-	// not busy). BusyKnown is false when no process of the cell recorded
-	// the machine's load (older sets, or a platform without /proc/stat).
-	Busy           bool   `json:"busy"`
-	BusyKnown      bool   `json:"busy_known"`
-	BusyRises      bool   `json:"busy_rises"`
-	BusyThroughout bool   `json:"busy_throughout"`
-	BusyEvidence   string `json:"busy_evidence,omitempty"`
+	// (BusyThroughout), with the numbers below as its evidence. BusyKnown
+	// is false when no process of the cell recorded the machine's load
+	// (older sets, or a platform without /proc/stat).
+	Busy           bool `json:"busy"`
+	BusyKnown      bool `json:"busy_known"`
+	BusyRises      bool `json:"busy_rises"`
+	BusyThroughout bool `json:"busy_throughout"`
 	// OthersShare and StealShare are the machine's other work (less
 	// spawnbench's own) and the hypervisor's steal over the cell's wall
 	// time, pooled over its processes (0 when unknown).
@@ -41,21 +37,23 @@ type Judgement struct {
 	// LoadTested is how many processes the test of figure against load
 	// took (0: too few); LoadRho, LoadP and LoadRatio are its correlation,
 	// one-sided p-value and most-loaded half's figure over the
-	// least-loaded half's (null when untested), LoadEffect the three in
-	// words.
-	LoadTested int    `json:"load_tested"`
-	LoadRho    Float  `json:"load_rho"`
-	LoadP      Float  `json:"load_p"`
-	LoadRatio  Float  `json:"load_ratio"`
-	LoadEffect string `json:"load_effect,omitempty"`
-	// Verdict is Stable, Unstable or NotJudged, for every cell; Reason
-	// says why in a few words. A cell is judged when it has
-	// MinIntervalProcesses processes or more, and unstable only on
-	// evidence at the level of processes (stats.Estimate.Unstable): its
-	// process summaries drifted over the run, or they fall into two
-	// clusters. Precision is a number, not a verdict.
-	Verdict string `json:"verdict"`
-	Reason  string `json:"reason,omitempty"`
+	// least-loaded half's (null when untested).
+	LoadTested int   `json:"load_tested"`
+	LoadRho    Float `json:"load_rho"`
+	LoadP      Float `json:"load_p"`
+	LoadRatio  Float `json:"load_ratio"`
+	// Verdict is Stable, Unstable or NotJudged, for every cell. A cell is
+	// judged when it has MinIntervalProcesses processes or more
+	// (Processes counts those it has), and unstable only on evidence at
+	// the level of processes (stats.Estimate.Unstable): its process
+	// summaries drifted over the run (Drifted, with the drift test's
+	// p-value DriftP), or they fall into two clusters (Clusters, lower
+	// first). Precision is a number, not a verdict.
+	Verdict   string            `json:"verdict"`
+	Processes int               `json:"processes"`
+	Drifted   bool              `json:"drifted,omitempty"`
+	DriftP    Float             `json:"drift_p,omitempty"`
+	Clusters  []ClusterEvidence `json:"clusters,omitempty"`
 	// Unstable is Verdict == Unstable.
 	Unstable bool `json:"unstable"`
 	// Spread is the interquartile range of the process summaries over
@@ -70,18 +68,19 @@ type Judgement struct {
 	Needed int `json:"processes_for_target,omitempty"`
 }
 
-// Flags spells the cell's verdicts for a table: "busy", "unstable",
-// "not judged", or a pair of them; "" for a stable cell on a quiet
-// machine.
-func (n Judgement) Flags() string {
-	var f []string
-	if n.Busy {
-		f = append(f, "busy")
-	}
-	if n.Verdict == Unstable || n.Verdict == NotJudged {
-		f = append(f, n.Verdict)
-	}
-	return strings.Join(f, ", ")
+// ClusterEvidence is one of the two clusters that make a cell unstable:
+// its share of the processes and its typical spawn, µs.
+type ClusterEvidence struct {
+	Share     Float `json:"share"`
+	TypicalUS Float `json:"typical_us"`
+}
+
+// Load is the busy rule's result the judgement holds, as stats.Busy
+// gave it (shares not recorded read 0).
+func (n Judgement) Load() stats.Load {
+	return stats.Load{OthersShare: float64(n.OthersShare), StealShare: float64(n.StealShare),
+		Busy: n.Busy, Throughout: n.BusyThroughout, Rises: n.BusyRises,
+		Tested: n.LoadTested, Rho: float64(n.LoadRho), P: float64(n.LoadP), Ratio: float64(n.LoadRatio)}
 }
 
 // judge judges one cell from its measured processes, their process
@@ -90,16 +89,15 @@ func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, tar
 	var n Judgement
 	load := stats.Busy(results.ProcessLoads(runs))
 	n.BusyKnown = !math.IsNaN(load.OthersShare) || !math.IsNaN(load.StealShare)
-	n.Busy, n.BusyRises, n.BusyThroughout, n.BusyEvidence = load.Busy, load.Rises, load.Throughout, textfmt.BusyEvidence(load)
+	n.Busy, n.BusyRises, n.BusyThroughout = load.Busy, load.Rises, load.Throughout
 	n.OthersShare, n.StealShare = finite(load.OthersShare), finite(load.StealShare)
-	n.LoadTested, n.LoadRho, n.LoadP, n.LoadRatio, n.LoadEffect = load.Tested, Float(load.Rho), Float(load.P), Float(load.Ratio), textfmt.LoadEffect(load)
+	n.LoadTested, n.LoadRho, n.LoadP, n.LoadRatio = load.Tested, Float(load.Rho), Float(load.P), Float(load.Ratio)
 	n.Target = Float(target)
 	if est == nil || !est.est.Judged() {
-		k := 0
 		if est != nil {
-			k = est.Processes
+			n.Processes = est.Processes
 		}
-		n.Verdict, n.Reason = NotJudged, notJudgedText(k)
+		n.Verdict = NotJudged
 		return n
 	}
 	typical := make([]float64, len(procs))
@@ -108,32 +106,21 @@ func judge(runs []results.ProcessRun, procs []ProcessSummary, est *Estimate, tar
 	}
 	n.Spread = Float(stats.RelativeIQR(typical))
 	n.Needed = est.est.ProcessesFor(target)
+	n.Processes = est.Processes
 	n.Verdict = Stable
-	if est.est.Unstable() {
-		n.Verdict, n.Reason = Unstable, unstableReason(est.est)
+	if e := est.est; e.Unstable() {
+		n.Verdict = Unstable
+		if e.Drifted {
+			n.Drifted, n.DriftP = true, Float(e.DriftP)
+		}
+		if len(e.Clusters) == 2 {
+			for _, c := range e.Clusters {
+				n.Clusters = append(n.Clusters, ClusterEvidence{Share: Float(c.Share), TypicalUS: Float(c.Estimate.Center)})
+			}
+		}
 	}
 	n.Unstable = n.Verdict == Unstable
 	return n
-}
-
-// notJudgedText says why a cell of k processes is not judged.
-func notJudgedText(k int) string {
-	return fmt.Sprintf("%s; a verdict needs %d", textfmt.Plural(k, "process", "processes"), MinIntervalProcesses)
-}
-
-// unstableReason says, in a few words, what evidence made a cell
-// unstable.
-func unstableReason(e *stats.Estimate) string {
-	var why []string
-	if e.Drifted {
-		why = append(why, fmt.Sprintf("drifted: its later half of processes differs from its earlier half (p = %.2g)", e.DriftP))
-	}
-	if len(e.Clusters) == 2 {
-		lo, hi := e.Clusters[0], e.Clusters[1]
-		why = append(why, fmt.Sprintf("two clusters of processes, %.0f%% at %s and %.0f%% at %s",
-			100*lo.Share, textfmt.TimeUS(lo.Estimate.Center), 100*hi.Share, textfmt.TimeUS(hi.Estimate.Center)))
-	}
-	return strings.Join(why, "; ")
 }
 
 // finite is v, or 0 when v is NaN (not recorded).

@@ -82,7 +82,7 @@ func machineLabel(inputs []Input, m string) string {
 // and ratios (each marked with its machine) and the machine ×
 // environment table.
 func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, error) {
-	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]string{}}
+	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]*results.Machine{}}
 	if r.Baseline == "" {
 		r.Baseline = DefaultBaseline
 	}
@@ -93,7 +93,7 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 			r.Incomplete = append(r.Incomplete, in.Dir+": "+why)
 		}
 	}
-	warnings := map[string]bool{}
+	warnings := map[Warning]bool{}
 	for _, m := range machines {
 		var sub []Input
 		for _, in := range inputs {
@@ -111,7 +111,8 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 		r.Against = append(r.Against, mr.Against...)
 		r.Failures = append(r.Failures, mr.Failures...)
 		for _, w := range mr.Warnings {
-			warnings["machine "+m+": "+w] = true
+			w.Machine = m
+			warnings[w] = true
 		}
 		for _, env := range mr.Environments {
 			r.Environments = appendNew(r.Environments, env)
@@ -138,7 +139,7 @@ func buildPerMachine(inputs []Input, opt Options, machines []string) (*Report, e
 		}
 		return a.N < b.N
 	})
-	r.Warnings = sortedKeys(warnings)
+	r.Warnings = warningsOf(warnings)
 	return r, nil
 }
 

@@ -1,14 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
@@ -36,14 +35,6 @@ type Options struct {
 type Column struct {
 	N    int32 `json:"n"`
 	Last int   `json:"last,omitempty"`
-}
-
-// Label is the column's heading, e.g. "100" or "100 (last 10)".
-func (c Column) Label() string {
-	if c.Last == 0 {
-		return strconv.Itoa(int(c.N))
-	}
-	return fmt.Sprintf("%d (last %d)", c.N, c.Last)
 }
 
 // Stats summarise the spawn times of one cell, in microseconds.
@@ -134,14 +125,14 @@ type Ratio struct {
 // ClockVerdict is what calibration and the samples' own checks say about
 // one environment's clock.
 type ClockVerdict struct {
-	Environment     string   `json:"environment"`
-	SleepPassed     int      `json:"sleep_passed"`
-	SleepChecks     int      `json:"sleep_checks"`
-	CoherencePassed int      `json:"coherence_passed"`
-	CoherenceChecks int      `json:"coherence_checks"`
-	Untrusted       int      `json:"untrusted_samples"`
-	Samples         int      `json:"samples"`
-	Failed          []string `json:"failed_checks,omitempty"`
+	Environment     string        `json:"environment"`
+	SleepPassed     int           `json:"sleep_passed"`
+	SleepChecks     int           `json:"sleep_checks"`
+	CoherencePassed int           `json:"coherence_passed"`
+	CoherenceChecks int           `json:"coherence_checks"`
+	Untrusted       int           `json:"untrusted_samples"`
+	Samples         int           `json:"samples"`
+	Failed          []FailedCheck `json:"failed_checks,omitempty"`
 	// ObservedStepNS is the smallest clock step the calibration processes
 	// observed and ClockReadNS the median of their read costs; 0 when
 	// none said.
@@ -149,6 +140,14 @@ type ClockVerdict struct {
 	ClockReadNS    int64 `json:"clock_read_ns,omitempty"`
 
 	reads []float64
+}
+
+// FailedCheck is one calibration check that failed: which, in which
+// calibration process, and the check's own detail.
+type FailedCheck struct {
+	Check   string `json:"check"`
+	Process int32  `json:"process"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // Trusted is false when any check failed or any sample's clock was
@@ -210,7 +209,7 @@ type Report struct {
 	Incomplete []string `json:"incomplete,omitempty"`
 	// Warnings are caveats about what could not be computed (a baseline
 	// with no measurements, a machine's own warnings), deduplicated.
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
 	// Machines holds one whole report per machine when the sets were
 	// measured on more than one; Cells and Ratios then gather theirs,
 	// each naming its machine.
@@ -218,6 +217,9 @@ type Report struct {
 	// Releases sets the Wasmtime CLI's releases side by side when the
 	// report holds two or more (releases.go).
 	Releases []ReleaseRow `json:"wasmtime_releases,omitempty"`
+	// ToolReleases sets an environment's newer Emscripten, Node.js or
+	// Firefox beside its older (toolreleases.go).
+	ToolReleases []ToolReleaseRow `json:"tool_releases,omitempty"`
 	// BottomLine is the answer first (bottomline.go); nil when the set
 	// holds no cell of the baseline.
 	BottomLine *BottomLine `json:"bottom_line,omitempty"`
@@ -230,8 +232,9 @@ type Report struct {
 	// twinOf maps each one-CPU twin to the environment it measures
 	// pinned (spec's placement block).
 	twinOf map[string]string
-	// CellMachines names the machine that measured each cell.
-	CellMachines map[CellKey]string `json:"-"`
+	// CellMachines is the machine that measured each cell (nil where no
+	// invocation says).
+	CellMachines map[CellKey]*results.Machine `json:"-"`
 }
 
 // Cell returns the cell for (environment, mode, column), or nil.
@@ -309,7 +312,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	if len(machines) > 1 {
 		return buildPerMachine(inputs, opt, machines)
 	}
-	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]string{}}
+	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]*results.Machine{}}
 	if r.Baseline == "" {
 		r.Baseline = DefaultBaseline
 	}
@@ -325,7 +328,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 		}
 	}
 	r.setAxes(inputs, m)
-	warnings := map[string]bool{}
+	warnings := map[Warning]bool{}
 	r.fillCells(m.groups, warnings)
 	r.derive(inputs, m, warnings)
 	if len(machines) == 1 {
@@ -372,7 +375,10 @@ func (r *Report) gather(m *measured, inputs []Input, i int) error {
 	if inv == nil {
 		inv = s.Provenance.Last()
 	}
-	machine := machineName(inv)
+	var machine *results.Machine
+	if inv != nil {
+		machine = &inv.Machine
+	}
 	add := func(k CellKey) (*Group, error) {
 		if prev, ok := m.owner[k]; ok && prev != i {
 			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s and %s both measured %s %s n=%d; use `spawnbench compare` to compare sets",
@@ -499,7 +505,7 @@ func (r *Report) setAxes(inputs []Input, m *measured) {
 // fillCells computes a cell per row and column. A mode an environment
 // never ran in would only be a row of n/a, so it has none; a skipped
 // environment keeps its rows to say so.
-func (r *Report) fillCells(groups map[CellKey]*Group, warnings map[string]bool) {
+func (r *Report) fillCells(groups map[CellKey]*Group, warnings map[Warning]bool) {
 	for _, env := range r.Environments {
 		for _, mode := range r.Modes {
 			ran := r.Skipped[env] != ""
@@ -527,7 +533,7 @@ func (r *Report) fillCells(groups map[CellKey]*Group, warnings map[string]bool) 
 // derive computes what the cells give: the ratios, the against pairs,
 // the releases, the clocks' verdicts, the failures, the warnings and the
 // bottom line.
-func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
+func (r *Report) derive(inputs []Input, m *measured, warnings map[Warning]bool) {
 	r.Ratios = ratios(r, warnings)
 	r.makespanRatios()
 	against := map[string]string{}
@@ -538,6 +544,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 	}
 	r.Against = againstRatios(r, against)
 	r.Releases = releasesOf(r)
+	r.ToolReleases = toolReleasesOf(r)
 	r.Clocks = clockVerdicts(r, m.groups, m.calibration)
 	for _, k := range m.keys {
 		for _, run := range m.groups[k].Runs {
@@ -549,12 +556,12 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[string]bool) {
 			}
 		}
 	}
-	r.Warnings = sortedKeys(warnings)
+	r.Warnings = warningsOf(warnings)
 	r.BottomLine = bottomLine(r)
 }
 
 // fillCell computes c from the measured data of its (environment, mode, n).
-func fillCell(c *Cell, g *Group, target float64, warnings map[string]bool) {
+func fillCell(c *Cell, g *Group, target float64, warnings map[Warning]bool) {
 	c.Processes = len(g.Runs)
 	for _, run := range g.Runs {
 		if run.Status != results.StatusOK {
@@ -611,10 +618,10 @@ func summarize(values []float64, procs []ProcessSummary) *Stats {
 // baseline's, with the Yuen–Welch interval of the difference of their log
 // trimmed means (estimate.go): the two cells' processes are independent,
 // so their standard errors add.
-func ratios(r *Report, warnings map[string]bool) []Ratio {
+func ratios(r *Report, warnings map[Warning]bool) []Ratio {
 	if !slices.Contains(r.Environments, r.Baseline) || r.Skipped[r.Baseline] != "" {
 		if len(r.Cells) > 0 {
-			warnings[fmt.Sprintf("baseline %q has no measurements in this report; no ratios", r.Baseline)] = true
+			warnings[Warning{Kind: WarnNoBaseline, Baseline: r.Baseline}] = true
 		}
 		return nil
 	}
@@ -730,11 +737,7 @@ func clockVerdicts(r *Report, groups map[CellKey]*Group, checks []results.Calibr
 			}
 		}
 		if !c.Pass {
-			what := fmt.Sprintf("%s check, process %d", c.Check, c.Process)
-			if c.Detail != "" {
-				what += ": " + c.Detail
-			}
-			v.Failed = append(v.Failed, what)
+			v.Failed = append(v.Failed, FailedCheck{Check: c.Check, Process: c.Process, Detail: c.Detail})
 		}
 	}
 	out := make([]ClockVerdict, 0, len(order))
@@ -772,37 +775,6 @@ func (f Float) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// machineName identifies the machine of an invocation in benchfmt output.
-func machineName(inv *results.Invocation) string {
-	if inv == nil {
-		return "unknown"
-	}
-	m := inv.Machine
-	name := m.Hostname
-	if name == "" {
-		name = "unknown-host"
-	}
-	// The ID keeps apart two machines that share a hostname (another
-	// kernel, another CPU), which benchstat would otherwise pool.
-	return fmt.Sprintf("%s (%s, %d cores, %s, id %s)", name, OrDash(m.CPUModel), m.Cores, OrDash(m.Arch), m.Identity())
-}
-
-// ViewLabel names a view: "all" or "last k".
-func ViewLabel(last int) string {
-	if last == 0 {
-		return "all"
-	}
-	return fmt.Sprintf("last %d", last)
-}
-
-// OrDash is s, or a dash where s is blank.
-func OrDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "—"
-	}
-	return s
-}
-
 // Ratio is the ratio to the baseline of (env, mode, col), or nil.
 func (r *Report) Ratio(env, mode string, col Column) *Ratio {
 	i := slices.IndexFunc(r.Ratios, func(q Ratio) bool {
@@ -812,4 +784,48 @@ func (r *Report) Ratio(env, mode string, col Column) *Ratio {
 		return nil
 	}
 	return &r.Ratios[i]
+}
+
+// Kinds of Warning.
+const (
+	// WarnNoBaseline: the baseline has no measurements, so no ratios.
+	WarnNoBaseline = "no-baseline"
+	// WarnNoTest: a compared cell has too few processes on a side for a
+	// test (fewer than MinIntervalProcesses).
+	WarnNoTest = "no-test"
+)
+
+// Warning is a caveat about what a report or a comparison could not
+// compute: a kind, and what it is about.
+type Warning struct {
+	Kind string `json:"kind"`
+	// Machine is the machine whose report the warning is of, in a report
+	// of several machines.
+	Machine  string `json:"machine,omitempty"`
+	Baseline string `json:"baseline,omitempty"`
+	Cell     CellID `json:"cell,omitzero"`
+}
+
+// CellID names one cell: its machine, environment, mode and column.
+type CellID struct {
+	Machine     string `json:"machine,omitempty"`
+	Environment string `json:"environment"`
+	Mode        string `json:"mode"`
+	Column
+}
+
+// ID is the cell's name.
+func (c *Cell) ID() CellID {
+	return CellID{Machine: c.Machine, Environment: c.Environment, Mode: c.Mode, Column: c.Column}
+}
+
+// warningsOf are the warnings of a set, in a fixed order.
+func warningsOf(set map[Warning]bool) []Warning {
+	out := slices.Collect(maps.Keys(set))
+	slices.SortFunc(out, func(a, b Warning) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Machine, b.Machine), cmp.Compare(a.Baseline, b.Baseline),
+			cmp.Compare(a.Cell.Machine, b.Cell.Machine), cmp.Compare(a.Cell.Environment, b.Cell.Environment), cmp.Compare(a.Cell.Mode, b.Cell.Mode),
+			cmp.Compare(a.Cell.N, b.Cell.N), cmp.Compare(a.Cell.Last, b.Cell.Last))
+	})
+	return out
 }

@@ -1,6 +1,6 @@
 // Package textfmt prints spawnbench's numbers in words, the one way every
-// output does: the report's renderers, the notes a report computes, and
-// the runner's progress lines and end-of-run warnings. A figure reads the
+// output does: the report's renderers, and the runner's progress lines
+// and end-of-run warnings. A figure reads the
 // same wherever it appears.
 //
 // This package is opinionated: times are printed in the unit their size

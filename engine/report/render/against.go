@@ -16,7 +16,7 @@ func writeAgainst(r *report.Report, b *strings.Builder) {
 	fmt.Fprintf(b, "## Side by side (each environment ÷ the one it is set against, over processes)\n\n")
 	header := []string{"Environment", "Against", "Mode"}
 	for _, col := range r.Columns {
-		header = append(header, col.Label())
+		header = append(header, columnLabel(col))
 	}
 	type rowKey struct{ env, mode string }
 	byRow := map[rowKey]map[report.Column]*report.Ratio{}

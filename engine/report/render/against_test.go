@@ -2,41 +2,17 @@ package render
 
 import (
 	"bytes"
-	"math"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
 
-// TestAgainstDividesEachCellByItsPartner: an environment set against
-// another in its spec gets a side-by-side ratio per cell, with an
-// interval that holds the true ratio (2× here) and the processes behind
-// both sides; environments set against nothing get none.
-func TestAgainstDividesEachCellByItsPartner(t *testing.T) {
+// TestAgainstHasASideBySideSection: the report words each against pair
+// in its own section (engine/report tests the ratios).
+func TestAgainstHasASideBySideSection(t *testing.T) {
 	t.Parallel()
-	set := &results.Set{Provenance: fixtureProvenance("", "")}
-	set.Provenance.Invocations[0].Resolved = []byte(`{"environments": [{"name": "native"}, {"name": "libc", "against": "free"}, {"name": "free"}]}`)
-	for i, env := range []string{"native", "free", "libc"} {
-		median := map[string]float64{"native": 20e3, "free": 40e3, "libc": 80e3}[env]
-		for _, n := range []int32{10, 100} {
-			addCell(set, cellSpec{env: env, mode: "sequential", n: n, processes: 10, spawnNS: lognormalSpawns(median, uint64(i*100)+uint64(n))})
-		}
-	}
-	r, err := report.Build([]report.Input{{Dir: "d", Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Against) != 3 {
-		t.Fatalf("against ratios %+v, want libc ÷ free at n = 10, 100 and 100 (last 10)", r.Against)
-	}
-	for _, q := range r.Against {
-		if q.Environment != "libc" || q.Baseline != "free" || q.Processes != 10 || q.BaselineProcesses != 10 ||
-			!(float64(q.Low) < 2 && 2 < float64(q.High)) || math.Abs(float64(q.Ratio)-2) > 0.3 {
-			t.Errorf("against ratio %+v, want libc ÷ free near 2× over 10 + 10 processes, its interval holding 2", q)
-		}
-	}
+	r := reporttest.Build(t, reporttest.AgainstSet())
 	var b bytes.Buffer
 	if err := Write(r, &b, "md", nil); err != nil {
 		t.Fatal(err)

@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
+
 	"spawnbench/engine/stats"
 )
 
@@ -22,30 +23,12 @@ import (
 func benchstatBinary(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds benchstat")
-	bin := filepath.Join(t.TempDir(), "benchstat")
-	out, err := exec.Command("go", "build", "-o", bin, "golang.org/x/perf/cmd/benchstat").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build benchstat: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func benchfmtSet() *results.Set {
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	s.Provenance.Invocations[0].Machine.Hostname = "testhost"
-	for i, env := range []string{"native", "wasi-threads"} {
-		addCell(s, cellSpec{env: env, mode: "sequential", n: 1, processes: 12,
-			spawnNS: lognormalSpawns(40e3*float64(1+4*i), uint64(i)+1)})
-		addCell(s, cellSpec{env: env, mode: "sequential", n: 100, processes: 7,
-			statuses: []string{results.StatusCrashed}, failedSpawns: true,
-			spawnNS: lognormalSpawns(40e3*float64(1+4*i), uint64(i)+50)})
-	}
-	return s
+	return fulltest.Binary(t, "golang.org/x/perf/cmd/benchstat")
 }
 
 func TestBenchfmtReadByBenchstat(t *testing.T) {
 	t.Parallel()
-	r := build(t, benchfmtSet())
+	r := reporttest.Build(t, reporttest.BenchfmtSet())
 	var buf bytes.Buffer
 	if err := Write(r, &buf, FormatBenchfmt, nil); err != nil {
 		t.Fatal(err)
@@ -85,7 +68,7 @@ func TestBenchfmtReadByBenchstat(t *testing.T) {
 		// benchstat's median is of the per-process means; for n = 1 that
 		// is the cell's own median.
 		want := stats.Median(processMeansUS(r, c)) * 1e3
-		if c.N == 1 && !near(want, float64(c.Stats.MedianUS)*1e3) {
+		if c.N == 1 && !reporttest.Near(want, float64(c.Stats.MedianUS)*1e3) {
 			t.Errorf("%s n=1: median of process means %v ≠ cell median %v", c.Environment, want, c.Stats.MedianUS)
 		}
 		// benchstat prints about four significant digits.

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/textfmt"
@@ -33,7 +35,7 @@ func writeBottomLine(r *report.Report, b *strings.Builder) {
 	// Where every row is free, the column would say nothing.
 	pinned := hasPinned(bl)
 	header := []string{"Host family", "Environment (host)", "First spawn (n = 1)", "÷ " + bl.Baseline,
-		"Steady state (" + report.ColumnText(bl.Steady) + ")", "÷ " + bl.Baseline, "Verdict"}
+		"Steady state (" + columnText(bl.Steady) + ")", "÷ " + bl.Baseline, "Verdict"}
 	align := "llrrrrl"
 	if pinned {
 		header = slices.Insert(header, 2, "Threads on")
@@ -47,17 +49,22 @@ func writeBottomLine(r *report.Report, b *strings.Builder) {
 		if row.Host != "" && row.Host != row.Environment {
 			env += " (" + row.Host + ")"
 		}
-		line := []string{row.Family, env, first, firstRatio, steady, steadyRatio, row.Verdict}
+		line := []string{familyLabel(row.Family), env, first, firstRatio, steady, steadyRatio, rowVerdict(bl, row)}
 		if pinned {
 			line = slices.Insert(line, 2, placementText(row))
 		}
 		rows = append(rows, line)
 	}
 	mdTable(b, header, align, rows)
-	for _, n := range bl.Notes {
-		fmt.Fprintf(b, "- %s\n", n)
+	for _, row := range bl.Rows {
+		if n := threadsNote(row); n != "" {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
 	}
-	if len(bl.Notes) > 0 {
+	for _, n := range bl.Notes {
+		fmt.Fprintf(b, "- %s\n", noteText(bl, n))
+	}
+	if len(bl.Notes) > 0 || slices.ContainsFunc(bl.Rows, func(row report.BottomRow) bool { return threadsNote(row) != "" }) {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "One row per host: the first environment the set lists for each (variants such as pools, other payloads and other releases are in the report's tables). "+
@@ -65,6 +72,30 @@ func writeBottomLine(r *report.Report, b *strings.Builder) {
 		"not judged below %d processes. The figures with their precision are in the report's \"Typical spawn time\".\n\n", report.MinIntervalProcesses)
 	writeFreePlacement(r, b)
 	writeEarlier(r, b)
+}
+
+// familyLabel is a family's name, with what its threads are where they
+// are not OS threads.
+func familyLabel(family string) string {
+	if t := report.FamilyThreads(family); t != "" {
+		return family + " (threads are " + t + ")"
+	}
+	return family
+}
+
+// threadsNote says, under the bottom line, what a row's figures include
+// where its threads are not OS threads; "" where they are.
+func threadsNote(row report.BottomRow) string {
+	switch row.Threads {
+	case "":
+		return ""
+	case hostfacts.Goroutines:
+		return fmt.Sprintf("%s's threads are goroutines, not OS threads: a spawn there makes the thread's instance and starts a goroutine, "+
+			"which Go's scheduler runs on one of its own OS threads (at most GOMAXPROCS running at once). Its figures include no OS thread's creation "+
+			"unless the scheduler starts one, so its ratio compares a goroutine's start with an OS thread's (docs/environments.md).", row.Environment)
+	default:
+		return fmt.Sprintf("%s's threads are %s, not OS threads (docs/environments.md).", row.Environment, row.Threads)
+	}
 }
 
 // hasPinned is true when a row shows a one-CPU figure.
@@ -135,7 +166,7 @@ func writeFreePlacement(r *report.Report, b *strings.Builder) {
 				}
 				line = append(line, shareText(f.SameCPU)+" : "+shareText(baseShare))
 				for _, p := range q.Placements {
-					text := textfmt.Ratio(float64(p.Ratio)) + "× " + report.PlainInterval(p.Low, p.High)
+					text := textfmt.Ratio(float64(p.Ratio)) + "× " + plainInterval(p.Low, p.High)
 					if p.Placement == results.SameCPU {
 						same = text
 					} else {
@@ -191,7 +222,7 @@ func bottomTexts(c *report.BottomCell, baseline bool) (figure, ratio string) {
 	if math.IsInf(float64(q.High), 0) {
 		return figure, fmt.Sprintf("%s× (not judged: %d : %d processes)", textfmt.Ratio(float64(q.Ratio)), q.Processes, q.BaselineProcesses)
 	}
-	ratio = fmt.Sprintf("%s× %s (%d : %d)", textfmt.Ratio(float64(q.Ratio)), report.PlainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
+	ratio = fmt.Sprintf("%s× %s (%d : %d)", textfmt.Ratio(float64(q.Ratio)), plainInterval(q.Low, q.High), q.Processes, q.BaselineProcesses)
 	if sp := c.Spread; sp != nil {
 		ratio += fmt.Sprintf("; %s–%s over %d occasions", textfmt.Ratio(float64(sp.Low)), textfmt.Ratio(float64(sp.High)), sp.Occasions)
 	}
@@ -217,8 +248,100 @@ func BottomLineText(r *report.Report) string {
 		if hasPinned(bl) {
 			where = " (" + placementText(row) + ")"
 		}
+		if row.Threads != "" {
+			where += " (its threads are " + row.Threads + ")"
+		}
 		fmt.Fprintf(&b, "  %-24s first spawn%s %s = %s; steady state (%s) %s = %s; %s\n",
-			row.Environment, where, first, fr, report.ColumnText(bl.Steady), steady, sr, row.Verdict)
+			row.Environment, where, first, fr, columnText(bl.Steady), steady, sr, rowVerdict(bl, row))
 	}
 	return b.String()
+}
+
+// rowVerdict is a row's verdict in a few words, from its own cells':
+// "stable", "unstable (…)", "not judged (…)", with "busy" where it
+// applies.
+func rowVerdict(b *report.BottomLine, row report.BottomRow) string {
+	var unstable, notJudged []string
+	busy := false
+	for _, cj := range row.Judgements {
+		n := cj.Judgement
+		busy = busy || n.Busy
+		where := columnPhrase(b, cj.Column)
+		switch n.Verdict {
+		case report.Unstable:
+			unstable = append(unstable, where+": "+reasonText(n))
+		case report.NotJudged:
+			notJudged = append(notJudged, fmt.Sprintf("%s at %s", textfmt.Plural(n.Processes, "process", "processes"), where))
+		}
+	}
+	var v []string
+	if busy {
+		v = append(v, "busy")
+	}
+	if len(unstable) > 0 {
+		v = append(v, "unstable ("+strings.Join(unstable, "; ")+")")
+	}
+	if len(notJudged) > 0 {
+		v = append(v, "not judged ("+strings.Join(notJudged, ", ")+")")
+	}
+	if len(v) == 0 {
+		return report.Stable
+	}
+	return strings.Join(v, "; ")
+}
+
+// columnText is "n = 100, last 10" or "n = 1".
+func columnText(c report.Column) string {
+	if c.Last == 0 {
+		return fmt.Sprintf("n = %d", c.N)
+	}
+	return fmt.Sprintf("n = %d, last %d", c.N, c.Last)
+}
+
+// columnLabel is a column's heading, e.g. "100" or "100 (last 10)".
+func columnLabel(c report.Column) string {
+	if c.Last == 0 {
+		return strconv.Itoa(int(c.N))
+	}
+	return fmt.Sprintf("%d (last %d)", c.N, c.Last)
+}
+
+// columnPhrase names a bottom-line column: "first spawn" or "steady state".
+func columnPhrase(b *report.BottomLine, c report.Column) string {
+	switch c {
+	case b.First:
+		return "first spawn"
+	case b.Steady:
+		return "steady state"
+	}
+	return "n = " + columnLabel(c)
+}
+
+// noteText is one of the bottom line's notes in words.
+func noteText(b *report.BottomLine, n report.BottomNote) string {
+	switch n.Kind {
+	case report.NoteBaselineUnstable:
+		return fmt.Sprintf("%s's own %s cell (%s) is unstable: %s. Every ratio of that column divides by it.",
+			b.Baseline, columnPhrase(b, n.Column), columnText(n.Column), reasonText(*n.Judgement))
+	case report.NoteMixesPlacements:
+		q := n.Ratio
+		var same, other report.PlacementRatio
+		for _, p := range q.Placements {
+			if p.Placement == results.SameCPU {
+				same = p
+			} else {
+				other = p
+			}
+		}
+		return fmt.Sprintf("%s ÷ %s at %s (%s) mixes placements: %s's children start on the parent's CPU in %.0f%% of spawns, %s's in %.0f%%. "+
+			"Within one placement the ratio is %s× %s on the parent's CPU and %s× %s on another, beside %s× pooled.",
+			q.Environment, q.Baseline, columnPhrase(b, q.Column), columnText(q.Column), q.Environment, 100*float64(same.Share), q.Baseline, 100*float64(same.BaselineShare),
+			textfmt.Ratio(float64(same.Ratio)), plainInterval(same.Low, same.High), textfmt.Ratio(float64(other.Ratio)), plainInterval(other.Low, other.High), textfmt.Ratio(float64(q.Ratio)))
+	}
+	return n.Kind
+}
+
+// plainInterval is "[lo, hi]" for a ratio, or "(no interval)".
+func plainInterval(lo, hi report.Float) string {
+	return textfmt.RatioInterval(float64(lo), float64(hi))
 }

@@ -19,7 +19,7 @@ import (
 func cellFigures(r *report.Report) []results.CellFigure {
 	inBottomLine := map[string]string{} // machine/env/mode/col → role
 	key := func(machine, env, mode string, col report.Column) string {
-		return machine + "\x00" + env + "\x00" + mode + "\x00" + col.Label()
+		return machine + "\x00" + env + "\x00" + mode + "\x00" + columnLabel(col)
 	}
 	reports := []*report.Report{r}
 	for _, m := range r.Machines {
@@ -57,9 +57,9 @@ func cellFigures(r *report.Report) []results.CellFigure {
 			Untrusted: int32(c.Untrusted), Failures: strings.Join(failures, ";"), Spread: nan,
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
-			Verdict: c.Judgement.Verdict, Reason: c.Judgement.Reason, Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
+			Verdict: c.Judgement.Verdict, Reason: reasonText(c.Judgement), Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
 			BottomLine:  inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)],
-			OthersShare: nan, StealShare: nan, LoadRho: nan, LoadP: nan, LoadRatio: nan, BusyEvidence: c.Judgement.BusyEvidence}
+			OthersShare: nan, StealShare: nan, LoadRho: nan, LoadP: nan, LoadRatio: nan, BusyEvidence: busyEvidence(c.Judgement)}
 		if n := c.Judgement; n.Verdict != report.NotJudged {
 			f.Spread = float64(n.Spread)
 		}

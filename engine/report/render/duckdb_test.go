@@ -5,8 +5,10 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"testing"
+
+	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
@@ -27,7 +29,7 @@ func TestReportAgreesWithDuckDB(t *testing.T) {
 		minRows int
 	}{
 		{"reference set", filepath.Join(root, "results", "reference"), 100},
-		{"fixture", writeSet(t, realisticSet(t)), 19},
+		{"fixture", writeSet(t, reporttest.RealisticSet(t)), 19},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { checkAgainstDuckDB(t, tc.dir, tc.minRows) })
@@ -78,12 +80,12 @@ print(json.dumps(rows))
 		mean, median, count := r[4].(float64), r[5].(float64), int(r[6].(float64))
 		c := rep.Cell(env, mode, col)
 		if c == nil || c.Stats == nil {
-			t.Errorf("%s %s %s: no cell in the report", env, mode, col.Label())
+			t.Errorf("%s %s %s: no cell in the report", env, mode, columnLabel(col))
 			continue
 		}
 		if c.Samples != count || !close(float64(c.Stats.MeanUS), mean) || !close(float64(c.Stats.MedianUS), median) {
 			t.Errorf("%s %s %s: report n=%d mean %v median %v; DuckDB n=%d mean %v median %v",
-				env, mode, col.Label(), c.Samples, c.Stats.MeanUS, c.Stats.MedianUS, count, mean, median)
+				env, mode, columnLabel(col), c.Samples, c.Stats.MeanUS, c.Stats.MedianUS, count, mean, median)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 )
 
 // TestOutputsMatchTheirGoldens renders a small synthetic set (the
@@ -19,12 +20,12 @@ import (
 //	go test ./engine/report/render -run TestOutputsMatchTheirGoldens -update
 func TestOutputsMatchTheirGoldens(t *testing.T) {
 	t.Parallel()
-	set := realisticSet(t)
+	set := reporttest.RealisticSet(t)
 	r, err := report.Build([]report.Input{{Dir: "fixture", Set: set}}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := realisticSet(t)
+	other := reporttest.RealisticSet(t)
 	cmp, err := report.Compare(report.Input{Dir: "fixture", Set: set}, report.Input{Dir: "again", Set: other}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)

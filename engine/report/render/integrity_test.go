@@ -1,80 +1,34 @@
 package render
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
 
-func TestStatisticsUseOkProcessesOnly(t *testing.T) {
+func TestClassicTextCountsFailedProcesses(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	// Process 0 crashed after printing spawns of 1000 µs; processes 1
-	// and 2 spawn in 10 and 20 µs. The failed process's spawns stay in
-	// the set but count nowhere.
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 2, processes: 3, failedSpawns: true,
-		statuses: []string{results.StatusCrashed}, spawnNS: us([][]float64{{1000, 1000}, {10, 10}, {20, 20}})})
-	r := build(t, s)
+	r := reporttest.Build(t, reporttest.CrashedSet(results.StatusCrashed, 1))
 	c := r.Cell("native", "sequential", report.Column{N: 2})
-	if c.Samples != 4 || !near(float64(c.Stats.MeanUS), 15) || !near(float64(c.Stats.MedianUS), 15) {
-		t.Errorf("samples %d, mean %v, median %v; want 4, 15, 15 (crashed process excluded)", c.Samples, c.Stats.MeanUS, c.Stats.MedianUS)
-	}
 	if got := ClassicText(c); got != "15.0 µs (1 crashed)" {
 		t.Errorf("classic text %q, want %q", got, "15.0 µs (1 crashed)")
 	}
 	// Every process failed, though they printed spawns: the status, not a
 	// number.
-	s2 := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s2, cellSpec{env: "native", mode: "sequential", n: 2, processes: 2, failedSpawns: true,
-		statuses: []string{results.StatusTimeout, results.StatusTimeout}, spawnNS: us([][]float64{{1, 1}, {2, 2}})})
-	c2 := build(t, s2).Cell("native", "sequential", report.Column{N: 2})
-	if c2.Stats != nil || ClassicText(c2) != "timeout" {
-		t.Errorf("all-failed cell: stats %+v, text %q; want none and \"timeout\"", c2.Stats, ClassicText(c2))
-	}
-}
-
-func TestDuplicateKeysAreRefused(t *testing.T) {
-	t.Parallel()
-	base := func() *results.Set {
-		s := &results.Set{Provenance: fixtureProvenance("", "")}
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: 2, processes: 2, spawnNS: us([][]float64{{1, 2}, {3, 4}})})
-		return s
-	}
-	cases := []struct {
-		name   string
-		damage func(s *results.Set)
-		want   string
-	}{
-		{"a spawn twice", func(s *results.Set) { s.Samples = append(s.Samples, s.Samples[0]) }, "its spawn (process 0, thread 0) appears more than once"},
-		{"a process twice", func(s *results.Set) { s.Runs = append(s.Runs, s.Runs[1]) }, "its process 1 appears more than once"},
-		{"a warm-up twice", func(s *results.Set) { s.Runs = append(s.Runs, s.Runs[len(s.Runs)-1]) }, "its warm-up process 0 appears more than once"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := base()
-			tc.damage(s)
-			var in *inputerr.Error
-			_, err := report.Build([]report.Input{{Dir: "d", Set: s}}, report.Options{})
-			if !errors.As(err, &in) || !strings.Contains(err.Error(), "d holds cell native/sequential/2 twice") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Build = %v, want an input error naming the cell and %q", err, tc.want)
-			}
-			_, err = report.Compare(report.Input{Dir: "d", Set: s}, report.Input{Dir: "e", Set: base()}, report.CompareOptions{})
-			if !errors.As(err, &in) {
-				t.Errorf("Compare = %v, want an input error", err)
-			}
-		})
+	c2 := reporttest.Build(t, reporttest.CrashedSet(results.StatusTimeout, 2)).Cell("native", "sequential", report.Column{N: 2})
+	if got := ClassicText(c2); got != "timeout" {
+		t.Errorf("all-failed cell: text %q, want \"timeout\"", got)
 	}
 }
 
 func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 2, processes: 2, spawnNS: us([][]float64{{1, 2}, {3, 4}})})
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 2, Processes: 2, SpawnNS: reporttest.US([][]float64{{1, 2}, {3, 4}})})
 	first := &s.Provenance.Invocations[0]
 	first.Interrupted = true
 	first.Planned = []results.PlannedCell{
@@ -84,10 +38,10 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 	resumed := *first
 	resumed.ID, resumed.Command, resumed.Interrupted = 2, "resume", false
 	resumed.Args = []string{"./bin/spawnbench", "run", "specs/sequential.cue", "--resume"}
-	resumed.StartedAt = fixtureStart.Add(time.Hour)
+	resumed.StartedAt = reporttest.Start.Add(time.Hour)
 	resumed.EndedAt = nil
 	s.Provenance.Invocations = append(s.Provenance.Invocations, resumed)
-	r := build(t, s)
+	r := reporttest.Build(t, s)
 	md := markdownOf(t, r)
 	out := md.String()
 	for _, want := range []string{
@@ -117,7 +71,7 @@ func TestInvocationsAndIncompleteSetsAreShown(t *testing.T) {
 			t.Errorf("compare lacks %q:\n%s", want, md.String())
 		}
 	}
-	complete := build(t, statusSet())
+	complete := reporttest.Build(t, reporttest.StatusSet())
 	if len(complete.Incomplete) != 0 {
 		t.Errorf("a complete set is reported incomplete: %q", complete.Incomplete)
 	}

@@ -3,39 +3,19 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
 
-// share returns a constant share of wall time for every process.
-func share(v float64) func(int) float64 { return func(int) float64 { return v } }
-
-// TestBusyFlagOnSyntheticSet: a cell is flagged busy only where its
-// processes say the load moved its figure, and the report shows every
-// cell's load as numbers either way.
+// TestBusyFlagOnSyntheticSet: a busy cell is flagged and its evidence
+// named in words, and the report shows every cell's load as numbers
+// either way (engine/report tests the busy rule's verdicts).
 func TestBusyFlagOnSyntheticSet(t *testing.T) {
 	t.Parallel()
-	// Half the processes (the even ones) loaded and 1.5× slower.
-	half := func(loaded, idle float64) func(int) float64 {
-		return func(p int) float64 {
-			if p%2 == 0 {
-				return loaded
-			}
-			return idle
-		}
-	}
-	slowedHalf := func(p, t int) int64 {
-		v := lognormalSpawns(40e3, 1)(p, t)
-		if p%2 == 0 {
-			v = v * 3 / 2
-		}
-		return v
-	}
+	half, slowedHalf := reporttest.Half, reporttest.SlowedHalf
 	cases := []struct {
 		name          string
 		processes     int
@@ -44,32 +24,26 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 		busy, known   bool
 		evidence      string
 	}{
-		{"idle machine", 5, nil, share(0.01), share(0), false, true, ""},
+		{"idle machine", 5, nil, reporttest.Share(0.01), reporttest.Share(0), false, true, ""},
 		// Load that moved no figure is a number, not a flag.
-		{"steady other work of 30%", 20, nil, share(0.30), share(0), false, true, ""},
-		{"a hypervisor stealing 15%", 20, nil, share(0.02), share(0.15), false, true, ""},
-		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), share(0), false, true, ""},
-		{"other work of 80% in every process", 5, nil, share(0.8), share(0), true, true, "busy throughout: others' work took 80% of wall time"},
+		{"steady other work of 30%", 20, nil, reporttest.Share(0.30), reporttest.Share(0), false, true, ""},
+		{"a hypervisor stealing 15%", 20, nil, reporttest.Share(0.02), reporttest.Share(0.15), false, true, ""},
+		{"other work beside the faster half", 20, slowedHalf, half(0, 0.8), reporttest.Share(0), false, true, ""},
+		{"other work of 80% in every process", 5, nil, reporttest.Share(0.8), reporttest.Share(0), true, true, "busy throughout: others' work took 80% of wall time"},
 		// Pooled over the cell: one process in five with 40% is 8%.
 		{"one busy process of five", 5, nil, func(p int) float64 { return []float64{0.4, 0, 0, 0, 0}[p] }, nil, false, true, ""},
-		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), share(0), true, true, "busy: figure rises with load (ρ = "},
-		{"steal that slows half the processes", 20, slowedHalf, share(0), half(0.4, 0.05), true, true, "busy: figure rises with load (ρ = "},
+		{"other work that slows half the processes", 20, slowedHalf, half(0.8, 0), reporttest.Share(0), true, true, "busy: figure rises with load (ρ = "},
+		{"steal that slows half the processes", 20, slowedHalf, reporttest.Share(0), half(0.4, 0.05), true, true, "busy: figure rises with load (ρ = "},
 		{"load not recorded", 5, nil, nil, nil, false, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			spawns := tc.spawnNS
-			if spawns == nil {
-				spawns = lognormalSpawns(40e3, 1)
-			}
-			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: tc.processes, wallNS: 200e6,
-				spawnNS: spawns, others: tc.others, steal: tc.steal})
-			r := build(t, s)
+			s := reporttest.LoadedSet(tc.processes, tc.spawnNS, tc.others, tc.steal)
+			r := reporttest.Build(t, s)
 			c := r.Cell("native", "sequential", report.Column{N: 10})
 			n := c.Judgement
-			if n.Busy != tc.busy || n.BusyKnown != tc.known || !strings.HasPrefix(n.BusyEvidence, tc.evidence) || (tc.evidence == "") != (n.BusyEvidence == "") {
-				t.Errorf("busy, known = %v, %v, evidence %q; want %v, %v, %q… (%+v)", n.Busy, n.BusyKnown, n.BusyEvidence, tc.busy, tc.known, tc.evidence, n)
+			if n.Busy != tc.busy || n.BusyKnown != tc.known || !strings.HasPrefix(busyEvidence(n), tc.evidence) || (tc.evidence == "") != (busyEvidence(n) == "") {
+				t.Errorf("busy, known = %v, %v, evidence %q; want %v, %v, %q… (%+v)", n.Busy, n.BusyKnown, busyEvidence(n), tc.busy, tc.known, tc.evidence, n)
 			}
 			md := markdownOf(t, r)
 			out := md.String()
@@ -77,8 +51,8 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 			if flagged != tc.busy || strings.Contains(out, "BUSY MACHINE") != tc.busy {
 				t.Errorf("markdown shows busy = %v, want %v:\n%s", flagged, tc.busy, out)
 			}
-			if tc.busy && !strings.Contains(out, "native sequential n=10 ("+n.BusyEvidence+")") {
-				t.Errorf("the warning does not name the cell with its evidence %q:\n%s", n.BusyEvidence, out)
+			if tc.busy && !strings.Contains(out, "native sequential n=10 ("+busyEvidence(n)+")") {
+				t.Errorf("the warning does not name the cell with its evidence %q:\n%s", busyEvidence(n), out)
 			}
 			// The load is a number whether or not it flags the cell.
 			row := fmt.Sprintf("| native | sequential | 10 | %s | %s |", sharePercent(float64(n.OthersShare)), sharePercent(float64(n.StealShare)))
@@ -89,52 +63,12 @@ func TestBusyFlagOnSyntheticSet(t *testing.T) {
 	}
 }
 
-func TestUnstableFlag(t *testing.T) {
-	t.Parallel()
-	// level gives process p's level; each spawn adds its thread number in
-	// ns, so no two values tie.
-	cell := func(level func(p int) float64) func(p, t int) int64 {
-		return func(p, t int) int64 { return int64(level(p)) + int64(t) }
-	}
-	spread := func(p int) float64 { return 100e3 * math.Exp(0.3*math.Sin(float64(7*p))) }
-	cases := []struct {
-		name      string
-		processes int
-		n         int32
-		level     func(p int) float64
-		verdict   string
-		reason    string
-	}{
-		{"processes agree", 6, 10, func(p int) float64 { return 100e3 * (1 + 0.01*float64(p)) }, report.Stable, ""},
-		{"two clusters of processes", 6, 10, func(p int) float64 { return 100e3 * float64(1+p%2) }, report.Unstable, "two clusters"},
-		{"too few processes to judge", 4, 10, func(p int) float64 { return 100e3 * float64(1+2*(p%2)) }, report.NotJudged, "4 processes; a verdict needs 5"},
-		// A wide interval is a number, not a verdict.
-		{"one spawn a process, wide and single-peaked", 20, 1, spread, report.Stable, ""},
-		{"a step halfway through the run", 20, 1, func(p int) float64 { return 100e3 * (1 + 0.6*float64(p/10)) * (1 + 0.01*float64(p%10)) }, report.Unstable, "drifted"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &results.Set{Provenance: fixtureProvenance("", "")}
-			addCell(s, cellSpec{env: "native", mode: "sequential", n: tc.n, processes: tc.processes, spawnNS: cell(tc.level), startEvery: time.Second})
-			c := build(t, s).Cell("native", "sequential", report.Column{N: tc.n})
-			if c.Judgement.Verdict != tc.verdict || c.Judgement.Unstable != (tc.verdict == report.Unstable) || !strings.Contains(c.Judgement.Reason, tc.reason) {
-				t.Errorf("verdict %q (%s; spread %.3f), want %q (%s)", c.Judgement.Verdict, c.Judgement.Reason, c.Judgement.Spread, tc.verdict, tc.reason)
-			}
-		})
-	}
-}
-
 // TestCompareWarnsWhenBusyLevelsDiffer: a set with busy cells beside one
 // without is a warning, with each set's median load; a steady load that
 // flags neither set is none.
 func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 	t.Parallel()
-	set := func(others float64) *results.Set {
-		s := &results.Set{Provenance: fixtureProvenance("", "")}
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 6, wallNS: 200e6,
-			spawnNS: lognormalSpawns(50e3, 3), others: share(others)})
-		return s
-	}
+	set := reporttest.OthersSet
 	for _, tc := range []struct {
 		old, new float64
 		warn     bool
@@ -147,7 +81,7 @@ func TestCompareWarnsWhenBusyLevelsDiffer(t *testing.T) {
 		if err := WriteComparison(cmp, &md, FormatMarkdown); err != nil {
 			t.Fatal(err)
 		}
-		if cmp.BusyDiffers != tc.warn || strings.Contains(md.String(), "BUSY LEVELS DIFFER") != tc.warn {
+		if strings.Contains(md.String(), "BUSY LEVELS DIFFER") != tc.warn {
 			t.Errorf("others %.2f then %.2f: busy levels differ = %v, want %v", tc.old, tc.new, cmp.BusyDiffers, tc.warn)
 		}
 		if tc.new > 0.5 && !strings.Contains(md.String(), "old: —; new: busy") && tc.old < 0.5 {

@@ -3,107 +3,21 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"maps"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
 
-// machineSet is a one-machine set: native and wasm cells whose every
-// spawn takes the given µs, measured on host.
-func machineSet(t *testing.T, host string, nativeUS, wasmUS int64, specHash string) *results.Set {
-	t.Helper()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	inv := &s.Provenance.Invocations[0]
-	inv.Machine.Hostname = host
-	inv.SpecHash = specHash
-	for _, c := range []struct {
-		env string
-		us  int64
-	}{{"native", nativeUS}, {"wasm", wasmUS}} {
-		for _, n := range []int32{1, 10} {
-			addCell(s, cellSpec{env: c.env, mode: "sequential", n: n, processes: 6, spawnNS: func(p, th int) int64 { return c.us*1000 + int64(p) }})
-		}
-	}
-	id := inv.Machine.Identity()
-	for i := range s.Runs {
-		s.Runs[i].Invocation, s.Runs[i].Machine = inv.ID, id
-	}
-	for i := range s.Samples {
-		s.Samples[i].Invocation, s.Samples[i].Machine = inv.ID, id
-	}
-	return s
-}
-
-// mergedOnDisk merges sets through the results writer and reads the
-// merged directory back, as `spawnbench merge` then `report` do.
-func mergedOnDisk(t *testing.T, sets ...*results.Set) (string, *results.Set) {
-	t.Helper()
-	var parts []results.Part
-	for i, s := range sets {
-		parts = append(parts, results.Part{Dir: "m" + string(rune('a'+i)), Set: s})
-	}
-	merged, err := results.Merge(parts, results.Invocation{Machine: results.Machine{Hostname: "merger"}, StartedAt: fixtureStart, EndedAt: &fixtureStart}, results.MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "merged")
-	w, err := results.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Import(merged); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	back, err := results.Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, back
-}
-
-// TestRatiosStayWithinEachMachine: machine a's native takes 10 µs and
-// its wasm 30; machine b's 20 and 100. Per-machine ratios are 3 and 5;
-// any ratio across machines (1.5, 10) is a defect.
-func TestRatiosStayWithinEachMachine(t *testing.T) {
+// TestEveryFormatKeepsTheMachinesApart: Markdown, CSV, benchfmt and the
+// plots of a set from two machines each name or separate the machines
+// (engine/report tests the ratios within each).
+func TestEveryFormatKeepsTheMachinesApart(t *testing.T) {
 	t.Parallel()
-	a := machineSet(t, "host-a", 10, 30, "hash")
-	b := machineSet(t, "host-b", 20, 100, "hash")
-	idA, idB := a.Provenance.Invocations[0].Machine.Identity(), b.Provenance.Invocations[0].Machine.Identity()
-	if idA == idB || len(idA) != 12 {
-		t.Fatalf("machine ids %q and %q", idA, idB)
-	}
-	dir, set := mergedOnDisk(t, a, b)
-	r, err := report.Build([]report.Input{{Dir: dir, Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Machines) != 2 || r.Machines[0].ID != idA || r.Machines[1].ID != idB {
-		t.Fatalf("machines %+v", r.Machines)
-	}
-	for _, c := range []struct {
-		machine string
-		want    float64
-	}{{idA, 3}, {idB, 5}} {
-		for _, n := range []int32{1, 10} {
-			q := r.MachineRatio(c.machine, "wasm", "sequential", report.Column{N: n})
-			if q == nil || float64(q.Ratio) < c.want*0.999 || float64(q.Ratio) > c.want*1.001 {
-				t.Errorf("machine %s n=%d: ratio %+v, want %g", c.machine, n, q, c.want)
-			}
-		}
-	}
-	if len(r.Ratios) != 4 {
-		t.Errorf("%d ratios, want 2 machines × 2 n", len(r.Ratios))
-	}
+	r, idA, idB := reporttest.TwoMachines(t)
 	md := markdownOf(t, r)
 	text := md.String()
 	for _, want := range []string{"Ratio to native by machine", "| wasm | 3.00× | 5.00× |", "## Machine `" + idA + "`", "## Machine `" + idB + "`", "host-a", "host-b"} {
@@ -136,43 +50,13 @@ func TestRatiosStayWithinEachMachine(t *testing.T) {
 	}
 }
 
-func TestMergeRefusesMixedSpecs(t *testing.T) {
+// TestCompareWarnsOfDifferentMachines: a comparison of sets from two
+// machines says so first (engine/report tests the matching).
+func TestCompareWarnsOfDifferentMachines(t *testing.T) {
 	t.Parallel()
-	a := machineSet(t, "host-a", 10, 30, "hash-one")
-	b := machineSet(t, "host-b", 20, 100, "hash-two")
-	_, err := results.Merge([]results.Part{{Dir: "dir-a", Set: a}, {Dir: "dir-b", Set: b}}, results.Invocation{}, results.MergeOptions{})
-	var in *inputerr.Error
-	if !errors.As(err, &in) {
-		t.Fatalf("mixed spec hashes: %v, want an input error", err)
-	}
-	for _, want := range []string{"dir-a", "dir-b", "hash-one", "hash-two"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q: %v", want, err)
-		}
-	}
-}
-
-// TestCompareMatchesMachines: a merged set against itself matches every
-// cell on its own machine; two one-machine sets from different machines
-// compare with a warning.
-func TestCompareMatchesMachines(t *testing.T) {
-	t.Parallel()
-	a := machineSet(t, "host-a", 10, 30, "hash")
-	b := machineSet(t, "host-b", 20, 100, "hash")
-	dir, merged := mergedOnDisk(t, a, b)
-	cmp, err := report.Compare(report.Input{Dir: dir, Set: merged}, report.Input{Dir: dir, Set: merged}, report.CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cmp.DifferentMachines || len(cmp.Changes) != 8 {
-		t.Fatalf("self-compare: different machines %v, %d changes", cmp.DifferentMachines, len(cmp.Changes))
-	}
-	for _, ch := range cmp.Changes {
-		if ch.ChangePct != 0 {
-			t.Errorf("%s %s n=%d on %s: change %v%%, want 0 (matched across machines?)", ch.Environment, ch.Mode, ch.N, ch.Machine, ch.ChangePct)
-		}
-	}
-	cmp, err = report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: b}, report.CompareOptions{})
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
+	cmp, err := report.Compare(report.Input{Dir: "a", Set: a}, report.Input{Dir: "b", Set: b}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +64,7 @@ func TestCompareMatchesMachines(t *testing.T) {
 	if err := WriteComparison(cmp, &md, FormatMarkdown); err != nil {
 		t.Fatal(err)
 	}
-	if !cmp.DifferentMachines || !strings.Contains(md.String(), "DIFFERENT MACHINES") {
+	if !strings.Contains(md.String(), "DIFFERENT MACHINES") {
 		t.Errorf("different machines not warned:\n%s", md.String())
 	}
 }
@@ -191,9 +75,9 @@ func TestCompareMatchesMachines(t *testing.T) {
 func TestMachineColumnReadsEverywhere(t *testing.T) {
 	t.Parallel()
 	py := venvPython(t, repoRoot(t))
-	a := machineSet(t, "host-a", 10, 30, "hash")
-	b := machineSet(t, "host-b", 20, 100, "hash")
-	dir, set := mergedOnDisk(t, a, b)
+	a := reporttest.MachineSet(t, "host-a", 10, 30, "hash")
+	b := reporttest.MachineSet(t, "host-b", 20, 100, "hash")
+	dir, set := reporttest.MergedOnDisk(t, a, b)
 	want := map[string]int{}
 	for _, s := range set.Samples {
 		want[s.Machine]++

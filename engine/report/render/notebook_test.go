@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
@@ -205,7 +207,7 @@ func checkAgainstReport(t *testing.T, rows [][]string, set *results.Set) {
 			continue
 		}
 		got, err := strconv.ParseFloat(mean, 64)
-		if err != nil || !near(got, float64(c.Stats.MeanUS)) {
+		if err != nil || !reporttest.Near(got, float64(c.Stats.MeanUS)) {
 			t.Errorf("%s %s %s: notebook mean %q, report %v", env, mode, label, mean, c.Stats.MeanUS)
 		}
 		// The number itself may round differently in its last digit
@@ -217,15 +219,15 @@ func checkAgainstReport(t *testing.T, rows [][]string, set *results.Set) {
 		}
 	}
 	for _, c := range r.Cells {
-		if !seen[c.Environment+"/"+c.Mode+"/"+c.Label()] {
-			t.Errorf("report has %s %s %q, the notebook does not", c.Environment, c.Mode, c.Label())
+		if !seen[c.Environment+"/"+c.Mode+"/"+columnLabel(c.Column)] {
+			t.Errorf("report has %s %s %q, the notebook does not", c.Environment, c.Mode, columnLabel(c.Column))
 		}
 	}
 }
 
 func cellByLabel(r *report.Report, env, mode, label string) *report.Cell {
 	for _, col := range r.Columns {
-		if col.Label() == label {
+		if columnLabel(col) == label {
 			return r.Cell(env, mode, col)
 		}
 	}
@@ -234,7 +236,7 @@ func cellByLabel(r *report.Report, env, mode, label string) *report.Cell {
 
 func TestNotebookRebuildsClassicTable(t *testing.T) {
 	t.Parallel()
-	s := realisticSet(t)
+	s := reporttest.RealisticSet(t)
 	dir := writeSet(t, s)
 	rows := runNotebook(t, dir)
 	checkAgainstReport(t, rows, s)
@@ -296,7 +298,7 @@ func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 
 func TestNotebookRefusesDuplicateKeys(t *testing.T) {
 	t.Parallel()
-	s := realisticSet(t)
+	s := reporttest.RealisticSet(t)
 	s.Samples = append(s.Samples, s.Samples[len(s.Samples)/2])
 	d := s.Samples[len(s.Samples)-1]
 	_, _, out, err := execNotebook(t, writeSet(t, s))
@@ -312,15 +314,15 @@ func TestNotebookIntervalIsTheReports(t *testing.T) {
 	// (a slow sine over the run, little noise between processes): the
 	// report's interval is its drift windows', and the notebook's must be
 	// the same.
-	s := &results.Set{Provenance: fixtureProvenance("", `{"native":"gcc 12"}`)}
+	s := &results.Set{Provenance: reporttest.Provenance("", `{"native":"gcc 12"}`)}
 	const processes = 40
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: processes,
-		spawnNS: func(p, t int) int64 {
+	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 100, Processes: processes,
+		SpawnNS: func(p, t int) int64 {
 			level := 20e3 * math.Exp(0.3*math.Sin(2*math.Pi*float64(p)/processes))
 			return int64(level * (1 + 0.01*float64((p*7+t*3)%11)))
 		}})
 	for i := range s.Runs {
-		s.Runs[i].StartedAt = fixtureStart.Add(time.Duration(s.Runs[i].Process) * time.Second)
+		s.Runs[i].StartedAt = reporttest.Start.Add(time.Duration(s.Runs[i].Process) * time.Second)
 	}
 	r, err := report.Build([]report.Input{{Dir: "d", Set: s}}, report.Options{})
 	if err != nil {

@@ -17,7 +17,7 @@ func writePlacement(r *report.Report, b *strings.Builder) {
 		if len(c.Placements) == 0 {
 			continue
 		}
-		row := []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), report.ViewLabel(c.Last)}
+		row := []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), viewLabel(c.Last)}
 		var same, other string = "—", "—"
 		for _, p := range c.Placements {
 			text := fmt.Sprintf("%.0f%%: %s", 100*float64(p.Share), estimateText(&p.Estimate))

@@ -1,91 +1,18 @@
 package render
 
 import (
-	"encoding/json"
-	"math"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
 
-// oneCPUSet holds native and wasi-threads free and on one CPU (their
-// twins, as the spec's placement block makes them), at n = 1 and 100.
-// Free, wasi-threads is 2× native; on one CPU, 3×.
-func oneCPUSet(t *testing.T) *results.Set {
-	t.Helper()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	medians := map[string]float64{"native": 40e3, "wasi-threads": 80e3, "native@one-cpu": 20e3, "wasi-threads@one-cpu": 60e3}
-	i := 0
-	for env, m := range medians {
-		for _, n := range []int32{1, 100} {
-			i++
-			addCell(s, cellSpec{env: env, mode: "sequential", n: n, processes: 20, spawnNS: lognormalSpawns(m, uint64(i)*1000)})
-		}
-	}
-	for k := range s.Runs {
-		r := &s.Runs[k]
-		r.Placement = "free"
-		if of, ok := strings.CutSuffix(r.Environment, "@one-cpu"); ok {
-			r.Placement, r.PlacementOf = "one-cpu", of
-		}
-		r.Kind, _ = strings.CutSuffix(r.Kind, "@one-cpu")
-	}
-	return s
-}
-
-// Where both an environment and the baseline have one-CPU twins, the
-// bottom line's headline is the twins' ratio (like placement with like),
-// at the JSON path readers use, with the free ratio beside it; a twin has
-// no row of its own.
-func TestBottomLineHeadlineIsOneCPU(t *testing.T) {
+// TestBottomLineShowsTheOneCPUColumn: a set with one-CPU twins gets the
+// "Threads on" column and the table of the same rows with the scheduler
+// free (engine/report tests the one-CPU headline).
+func TestBottomLineShowsTheOneCPUColumn(t *testing.T) {
 	t.Parallel()
-	r := build(t, oneCPUSet(t))
-	bl := r.BottomLine
-	if bl == nil || len(bl.Rows) != 2 {
-		t.Fatalf("bottom line %+v, want rows for native and wasi-threads only", bl)
-	}
-	row := bl.Rows[1]
-	if row.Environment != "wasi-threads" {
-		t.Fatalf("second row is %s, want wasi-threads", row.Environment)
-	}
-	for _, c := range []*report.BottomCell{row.First, row.Steady} {
-		if c == nil || c.Placement != "one-cpu" || c.Ratio == nil || c.Ratio.Baseline != "native@one-cpu" {
-			t.Fatalf("headline %+v, want the one-CPU ratio to native@one-cpu", c)
-		}
-		if q := float64(c.Ratio.Ratio); math.Abs(q/3-1) > 0.15 {
-			t.Errorf("one-CPU ratio %.2f, want about 3", q)
-		}
-		if c.Free == nil || c.Free.Ratio == nil || math.Abs(float64(c.Free.Ratio.Ratio)/2-1) > 0.15 || c.Free.Placement != "free" {
-			t.Errorf("free beside it: %+v, want about 2, free", c.Free)
-		}
-	}
-	if base := bl.Rows[0]; base.First == nil || base.First.Placement != "one-cpu" || base.First.Ratio != nil || base.First.Free == nil {
-		t.Errorf("baseline row %+v, want its one-CPU figure, no ratio, the free figure beside", base.First)
-	}
-	js, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		BottomLine struct {
-			Rows []struct {
-				Steady struct {
-					Ratio struct {
-						Ratio float64 `json:"ratio"`
-					} `json:"ratio"`
-					Placement string `json:"placement"`
-				} `json:"steady"`
-			} `json:"rows"`
-		} `json:"bottom_line"`
-	}
-	if err := json.Unmarshal(js, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if got := doc.BottomLine.Rows[1].Steady; got.Placement != "one-cpu" || got.Ratio.Ratio != float64(row.Steady.Ratio.Ratio) {
-		t.Errorf("JSON bottom_line.rows[1].steady: %+v, want the one-CPU headline", got)
-	}
+	r := reporttest.Build(t, reporttest.OneCPUSet(t))
 	var sb strings.Builder
 	if err := writeReportMarkdown(r, &sb, nil); err != nil {
 		t.Fatal(err)

@@ -16,9 +16,9 @@ func writePlacementRatios(r *report.Report, b *strings.Builder) {
 		if !q.MixesPlacements {
 			continue
 		}
-		row := []string{q.Environment, q.Mode, q.Column.Label(), textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(&q)}
+		row := []string{q.Environment, q.Mode, columnLabel(q.Column), textfmt.Ratio(float64(q.Ratio)) + "× " + ratioInterval(&q)}
 		for _, p := range q.Placements {
-			row = append(row, fmt.Sprintf("%s× %s (%.0f%% : %.0f%% of spawns)", textfmt.Ratio(float64(p.Ratio)), report.PlainInterval(p.Low, p.High),
+			row = append(row, fmt.Sprintf("%s× %s (%.0f%% : %.0f%% of spawns)", textfmt.Ratio(float64(p.Ratio)), plainInterval(p.Low, p.High),
 				100*float64(p.Share), 100*float64(p.BaselineShare)))
 		}
 		rows = append(rows, row)

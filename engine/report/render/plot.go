@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,17 +12,17 @@ import (
 	"strconv"
 	"strings"
 
+	"spawnbench/engine/atomicfile"
+	"spawnbench/engine/report"
+	"spawnbench/engine/results"
+	"spawnbench/engine/textfmt"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-	"spawnbench/engine/atomicfile"
-	"spawnbench/engine/report"
-	"spawnbench/engine/results"
-	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
 // pngDPI makes PNG text sharp enough to read when the image is shown at
@@ -40,11 +39,6 @@ const (
 	maxPointsDrawn = 1500
 	maxLinePoints  = 600
 )
-
-// minProcessesForMedian is how many processes a spawn-order plot needs
-// before the median over processes at each spawn number is smooth enough
-// to need only a narrow rolling window.
-const minProcessesForMedian = 3
 
 // WritePlots draws the report's plots into dir as SVG and PNG and returns
 // the PNGs' paths relative to dir. Spawn times span three or more orders
@@ -259,16 +253,14 @@ func orderPlot(r *report.Report, dir, mode string, n int32) (*Plot, error) {
 		if g == nil || len(g.Samples) == 0 {
 			continue
 		}
-		pn := panel{env: env, processes: okProcesses(g), untrusted: untrustedNote(g, "") != "",
+		pn := panel{env: env, processes: g.OKProcesses(), untrusted: untrustedNote(g, "") != "",
 			xMin: math.Inf(1), xMax: math.Inf(-1), yMin: math.Inf(1), yMax: math.Inf(-1)}
-		byThread := map[int32][]float64{}
 		for _, s := range g.Samples {
 			if s.SpawnNS <= 0 {
 				dropped++
 				continue
 			}
 			v := math.Log10(float64(s.SpawnNS) / 1e3)
-			byThread[s.Thread] = append(byThread[s.Thread], v)
 			pn.pts = append(pn.pts, plotter.XY{X: math.Log10(float64(s.Thread + 1)), Y: v})
 		}
 		if len(pn.pts) == 0 {
@@ -286,16 +278,9 @@ func orderPlot(r *report.Report, dir, mode string, n int32) (*Plot, error) {
 			}
 			pn.total, pn.pts = len(pn.pts), pts
 		}
-		{
-			threads := slices.Sorted(maps.Keys(byThread))
-			medians := make([]float64, len(threads))
-			for i, t := range threads {
-				medians[i] = stats.Median(byThread[t])
-			}
-			smooth := stats.RollingMedian(medians, rollingHalfWidth(len(threads), pn.processes))
-			for _, i := range lineVertices(threads, maxLinePoints) {
-				pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(threads[i] + 1)), Y: smooth[i]})
-			}
+		line := g.SpawnOrder()
+		for _, i := range lineVertices(line.Threads, maxLinePoints) {
+			pn.line = append(pn.line, plotter.XY{X: math.Log10(float64(line.Threads[i] + 1)), Y: line.SmoothLog10US[i]})
 		}
 		panels = append(panels, pn)
 	}
@@ -429,32 +414,6 @@ func lineVertices(threads []int32, k int) []int {
 	return out
 }
 
-// okProcesses counts the cell's processes that ended ok: the processes
-// whose samples a plot shows, counted from runs (a short process prints
-// fewer than n spawns, so samples ÷ n would undercount).
-func okProcesses(g *report.Group) int {
-	k := 0
-	for _, run := range g.Runs {
-		if run.Status == results.StatusOK {
-			k++
-		}
-	}
-	return k
-}
-
-// rollingHalfWidth is how many neighbours on each side a rolling median
-// over m spawn numbers takes: about 1% of them when the median over
-// processes has already smoothed each point, 2% (and at least 2) when
-// fewer than minProcessesForMedian processes leave each point one or two
-// raw spawns. The slow first spawns stay visible: a window shrinks at the
-// left edge, and the x axis is logarithmic.
-func rollingHalfWidth(m, processes int) int {
-	if processes < minProcessesForMedian {
-		return min(max(2, m/50), m/2)
-	}
-	return m / 200
-}
-
 // wrapTitle breaks a long title into lines of about width characters.
 func wrapTitle(s string, width int) string {
 	var lines []string
@@ -572,4 +531,15 @@ func drawWithLegend(c draw.Canvas, p *plot.Plot, leg *plot.Legend) {
 	lw := leg.Rectangle(c).Size().X + vg.Points(10)
 	p.Draw(draw.Crop(c, 0, -lw, 0, 0))
 	leg.Draw(draw.Crop(c, c.Size().X-lw, 0, 0, -vg.Points(40)))
+}
+
+// writePlots links the plots (the release plot is shown with its table).
+func writePlots(r *report.Report, b *strings.Builder, plots []Plot) {
+	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool { return filepath.Base(p.Path) == releasesPlotBase+".png" })
+	if len(plots) > 0 {
+		b.WriteString("## Plots\n\n")
+		for _, p := range plots {
+			fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.Path)
+		}
+	}
 }

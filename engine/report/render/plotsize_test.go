@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
 
@@ -16,10 +17,10 @@ import (
 func TestPlotSizeDoesNotGrowWithSamples(t *testing.T) {
 	t.Parallel()
 	sizes := func(processes int) map[string]int64 {
-		s := &results.Set{Provenance: fixtureProvenance("", "")}
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: 1000, processes: processes, spawnNS: lognormalSpawns(40e3, 1)})
-		addCell(s, cellSpec{env: "wasi-threads", mode: "sequential", n: 1000, processes: processes, spawnNS: lognormalSpawns(400e3, 2)})
-		r := build(t, s)
+		s := &results.Set{Provenance: reporttest.Provenance("", "")}
+		reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 1000, Processes: processes, SpawnNS: reporttest.LognormalSpawns(40e3, 1)})
+		reporttest.AddCell(s, reporttest.Cell{Env: "wasi-threads", Mode: "sequential", N: 1000, Processes: processes, SpawnNS: reporttest.LognormalSpawns(400e3, 2)})
+		r := reporttest.Build(t, s)
 		dir := t.TempDir()
 		plots, err := WritePlots(r, dir)
 		if err != nil {

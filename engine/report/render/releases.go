@@ -9,12 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	"spawnbench/engine/report"
+	"spawnbench/engine/textfmt"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"spawnbench/engine/report"
-	"spawnbench/engine/textfmt"
 )
 
 // releasesPlotBase is the release plot's file name, without extension.

@@ -4,100 +4,17 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/report"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
 
-// releaseSet is native and Wasmtime CLI environments in several releases,
-// both modes, n = 1 and 10, ten processes a cell. toolchains is the
-// provenance's record, as a run writes it (the payload's tools, then the
-// CLI's --version line); each environment is as much slower than native
-// as its place in envs.
-func releaseSet(envs []string, toolchains string) *results.Set {
-	s := &results.Set{Provenance: fixtureProvenance("", toolchains)}
-	for i, env := range append([]string{"native"}, envs...) {
-		for _, mode := range []string{"sequential", "parallel"} {
-			for _, n := range []int32{1, 10} {
-				addCell(s, cellSpec{env: env, mode: mode, n: n, processes: 10,
-					spawnNS: lognormalSpawns(30e3*float64(1+i), uint64(i)*100+uint64(n))})
-			}
-		}
-	}
-	kind := func(env string) string {
-		if env == "native" {
-			return "native"
-		}
-		return "wasmtime-cli"
-	}
-	for i := range s.Samples {
-		s.Samples[i].Kind = kind(s.Samples[i].Environment)
-	}
-	for i := range s.Runs {
-		s.Runs[i].Kind = kind(s.Runs[i].Environment)
-	}
-	return s
-}
-
-func cliToolchain(version string) string {
-	return "Debian clang version 16.0.6 (15~deb12u1); Debian LLD 16.0.6; wasmtime " + version + " (823d1b8f2 2026-06-24)"
-}
-
-// TestReleasesTableOrdersReleasesByVersion: the section's rows come in
-// mode and n order and, within each, by version number (9 < 36 < 42,
-// which as strings would sort 36, 42, 9); each release is the version its
-// run recorded, so an environment whose name says nothing
-// ("wasmtime-latest") is placed by its CLI's version; each row has its
-// figure, interval, processes and ratio to native.
-func TestReleasesTableOrdersReleasesByVersion(t *testing.T) {
+// TestReleasesSectionHasItsTableAndPlot: the releases are listed oldest
+// first with their plot beside them, once (engine/report tests the rows).
+func TestReleasesSectionHasItsTableAndPlot(t *testing.T) {
 	t.Parallel()
-	envs := []string{"wasmtime-46", "wasmtime-42", "wasmtime-latest", "wasmtime-9", "wasmtime-36"}
-	tcs := `{"native":"gcc (Debian 12.2.0-14+deb12u1) 12.2.0",` +
-		`"wasmtime-46":"` + cliToolchain("46.0.1") + `","wasmtime-42":"` + cliToolchain("42.0.1") + `",` +
-		`"wasmtime-latest":"` + cliToolchain("45.0.2") + `","wasmtime-9":"` + cliToolchain("9.0.4") + `",` +
-		`"wasmtime-36":"` + cliToolchain("36.0.9") + `"}`
-	r, err := report.Build([]report.Input{{Dir: "set", Set: releaseSet(envs, tcs)}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantOrder := []string{"9.0.4", "36.0.9", "42.0.1", "45.0.2", "46.0.1"}
-	wantEnv := map[string]string{"9.0.4": "wasmtime-9", "36.0.9": "wasmtime-36", "42.0.1": "wasmtime-42", "45.0.2": "wasmtime-latest", "46.0.1": "wasmtime-46"}
-	if len(r.Releases) != 2*2*len(wantOrder) {
-		t.Fatalf("%d release rows, want %d (2 modes × 2 n × %d releases): %+v", len(r.Releases), 4*len(wantOrder), len(wantOrder), r.Releases)
-	}
-	for block, mn := range []struct {
-		mode string
-		n    int32
-	}{{"sequential", 1}, {"sequential", 10}, {"parallel", 1}, {"parallel", 10}} {
-		rows := r.Releases[block*len(wantOrder) : (block+1)*len(wantOrder)]
-		var got []string
-		for _, q := range rows {
-			got = append(got, q.Version)
-			if q.Mode != mn.mode || q.N != mn.n {
-				t.Errorf("row %s %s n=%d in the block of %s n=%d", q.Environment, q.Mode, q.N, mn.mode, mn.n)
-			}
-			if q.Payload != "wasi-freestanding" {
-				t.Errorf("%s: payload %q, want the kind's, wasi-freestanding", q.Environment, q.Payload)
-			}
-			if q.Environment != wantEnv[q.Version] || q.Release != strings.Split(q.Version, ".")[0] {
-				t.Errorf("version %s: environment %s release %s, want %s release %s", q.Version, q.Environment, q.Release, wantEnv[q.Version], strings.Split(q.Version, ".")[0])
-			}
-			c := r.Cell(q.Environment, q.Mode, report.Column{N: q.N})
-			if q.Estimate.Processes != 10 || q.Estimate.TypicalUS != c.Stats.TypicalUS || !q.Estimate.Bounded() {
-				t.Errorf("%s %s n=%d: estimate %+v, want the cell's over its 10 processes, with an interval", q.Environment, q.Mode, q.N, q.Estimate)
-			}
-			if q.Ratio == nil || q.Ratio.Baseline != "native" || q.Ratio.Ratio <= 1 || q.Ratio.Low <= 0 {
-				t.Errorf("%s %s n=%d: ratio %+v, want one above 1 to native with its interval", q.Environment, q.Mode, q.N, q.Ratio)
-			}
-		}
-		if !slices.Equal(got, wantOrder) {
-			t.Errorf("%s n=%d: releases in order %v, want %v", mn.mode, mn.n, got, wantOrder)
-		}
-	}
-
+	r := reporttest.Build(t, reporttest.FiveReleasesSet())
 	dir := t.TempDir()
 	plots, err := WritePlots(r, dir)
 	if err != nil {
@@ -133,23 +50,8 @@ func TestReleasesTableOrdersReleasesByVersion(t *testing.T) {
 // run recorded no CLI version is not placed by its name.
 func TestReleasesSectionNeedsTwoReleases(t *testing.T) {
 	t.Parallel()
-	for name, c := range map[string]struct {
-		envs []string
-		tcs  string
-	}{
-		"one release": {[]string{"wasmtime-46"}, `{"wasmtime-46":"` + cliToolchain("46.0.1") + `"}`},
-		"one release twice": {[]string{"wasmtime-46", "wasmtime-46-again"},
-			`{"wasmtime-46":"` + cliToolchain("46.0.1") + `","wasmtime-46-again":"` + cliToolchain("46.0.1") + `"}`},
-		"no recorded version": {[]string{"wasmtime-46", "wasmtime-36"}, `{"wasmtime-46":"` + cliToolchain("46.0.1") + `"}`},
-	} {
-		r, err := report.Build([]report.Input{{Dir: "set", Set: releaseSet(c.envs, c.tcs)}}, report.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Releases) != 0 {
-			t.Errorf("%s: %d release rows, want none", name, len(r.Releases))
-		}
-		b := markdownOf(t, r)
+	for name, set := range reporttest.SetsOfFewerThanTwoReleases() {
+		b := markdownOf(t, reporttest.Build(t, set))
 		if strings.Contains(b.String(), "Spawn cost by Wasmtime release") {
 			t.Errorf("%s: the report has a release section", name)
 		}

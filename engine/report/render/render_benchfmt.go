@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/results"
 )
 
 // FormatBenchfmt is the Go benchmark format that benchstat reads.
@@ -70,7 +71,7 @@ func benchLines(r *report.Report) []benchLine {
 			continue
 		}
 		for _, p := range c.Stats.Summaries {
-			out = append(out, benchLine{cell: c, machine: r.CellMachines[k], process: p.Process, spawns: p.Spawns, meanNS: p.MeanNS})
+			out = append(out, benchLine{cell: c, machine: benchMachine(r.CellMachines[k]), process: p.Process, spawns: p.Spawns, meanNS: p.MeanNS})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b benchLine) int { return strings.Compare(a.machine, b.machine) })
@@ -102,4 +103,19 @@ func benchView(last int) string {
 // at "/" and fields at spaces.
 func benchValue(s string) string {
 	return strings.NewReplacer("/", "_", " ", "_").Replace(s)
+}
+
+// benchMachine identifies a machine in benchfmt output: its hostname and
+// what sets it apart. The ID keeps apart two machines that share a
+// hostname (another kernel, another CPU), which benchstat would
+// otherwise pool.
+func benchMachine(m *results.Machine) string {
+	if m == nil {
+		return "unknown"
+	}
+	name := m.Hostname
+	if name == "" {
+		name = "unknown-host"
+	}
+	return fmt.Sprintf("%s (%s, %d cores, %s, id %s)", name, orDash(m.CPUModel), m.Cores, orDash(m.Arch), m.Identity())
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/results"
 	"spawnbench/engine/textfmt"
 )
 
@@ -85,12 +86,12 @@ func writeMarkdown(c *report.Comparison, w io.Writer) error {
 	writeRatios(c, &b)
 	b.WriteString(flagLegend + "\n\n")
 	if len(c.OnlyOld) > 0 {
-		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(c.OnlyOld, ", "))
+		fmt.Fprintf(&b, "Only in old: %s.\n\n", strings.Join(cellNames(c.OnlyOld), ", "))
 	}
 	if len(c.OnlyNew) > 0 {
-		fmt.Fprintf(&b, "Only in new: %s.\n\n", strings.Join(c.OnlyNew, ", "))
+		fmt.Fprintf(&b, "Only in new: %s.\n\n", strings.Join(cellNames(c.OnlyNew), ", "))
 	}
-	writeNotes(&b, c.Warnings)
+	writeNotes(&b, warningTexts(c.Warnings))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -123,7 +124,7 @@ func writeChanges(c *report.Comparison, b *strings.Builder) {
 		b.WriteString("## Provenance differences\n\nThese differ between the sets and may explain any change:\n\n")
 		var rows [][]string
 		for _, d := range c.Differences {
-			rows = append(rows, []string{d.Key, report.OrDash(d.Old), report.OrDash(d.New)})
+			rows = append(rows, []string{d.Key, provenanceValue(d.Old), provenanceValue(d.New)})
 		}
 		mdTable(b, []string{"", "old", "new"}, "lll", rows)
 	}
@@ -145,7 +146,7 @@ func writeChanges(c *report.Comparison, b *strings.Builder) {
 		if len(c.OldMachines) > 1 || len(c.NewMachines) > 1 {
 			env += " on " + ch.Machine
 		}
-		rows = append(rows, []string{env + mark, ch.Mode, strconv.Itoa(int(ch.N)), report.ViewLabel(ch.Last),
+		rows = append(rows, []string{env + mark, ch.Mode, strconv.Itoa(int(ch.N)), viewLabel(ch.Last),
 			estimateText(&ch.Old.Estimate), estimateText(&ch.New.Estimate),
 			formatChange(ch), formatP(float64(ch.P)) + fmt.Sprintf(" (%d+%d processes)", ch.OldProcesses, ch.NewProcesses), sig,
 			flagSides(ch.OldJudgement, ch.NewJudgement)})
@@ -180,9 +181,9 @@ func writeRatios(c *report.Comparison, b *strings.Builder) {
 		mark := ""
 		if q.Judged && !q.InsideOld {
 			mark = " (outside)"
-			outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, report.ViewLabel(q.Last), float64(q.ChangePct)))
+			outside = append(outside, fmt.Sprintf("%s %s n=%d %s (%+.1f%%)", q.Environment, q.Mode, q.N, viewLabel(q.Last), float64(q.ChangePct)))
 		}
-		rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), report.ViewLabel(q.Last),
+		rows = append(rows, []string{q.Environment, q.Mode, strconv.Itoa(int(q.N)), viewLabel(q.Last),
 			textfmt.Ratio(float64(q.Old.Ratio)) + "× " + ratioInterval(&q.Old), textfmt.Ratio(float64(q.New.Ratio)) + "× " + ratioInterval(&q.New) + mark,
 			fmt.Sprintf("%+.1f%%", float64(q.ChangePct))})
 	}
@@ -233,8 +234,26 @@ func writeCSVRows(c *report.Comparison, w io.Writer, header bool) error {
 
 // flagSides spells the two sides' flags of a compared cell.
 func flagSides(o, n report.Judgement) string {
-	if o.Flags() == "" && n.Flags() == "" {
+	if verdictFlags(o) == "" && verdictFlags(n) == "" {
 		return ""
 	}
-	return "old: " + report.OrDash(o.Flags()) + "; new: " + report.OrDash(n.Flags())
+	return "old: " + orDash(verdictFlags(o)) + "; new: " + orDash(verdictFlags(n))
+}
+
+// provenanceValue spells one side of a provenance difference; a dash
+// where the set does not say.
+func provenanceValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return orDash(v)
+	case int:
+		return strconv.Itoa(v)
+	case []int:
+		return textfmt.CPUs(v)
+	case results.Views:
+		return fmt.Sprintf("last %d for n >= %d", v.Last, v.MinN)
+	}
+	return fmt.Sprint(v)
 }

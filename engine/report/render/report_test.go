@@ -5,27 +5,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
 
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
-	"spawnbench/engine/stats"
 )
-
-// build is Build of one set, failing the test on error.
-func build(t *testing.T, s *results.Set) *report.Report {
-	t.Helper()
-	r, err := report.Build([]report.Input{{Dir: "testdir", Set: s}}, report.Options{})
-	if err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	return r
-}
 
 // markdownOf is r's Markdown report.
 func markdownOf(t *testing.T, r *report.Report) *bytes.Buffer {
@@ -37,216 +25,20 @@ func markdownOf(t *testing.T, r *report.Report) *bytes.Buffer {
 	return &md
 }
 
-// us returns a spawn-time function giving values[process][thread] µs.
-func us(values [][]float64) func(p, t int) int64 {
-	return func(p, t int) int64 { return int64(values[p][t] * 1e3) }
-}
-
-func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
-
-// nearStored is near for figures over processes reduced as a set stores
-// them, to the ns (typical_spawn_ns): tens of µs rounded to the ns are
-// within a few parts in 10⁵ of the exact ratio.
-func nearStored(got, want float64) bool { return math.Abs(got-want) <= 1e-4*math.Abs(want) }
-
-func TestCellStatisticsOnKnownData(t *testing.T) {
-	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	// Five processes of one spawn: 10, 20, 30, 40, 50 µs, plus a warm-up
-	// process of 1e9 µs that must not count.
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 1, processes: 5,
-		spawnNS: us([][]float64{{10}, {20}, {30}, {40}, {50}})})
-	r := build(t, s)
-	c := r.Cell("native", "sequential", report.Column{N: 1})
-	if c == nil || c.Stats == nil {
-		t.Fatalf("no statistics for native sequential n=1: %+v", c)
-	}
-	if c.Samples != 5 || c.Processes != 5 {
-		t.Errorf("samples, processes = %d, %d; want 5, 5 (warm-up excluded)", c.Samples, c.Processes)
-	}
-	if got := float64(c.Stats.MeanUS); !near(got, 30) {
-		t.Errorf("mean = %v µs, want 30", got)
-	}
-	if got := float64(c.Stats.MedianUS); !near(got, 30) {
-		t.Errorf("median = %v µs, want 30", got)
-	}
-	// Hyndman-Fan 8 at q = 0.95 of five points: h = 1/3 + 0.95·(5 + 1/3)
-	// = 5.4 lies past the last point, so p95 is the maximum.
-	if got := float64(c.Stats.P95US); !near(got, 50) {
-		t.Errorf("p95 = %v µs, want 50", got)
-	}
-	// Five processes: the typical time is the exponentiated trimmed mean
-	// of their logs, one trimmed at each end: the geometric mean of 20,
-	// 30 and 40, and the interval over the five brackets it.
-	want := math.Cbrt(20 * 30 * 40)
-	e := c.Stats.Estimate
-	if !near(float64(e.TypicalUS), want) || e.Processes != 5 || !e.Bounded() || !(e.LowUS < e.TypicalUS && e.TypicalUS < e.HighUS) {
-		t.Errorf("estimate = %+v, want typical %.2f over 5 processes inside a bounded interval", e, want)
-	}
-	if c.Judgement.Verdict == report.NotJudged {
-		t.Errorf("verdict %q for 5 processes, want judged", c.Judgement.Verdict)
-	}
-}
-
-func TestOneProcessIsNotJudged(t *testing.T) {
-	t.Parallel()
-	values := make([]float64, 101)
-	for i := range values {
-		values[i] = float64(i + 1)
-	}
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 101, processes: 1, spawnNS: us([][]float64{values})})
-	c := build(t, s).Cell("native", "sequential", report.Column{N: 101})
-	st := c.Stats
-	if !near(float64(st.MedianUS), 51) || !near(float64(st.MeanUS), 51) {
-		t.Errorf("median, mean of spawns = %v, %v; want 51, 51", st.MedianUS, st.MeanUS)
-	}
-	// The process's typical spawn: 20 trimmed from each end, the mean of
-	// 21..81. One process gives no interval, whatever its spawn count.
-	if !near(float64(st.TypicalUS), 51) || st.Bounded() || st.Processes != 1 {
-		t.Errorf("estimate = %+v, want typical 51 from one process, unbounded", st.Estimate)
-	}
-	if c.Judgement.Verdict != report.NotJudged || !strings.Contains(c.Judgement.Reason, "1 process") {
-		t.Errorf("verdict = %q (%s), want not judged for 1 process", c.Judgement.Verdict, c.Judgement.Reason)
-	}
-}
-
-func TestLastKViewKeepsLastSpawnsOfEachProcess(t *testing.T) {
-	t.Parallel()
-	// Two processes of 100 spawns; spawn t of process p takes
-	// 1000·p + t + 1 µs. The last 10 of each are threads 90..99.
-	vals := make([][]float64, 2)
-	for p := range vals {
-		for tr := 0; tr < 100; tr++ {
-			vals[p] = append(vals[p], float64(1000*p+tr+1))
-		}
-	}
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 2, spawnNS: us(vals)})
-	// Rows in any order must give the same view: the trim goes by thread.
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(s.Samples), func(i, j int) { s.Samples[i], s.Samples[j] = s.Samples[j], s.Samples[i] })
-	r := build(t, s)
-
-	wantCols := []report.Column{{N: 100}, {N: 100, Last: 10}}
-	if len(r.Columns) != len(wantCols) || r.Columns[0] != wantCols[0] || r.Columns[1] != wantCols[1] {
-		t.Fatalf("columns = %v, want %v", r.Columns, wantCols)
-	}
-	if got := r.Columns[1].Label(); got != "100 (last 10)" {
-		t.Errorf("label = %q, want %q", got, "100 (last 10)")
-	}
-	all := r.Cell("native", "sequential", report.Column{N: 100})
-	last := r.Cell("native", "sequential", report.Column{N: 100, Last: 10})
-	if all.Samples != 200 || last.Samples != 20 {
-		t.Errorf("samples all, last = %d, %d; want 200, 20", all.Samples, last.Samples)
-	}
-	// All: mean of 1..100 and 1001..1100 = 550.5. Last 10: mean of
-	// 91..100 and 1091..1100 = 595.5.
-	if !near(float64(all.Stats.MeanUS), 550.5) {
-		t.Errorf("mean of all = %v, want 550.5", all.Stats.MeanUS)
-	}
-	if !near(float64(last.Stats.MeanUS), 595.5) {
-		t.Errorf("mean of last 10 = %v, want 595.5", last.Stats.MeanUS)
-	}
-	// Each process's last 10 are threads 90..99: 91..100 µs and
-	// 1091..1100 µs, typical 95.5 and 1095.5 µs.
-	if got := last.Stats.Summaries; len(got) != 2 || got[0].Spawns != 10 || got[1].Spawns != 10 || !near(got[0].TypicalUS, 95.5) || !near(got[1].TypicalUS, 1095.5) {
-		t.Errorf("last-10 process summaries = %+v, want 10 spawns each, typical 95.5 and 1095.5 µs", got)
-	}
-}
-
-func TestLastKViewOnlyFromMinN(t *testing.T) {
-	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	s.Provenance.Invocations[0].Views = results.Views{Last: 5, MinN: 50}
-	for _, n := range []int32{10, 50} {
-		addCell(s, cellSpec{env: "native", mode: "sequential", n: n, processes: 1, spawnNS: lognormalSpawns(40e3, 1)})
-	}
-	r := build(t, s)
-	var labels []string
-	for _, c := range r.Columns {
-		labels = append(labels, c.Label())
-	}
-	if got, want := strings.Join(labels, ","), "10,50,50 (last 5)"; got != want {
-		t.Errorf("columns = %s, want %s", got, want)
-	}
-}
-
-func TestRatioToBaseline(t *testing.T) {
-	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	base := lognormalSpawns(40e3, 7)
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 10, spawnNS: base})
-	// Exactly ten times native, spawn for spawn.
-	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 100, processes: 10,
-		spawnNS: func(p, t int) int64 { return 10 * base(p, t) }})
-	r := build(t, s)
-	q := r.Ratio("wasm", "sequential", report.Column{N: 100})
-	if q == nil {
-		t.Fatalf("no ratio for wasm; ratios = %+v", r.Ratios)
-	}
-	if !nearStored(float64(q.Ratio), 10) {
-		t.Errorf("ratio = %v, want 10", q.Ratio)
-	}
-	if !(q.Low < 10 && q.High > 10) || math.IsInf(float64(q.High), 0) {
-		t.Errorf("ratio interval = [%v, %v], want finite and around 10", q.Low, q.High)
-	}
-	// The last-10 view has only 10 spawns a process, so its process
-	// summaries vary more and its interval is wider.
-	ql := r.Ratio("wasm", "sequential", report.Column{N: 100, Last: 10})
-	if ql == nil || !nearStored(float64(ql.Ratio), 10) {
-		t.Fatalf("last-10 ratio = %+v, want 10", ql)
-	}
-	if !(ql.Low <= 10 && ql.High >= 10 && ql.High-ql.Low > q.High-q.Low) {
-		t.Errorf("last-10 interval [%v, %v] should hold 10 and be wider than [%v, %v]", ql.Low, ql.High, q.Low, q.High)
-	}
-	if r.Ratio("native", "sequential", report.Column{N: 100}) != nil {
-		t.Error("the baseline has a ratio to itself")
-	}
-
-	// Another baseline divides the other way.
-	r2, err := report.Build([]report.Input{{Dir: "d", Set: s}}, report.Options{Baseline: "wasm"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if q := r2.Ratio("native", "sequential", report.Column{N: 100}); q == nil || !nearStored(float64(q.Ratio), 0.1) {
-		t.Errorf("native / wasm = %+v, want 0.1", q)
-	}
-}
-
 func TestNoBaselineNoRatios(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "wasm", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e5, 1)})
-	r := build(t, s)
-	if len(r.Ratios) != 0 {
-		t.Errorf("ratios without a baseline: %+v", r.Ratios)
-	}
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(s, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 1, Processes: 10, SpawnNS: reporttest.LognormalSpawns(4e5, 1)})
+	r := reporttest.Build(t, s)
 	md := markdownOf(t, r)
 	if !strings.Contains(md.String(), "No ratios: no other environment shares a measured cell with native.") {
 		t.Errorf("markdown does not say why there are no ratios:\n%s", md.String())
 	}
 }
 
-// statusSet has one cell of each kind the classic table distinguishes.
-func statusSet() *results.Set {
-	s := &results.Set{Provenance: fixtureProvenance(`{"chromium":"no chromium binary"}`, "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 1, processes: 3,
-		spawnNS: us([][]float64{{10}, {20}, {30}})})
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 2,
-		spawnNS: us([][]float64{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {11, 12, 13, 14, 15, 16, 17, 18, 19, 20}})})
-	// Every process out of memory; then one of three timed out.
-	addCell(s, cellSpec{env: "emscripten", mode: "sequential", n: 1, processes: 2,
-		statuses: []string{results.StatusOOM, results.StatusOOM}})
-	addCell(s, cellSpec{env: "emscripten", mode: "sequential", n: 10, processes: 3, statuses: []string{results.StatusTimeout},
-		spawnNS: func(p, t int) int64 { return int64(1000 * (100 + 100*p)) }})
-	addCell(s, cellSpec{env: "wasi", mode: "sequential", n: 1, processes: 2, untrusted: true,
-		spawnNS: us([][]float64{{100}, {300}})})
-	return s
-}
-
 func TestClassicTableRendering(t *testing.T) {
 	t.Parallel()
-	r := build(t, statusSet())
+	r := reporttest.Build(t, reporttest.StatusSet())
 	md := markdownOf(t, r)
 	out := md.String()
 	for _, row := range []string{
@@ -297,7 +89,7 @@ func TestFailureLabels(t *testing.T) {
 
 func TestClockWarningsComeFirst(t *testing.T) {
 	t.Parallel()
-	r := build(t, realisticSet(t))
+	r := reporttest.Build(t, reporttest.RealisticSet(t))
 	md := markdownOf(t, r)
 	out := md.String()
 	warn := strings.Index(out, "CLOCK NOT TRUSTED: wasi-threads")
@@ -318,7 +110,7 @@ func TestClockWarningsComeFirst(t *testing.T) {
 
 func TestCSVHasOneRowPerCell(t *testing.T) {
 	t.Parallel()
-	r := build(t, statusSet())
+	r := reporttest.Build(t, reporttest.StatusSet())
 	var buf bytes.Buffer
 	if err := Write(r, &buf, FormatCSV, nil); err != nil {
 		t.Fatal(err)
@@ -352,7 +144,7 @@ func TestCSVHasOneRowPerCell(t *testing.T) {
 		if row[col["environment"]] == "emscripten" && row[col["n"]] == "10" {
 			found = true
 			mean, err := strconv.ParseFloat(row[col["mean_us"]], 64)
-			if row[col["failures"]] != "timeout=1" || err != nil || !near(mean, 250) {
+			if row[col["failures"]] != "timeout=1" || err != nil || !reporttest.Near(mean, 250) {
 				t.Errorf("emscripten n=10 row = %v", row)
 			}
 		}
@@ -364,7 +156,7 @@ func TestCSVHasOneRowPerCell(t *testing.T) {
 
 func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 	t.Parallel()
-	r := build(t, statusSet())
+	r := reporttest.Build(t, reporttest.StatusSet())
 	var buf bytes.Buffer
 	if err := Write(r, &buf, FormatJSON, []Plot{{Title: "t", Path: "p.png"}}); err != nil {
 		t.Fatal(err)
@@ -392,81 +184,25 @@ func TestJSONEncodesUnboundedIntervalsAsNull(t *testing.T) {
 	}
 }
 
-func TestMergeDisjointSets(t *testing.T) {
+// TestUnknownFormatIsAnInputError: a format Write does not know is the
+// user's error, named with the formats it does.
+func TestUnknownFormatIsAnInputError(t *testing.T) {
 	t.Parallel()
-	a := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
-	b := &results.Set{Provenance: fixtureProvenance(`{"native":"not asked for"}`, "")}
-	addCell(b, cellSpec{env: "wasm", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e5, 1)})
-	r, err := report.Build([]report.Input{{Dir: "a", Set: a}, {Dir: "b", Set: b}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Sources) != 2 || len(r.Ratios) != 1 || r.Skipped["native"] != "" {
-		t.Errorf("merged: %d sources, %d ratios, skipped %v; want 2, 1, native not skipped", len(r.Sources), len(r.Ratios), r.Skipped)
-	}
-}
-
-// TestInputErrors: every way a report or comparison can be asked of bad
-// input is an input error (exit 2) that names the cause.
-func TestInputErrors(t *testing.T) {
-	t.Parallel()
-	a := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(a, cellSpec{env: "native", mode: "sequential", n: 1, processes: 10, spawnNS: lognormalSpawns(4e4, 1)})
-	badViews := statusSet()
-	badViews.Provenance.Invocations[0].Views.Last = -10
-	buildErr := func(inputs ...report.Input) func() error {
-		return func() error { _, err := report.Build(inputs, report.Options{}); return err }
-	}
-	cases := []struct {
-		name string
-		do   func() error
-		want string
-	}{
-		// The same directory twice would count every spawn twice.
-		{"one set under two names", buildErr(report.Input{Dir: "a", Set: a}, report.Input{Dir: "a2", Set: a}), "both measured native sequential n=1"},
-		{"one set twice", buildErr(report.Input{Dir: "a", Set: a}, report.Input{Dir: "a", Set: a}), "both measured native sequential n=1"},
-		{"empty set", buildErr(report.Input{Dir: "empty", Set: &results.Set{Provenance: fixtureProvenance("", "")}}), "empty holds no results"},
-		{"no set", buildErr(), "no result directories given"},
-		{"bad views", buildErr(report.Input{Dir: "d", Set: badViews}), "views last -10"},
-		{"unknown format", func() error { return Write(build(t, statusSet()), &bytes.Buffer{}, "xml", nil) }, `unknown format "xml"`},
-		{"compare without a shared cell", func() error {
-			_, err := report.Compare(report.Input{Dir: "a", Set: scaledSet("native", 1, "x")}, report.Input{Dir: "b", Set: scaledSet("wasm", 1, "x")}, report.CompareOptions{})
-			return err
-		}, "a and b share no measured (environment, mode, n) cell"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.do()
-			var in *inputerr.Error
-			if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %v, want an input error containing %q", err, tc.want)
-			}
-		})
-	}
-}
-
-func TestRatioWithTooFewSamplesIsUnbounded(t *testing.T) {
-	t.Parallel()
-	r := build(t, statusSet())
-	// wasi has 2 processes at n = 1, native 3: too few for an interval.
-	q := r.Ratio("wasi", "sequential", report.Column{N: 1})
-	if q == nil || math.Abs(float64(q.Ratio)-10) > 1 || q.Processes != 2 || q.BaselineProcesses != 3 {
-		t.Fatalf("wasi/native = %+v, want about 10 from 2 and 3 processes", q)
-	}
-	if q.Low != 0 || !math.IsInf(float64(q.High), 1) {
-		t.Errorf("interval = [%v, %v], want [0, +Inf]", q.Low, q.High)
+	err := Write(reporttest.Build(t, reporttest.StatusSet()), &bytes.Buffer{}, "xml", nil)
+	var in *inputerr.Error
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), `unknown format "xml"`) {
+		t.Errorf("got %v, want an input error naming the format", err)
 	}
 }
 
 func TestCalibrationOnlySet(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", ""), Calibration: []results.CalibrationCheck{
+	s := &results.Set{Provenance: reporttest.Provenance("", ""), Calibration: []results.CalibrationCheck{
 		{Environment: "native", Check: "sleep", Pass: true},
 		{Environment: "native", Check: "coherence", Pass: true},
 		{Environment: "node", Check: "sleep", Pass: false, Detail: "1ms→9ms"},
 	}}
-	r := build(t, s)
+	r := reporttest.Build(t, s)
 	md := markdownOf(t, r)
 	out := md.String()
 	for _, want := range []string{
@@ -478,70 +214,5 @@ func TestCalibrationOnlySet(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("calibration-only report lacks %q:\n%s", want, out)
 		}
-	}
-	if len(r.Warnings) != 0 {
-		t.Errorf("warnings for a calibration-only set: %q", r.Warnings)
-	}
-}
-
-// TestReportReadsTheStoredFigure: a process's all-spawns figure and
-// spawn variance are what its result set stores (typical_spawn_ns,
-// spawn_log_var), read, not reduced again from the samples: stored
-// figures that differ from the samples' reduction are the ones the cell
-// is computed over. A view of fewer spawns is reduced by the function
-// that made the stored figure (stats.ReduceSpawns), and a process that
-// stores no figure is refused by name.
-func TestReportReadsTheStoredFigure(t *testing.T) {
-	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 100, processes: 10, spawnNS: lognormalSpawns(40e3, 11)})
-	spawns := map[int32][]int64{}
-	for _, x := range s.Samples {
-		if !x.Warmup {
-			spawns[x.Process] = append(spawns[x.Process], x.SpawnNS)
-		}
-	}
-	// Stored figures a known amount off their samples' reduction.
-	stored := map[int32][2]float64{}
-	for i := range s.Runs {
-		run := &s.Runs[i]
-		if run.Warmup {
-			continue
-		}
-		if want := stats.ReduceSpawns(spawns[run.Process]); float64(*run.TypicalSpawnNS) != want.TypicalNS || *run.SpawnLogVar != want.LogVar {
-			t.Fatalf("process %d stores %d ns, %v; its spawns reduce to %v", run.Process, *run.TypicalSpawnNS, *run.SpawnLogVar, want)
-		}
-		typical, logVar := *run.TypicalSpawnNS+int64(run.Process+1)*1000, *run.SpawnLogVar*2
-		run.TypicalSpawnNS, run.SpawnLogVar = &typical, &logVar
-		stored[run.Process] = [2]float64{float64(typical) / 1e3, logVar}
-	}
-	r := build(t, s)
-	all := r.Cell("native", "sequential", report.Column{N: 100})
-	if all == nil || all.Stats == nil || len(all.Stats.Summaries) != 10 {
-		t.Fatalf("all-spawns cell %+v, want 10 process summaries", all)
-	}
-	for _, p := range all.Stats.Summaries {
-		if want := stored[p.Process]; p.TypicalUS != want[0] || p.SpawnVar != want[1] || p.Spawns != 100 {
-			t.Errorf("process %d: the report used %v µs, log variance %v (%d spawns); the set stores %v µs, %v", p.Process, p.TypicalUS, p.SpawnVar, p.Spawns, want[0], want[1])
-		}
-	}
-	last := r.Cell("native", "sequential", report.Column{N: 100, Last: 10})
-	if last == nil || last.Stats == nil || len(last.Stats.Summaries) != 10 {
-		t.Fatalf("last-10 cell %+v, want 10 process summaries", last)
-	}
-	for _, p := range last.Stats.Summaries {
-		ns := spawns[p.Process]
-		if want := stats.ReduceSpawns(ns[len(ns)-10:]); p.TypicalUS != want.TypicalNS/1e3 || p.SpawnVar != want.LogVar || p.Spawns != 10 {
-			t.Errorf("process %d's last 10: %v µs, log variance %v; its last 10 spawns reduce to %v", p.Process, p.TypicalUS, p.SpawnVar, want)
-		}
-	}
-	// A process written without its reduction is refused, by name.
-	for i := range s.Runs {
-		if !s.Runs[i].Warmup && s.Runs[i].Process == 3 {
-			s.Runs[i].TypicalSpawnNS = nil
-		}
-	}
-	if _, err := report.Build([]report.Input{{Dir: "testdir", Set: s}}, report.Options{}); err == nil || !strings.Contains(err.Error(), "process 3 printed 100 spawns but stores no summary") {
-		t.Errorf("a process without its stored figure: %v, want it refused by name", err)
 	}
 }

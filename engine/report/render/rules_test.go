@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/stats"
 )
 
@@ -14,12 +15,12 @@ import (
 // no legend words a rule by hand.
 func TestLegendsQuoteTheRules(t *testing.T) {
 	t.Parallel()
-	set := realisticSet(t)
+	set := reporttest.RealisticSet(t)
 	r, err := report.Build([]report.Input{{Dir: "fixture", Set: set}}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := report.Compare(report.Input{Dir: "fixture", Set: set}, report.Input{Dir: "again", Set: realisticSet(t)}, report.CompareOptions{})
+	cmp, err := report.Compare(report.Input{Dir: "fixture", Set: set}, report.Input{Dir: "again", Set: reporttest.RealisticSet(t)}, report.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,10 @@ import (
 	"math"
 	"slices"
 
+	"spawnbench/engine/report"
+
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"spawnbench/engine/report"
 )
 
 // palette holds 20 colours chosen to be told apart on white, in an order

@@ -8,53 +8,8 @@ import (
 	"testing"
 
 	"spawnbench/engine/hostfacts"
-	"spawnbench/engine/results"
+	"spawnbench/engine/report/reporttest"
 )
-
-// wideKinds are sixteen environments as a full run names them, one or
-// more of every kind, with their kinds.
-var wideKinds = [][2]string{
-	{"native", "native"},
-	{"wasi-threads", "wasi-threads"}, {"wasi-threads-pooled", "wasi-threads"},
-	{"wasmtime-46", "wasmtime-cli"}, {"wasmtime-36", "wasmtime-cli"},
-	{"wasi-threads-node", "wasi-threads-node"}, {"wasi-threads-chromium", "wasi-threads-chromium"},
-	{"wasi-threads-firefox", "wasi-threads-firefox"},
-	{"emscripten", "emscripten"}, {"emscripten-pool", "emscripten"}, {"emscripten-chromium", "emscripten-chromium"},
-	{"emscripten-firefox", "emscripten-firefox"},
-	{"manual", "manual"}, {"manual-node", "manual-node"}, {"manual-firefox", "manual-firefox"},
-	{"custom", "command"},
-}
-
-// wideSet is a sixteen-environment set: sequential n = 1, 10 and 100,
-// each environment a little slower than the one before it. The
-// environments are listed out of family order on purpose.
-func wideSet() *results.Set {
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	order := []int{12, 0, 8, 5, 1, 15, 2, 9, 3, 13, 4, 10, 6, 14, 7, 11}
-	for _, i := range order {
-		env := wideKinds[i][0]
-		for _, n := range []int32{1, 10, 100} {
-			addCell(s, cellSpec{env: env, mode: "sequential", n: n, processes: int(max(3, 30/n)),
-				spawnNS: lognormalSpawns(20e3*float64(1+i), uint64(i)*100+uint64(n))})
-		}
-	}
-	for i := range s.Samples {
-		s.Samples[i].Kind = kindOf(s.Samples[i].Environment)
-	}
-	for i := range s.Runs {
-		s.Runs[i].Kind = kindOf(s.Runs[i].Environment)
-	}
-	return s
-}
-
-func kindOf(env string) string {
-	for _, ek := range wideKinds {
-		if ek[0] == env {
-			return ek[1]
-		}
-	}
-	return ""
-}
 
 func TestTwentyEnvironmentsNeverShareAColourOrMarker(t *testing.T) {
 	t.Parallel()
@@ -76,7 +31,7 @@ func TestTwentyEnvironmentsNeverShareAColourOrMarker(t *testing.T) {
 
 func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
 	t.Parallel()
-	r := build(t, wideSet())
+	r := reporttest.Build(t, reporttest.WideSet())
 	var got []string
 	for _, env := range r.Environments {
 		got = append(got, r.Family(env)+":"+env)
@@ -121,7 +76,7 @@ func TestSixteenEnvironmentsGroupedByFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ek := range wideKinds {
+	for _, ek := range reporttest.WideKinds {
 		if !strings.Contains(string(svg), ek[0]+" (3 processes)") {
 			t.Errorf("spawn-order plot has no panel titled %q", ek[0]+" (3 processes)")
 		}

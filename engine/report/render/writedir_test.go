@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 )
 
 func TestWriteDirWritesReportAndPlots(t *testing.T) {
 	t.Parallel()
-	s := realisticSet(t)
+	s := reporttest.RealisticSet(t)
 	dir := writeSet(t, s)
 	if _, err := WriteDir(dir, s); err != nil {
 		t.Fatal(err)
@@ -60,10 +61,10 @@ func TestWriteDirWritesReportAndPlots(t *testing.T) {
 
 func TestPlotsCountSamplesTheLogAxisCannotShow(t *testing.T) {
 	t.Parallel()
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: 3, untrusted: true,
-		spawnNS: func(p, t int) int64 { return int64(1000 * (t - 2)) }})
-	r := build(t, s)
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 10, Processes: 3, Untrusted: true,
+		SpawnNS: func(p, t int) int64 { return int64(1000 * (t - 2)) }})
+	r := reporttest.Build(t, s)
 	dir := t.TempDir()
 	plots, err := WritePlots(r, dir)
 	if err != nil {

@@ -1,4 +1,4 @@
-package render
+package report_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
 )
@@ -25,15 +26,15 @@ func TestDesignFromASetOfOccasions(t *testing.T) {
 	for p := range level {
 		level[p] = 50e3 * math.Exp(shift[p/perOccasion]+0.2*rng.NormFloat64())
 	}
-	s := &results.Set{Provenance: fixtureProvenance("", "")}
-	addCell(s, cellSpec{env: "native", mode: "sequential", n: 10, processes: occasions * perOccasion, wallNS: 4e6,
-		spawnNS: func(p, t int) int64 { return int64(level[p] * (1 + 0.02*float64(t%5))) }})
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 10, Processes: occasions * perOccasion, WallNS: 4e6,
+		SpawnNS: func(p, t int) int64 { return int64(level[p] * (1 + 0.02*float64(t%5))) }})
 	for i := range s.Runs {
 		if !s.Runs[i].Warmup {
 			s.Runs[i].Occasion = s.Runs[i].Process/perOccasion + 1
 		}
 	}
-	r := build(t, s)
+	r := reporttest.Build(t, s)
 	c := r.Cell("native", "sequential", report.Column{N: 10})
 	if c.Stats.Occasions != occasions {
 		t.Fatalf("the cell's figure is over %d occasions, want %d", c.Stats.Occasions, occasions)
