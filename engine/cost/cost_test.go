@@ -157,7 +157,7 @@ func cellOf(t *testing.T, p *spec.RunPlan, key string) spec.Cell {
 // addedSinceReference are the kinds of the study that results/reference
 // was measured without; they are estimated from other kinds until the
 // reference is measured again.
-var addedSinceReference = map[string]bool{"wazero": true, "wasmtime-cm-threads": true}
+var addedSinceReference = map[string]bool{"wazero": true, "wasmtime-cm-threads": true, "wasmer": true, "wasi-libc-wasmer": true}
 
 // TestEstimatesFollowTheReference: the reference set measured every
 // environment of the study, with every browser started cold, so every

@@ -53,13 +53,14 @@ var wasmtimeVersionsFile string
 // with wasi-threads (wasmtime-cli.versions), the default first.
 func WasmtimeCLIVersions() []string { return versionLines(wasmtimeVersionsFile) }
 
-// versionLines are the releases a .versions file lists, one a line,
-// skipping comments.
+// versionLines are the releases a .versions file lists, one a line (the
+// version, then its wheel's sha256, which only .ci/setup reads), skipping
+// comments.
 func versionLines(file string) []string {
 	var out []string
 	for _, line := range strings.Split(file, "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			out = append(out, f[0])
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ package env
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -114,6 +115,45 @@ func toolVersion(ctx context.Context, name string) (path, version string, err er
 		return "", "", err
 	}
 	return path, firstLine(out), nil
+}
+
+// probedToolchain is the Toolchain of a runtime found and versioned as
+// toolVersion says, then checked by probe (one real spawn, say), so a
+// runtime that cannot run the benchmarks is not ready rather than a
+// failed run.
+func probedToolchain(ctx context.Context, tool, install string, probe func(ctx context.Context, path string) error) Toolchain {
+	path, version, err := toolVersion(ctx, tool)
+	if err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	if err := probe(ctx, path); err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: version, Install: install}
+}
+
+//go:embed spawn_probe.wasm
+var spawnProbeModule []byte
+
+// runSpawnProbe runs the command command(module) makes for the probe module
+// (spawn_probe.wat: one wasi-threads spawn, whose thread the main thread
+// waits for), written to a temporary file: said is "" when the thread
+// ran, else what the runtime printed, on one line. err is for the probe
+// that could not be run to its end (ctx ended, no temporary directory);
+// host names the host in it.
+func runSpawnProbe(ctx context.Context, host string, command func(module string) proc.Command) (said string, err error) {
+	module, remove, err := probeFile(host, spawnProbeModule)
+	if err != nil {
+		return "", err
+	}
+	defer remove()
+	if _, err := proc.OutputOf(ctx, command(module)); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s probe: %w", host, err)
+		}
+		return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " | ")), " "), nil
+	}
+	return "", nil
 }
 
 // toolPath finds a tool that .ci/setup installs into the project's bin/

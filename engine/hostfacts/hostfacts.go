@@ -17,6 +17,7 @@ const (
 	Native     = "native"
 	Wasmtime   = "Wasmtime"
 	WAMR       = "WAMR"
+	Wasmer     = "Wasmer" // its threads run on a pool of reused OS threads (engine/env/host_wasmer.go)
 	Wazero     = "wazero"
 	JSHosts    = "JS hosts"
 	Emscripten = "Emscripten"
@@ -30,7 +31,7 @@ const (
 
 // Families lists the families in report order; a family a new host
 // declares that is not listed comes after them, before Other.
-var Families = []string{Native, Wasmtime, WAMR, Wazero, JSHosts, Emscripten, RawWorkers, CooperativeThreads, Other}
+var Families = []string{Native, Wasmtime, WAMR, Wasmer, Wazero, JSHosts, Emscripten, RawWorkers, CooperativeThreads, Other}
 
 // Goroutines is what a wasm thread of the wazero family is: a goroutine,
 // which Go's scheduler multiplexes onto its own OS threads, so a spawn
