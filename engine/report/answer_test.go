@@ -65,7 +65,8 @@ func TestTheAnswerKeepsItsGroupsWhateverTheRatios(t *testing.T) {
 
 // A row of a family whose spawn starts no OS thread (the component
 // model's cooperative threads) is never inside the OS-thread hosts'
-// ranges, however near native its ratio: it is a group of its own.
+// ranges, however near native its ratio: it is a group of its own, as
+// are wazero's goroutines.
 func TestTheAnswerKeepsCooperativeThreadsApart(t *testing.T) {
 	t.Parallel()
 	r := reporttest.Build(t, reporttest.ApartAnswerSet())
@@ -73,7 +74,7 @@ func TestTheAnswerKeepsCooperativeThreadsApart(t *testing.T) {
 	if a == nil {
 		t.Fatal("no answer")
 	}
-	want := []string{hostfacts.SpawnOSThread + ": wasm", hostfacts.SpawnCooperative + ": coop"}
+	want := []string{hostfacts.SpawnOSThread + ": wasm", hostfacts.SpawnGoroutine + ": goro", hostfacts.SpawnCooperative + ": coop"}
 	if got := groupsOf(a); !slices.Equal(got, want) {
 		t.Fatalf("groups %q, want %q", got, want)
 	}

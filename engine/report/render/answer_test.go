@@ -21,7 +21,7 @@ func TestTheAnswerIsWordedAboveTheBottomLine(t *testing.T) {
 	text := BottomLineText(r)
 	for _, want := range []string{
 		"In wasm, cli and vm (an OS thread per spawn, as native's) a thread spawn costs ", "native's at the first spawn (n = 1)",
-		"In workers (a new worker per spawn) it costs ", "In reuse (workers that Emscripten keeps and reuses) it costs ",
+		"In workers (a new worker per spawn) it costs ", "In reuse (workers that Emscripten starts once and reuses) it costs ",
 		"(1 row not judged at the first spawn: few.)",
 	} {
 		if !strings.Contains(text, want) {
@@ -36,7 +36,7 @@ func TestTheAnswerSaysWhatCooperativeThreadsAre(t *testing.T) {
 	t.Parallel()
 	r := reporttest.Build(t, reporttest.ApartAnswerSet())
 	text := BottomLineText(r)
-	for _, want := range []string{"In wasm (an OS thread per spawn", "In coop (the component model's own threads, switched on one OS thread: no thread starts and none runs in parallel) it costs 0."} {
+	for _, want := range []string{"In wasm (an OS thread per spawn", "In goro (a goroutine per spawn, which Go's scheduler runs on OS threads it already has: no OS thread of its own) it costs 1.", "In coop (the component model's own threads, switched on one OS thread: no thread starts and none runs in parallel) it costs 0."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the answer does not say %q:\n%s", want, text)
 		}
@@ -85,7 +85,7 @@ func TestTheAnswerHasOneShapeOnBothMachineKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := answerText(reporttest.Build(t, set).BottomLine)
-		if !strings.Contains(text, "(an OS thread per spawn") || !strings.Contains(text, "(a new worker per spawn)") || !strings.Contains(text, "(workers that Emscripten keeps and reuses)") {
+		if !strings.Contains(text, "(an OS thread per spawn") || !strings.Contains(text, "(a new worker per spawn)") || !strings.Contains(text, "(workers that Emscripten starts once and reuses)") {
 			t.Errorf("%s: the answer lacks a group:\n%s", dir, text)
 		}
 		text, _, _ = strings.Cut(text, " The baseline, ")

@@ -19,10 +19,13 @@ import (
 //	environments of hosts node, chromium and firefox (a new worker per
 //	spawn) it costs 285–716× at the first spawn and 500–3595× in steady
 //	state. In emscripten and emscripten-chromium (workers that Emscripten
-//	keeps and reuses) it costs 480–525× at the first spawn and 5.33–10.1×
-//	in steady state.
-//	The baseline, native, is itself unstable at the first spawn and in
-//	steady state: every ratio there moves with it.
+//	starts once and reuses) it costs 480–525× at the first spawn and
+//	5.33–10.1× in steady state. The baseline, native, is itself unstable
+//	at the first spawn and in steady state: every ratio there moves with
+//	it.
+//
+// Wazero's goroutines are a group apart (hostfacts.SpawnGoroutine says
+// why), and the sentence says what they are.
 func answerText(b *report.BottomLine) string {
 	a := b.Answer
 	if a == nil {
@@ -73,7 +76,7 @@ func spawnWhat(kind string) string {
 	case hostfacts.SpawnWorkerPerSpawn:
 		return "a new worker per spawn"
 	case hostfacts.SpawnReusedWorker:
-		return "workers that Emscripten keeps and reuses"
+		return "workers that Emscripten starts once and reuses"
 	case hostfacts.SpawnCooperative:
 		return "the component model's own threads, switched on one OS thread: no thread starts and none runs in parallel"
 	}

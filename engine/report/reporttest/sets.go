@@ -327,15 +327,17 @@ func ScaledAnswerSet(cliScale float64) *results.Set {
 	return s
 }
 
-// ApartAnswerSet has a host of OS threads (wasm, family Wasmtime: 2×, 3×) and one whose
-// threads are the component model's cooperative ones (coop, family
-// hostfacts.CooperativeThreads: 0.4×, 0.1×, near were it an OS thread),
-// at n = 1 and 100.
+// ApartAnswerSet has, at n = 1 and 100, a host of OS threads (wasm,
+// family Wasmtime: 2×, 3×), one whose threads are the component model's
+// cooperative ones (coop, family hostfacts.CooperativeThreads: 0.4×,
+// 0.1×, near were it an OS thread) and one whose threads are goroutines
+// (goro, family wazero: 1.5×, 2×).
 func ApartAnswerSet() *results.Set {
 	s := &results.Set{Provenance: Provenance("", "")}
 	medians := map[string][2]float64{ // first spawn, steady state: ns
 		"native": {50e3, 10e3},
 		"wasm":   {100e3, 30e3},
+		"goro":   {75e3, 20e3},
 		"coop":   {20e3, 1e3},
 	}
 	i := 0
@@ -351,6 +353,8 @@ func ApartAnswerSet() *results.Set {
 			s.Runs[j].Family = hostfacts.CooperativeThreads
 		case "wasm":
 			s.Runs[j].Family = hostfacts.Wasmtime
+		case "goro":
+			s.Runs[j].Family = hostfacts.Wazero
 		}
 	}
 	return s
