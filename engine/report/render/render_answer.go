@@ -107,13 +107,14 @@ func groupText(b *report.BottomLine, envs []string) string {
 
 // columnAt is "at the first spawn", "in steady state" or "at n = 10".
 func columnAt(b *report.BottomLine, c report.Column) string {
-	switch c {
-	case b.First:
-		return "at the first spawn"
-	case b.Steady:
-		return "in steady state"
+	phrase := columnPhrase(b, c)
+	if c == b.First {
+		return "at the " + phrase
 	}
-	return "at " + columnPhrase(b, c)
+	if c == b.Steady {
+		return "in " + phrase
+	}
+	return "at " + phrase
 }
 
 // rangeText is "1.81–4.90×", or "4.90×" for a range of one value.
