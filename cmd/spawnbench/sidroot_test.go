@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/env"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 )
 
 // TestOrdinaryUserRunsTheSidRoot: spawnbench run as an ordinary user

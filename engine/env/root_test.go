@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"spawnbench/engine/env"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 )
 
 // The environments of the sid root (engine/env/root.go), each for real:

@@ -32,6 +32,18 @@
 // dictionary of the machines' IDs; Machine.Identity), so sets measured on
 // many machines merge (Merge) into one that still says where each row
 // came from; one (machine, environment, mode, n) cell is one measurement.
+//
+// Its files follow three seams. The schema: the row types (results.go),
+// their columns (columns.go), the provenance (provenance.go), CPU lists
+// and kinds (cpus.go, hosts.go) and the set in memory (set.go). The
+// store: Parquet files (parquet.go), reading a directory back whole
+// (read.go), the journal (journal.go), the one Writer (writer.go), its
+// lock (lock.go) and the merge of sets (merge.go). The derivations, made
+// from the rows and stored beside them: each process's reduction
+// (summary.go), the clock-trust marks (clocktrust.go), placements
+// (placement.go), the busy rule's inputs (noise.go), the cost summary
+// (costs.go), the report's cells (cells.go), and the check that no spawn
+// is held twice (unique.go).
 package results
 
 import "time"
