@@ -3,11 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -118,7 +117,7 @@ samples: min: 3
 	cmd := exec.Command(bin, "run", p, "-o", out)
 	cmd.Dir = dir
 	cmd.Env = sharedCache()
-	stderr := &lockedBuffer{}
+	stderr := &fulltest.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -169,7 +168,7 @@ func ordinaryUser(t *testing.T) (sb, dir string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, "spawnbench")
-	copyFile(t, bin, copied)
+	fulltest.CopyFile(t, bin, copied, 0o755)
 	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +214,7 @@ samples: {min: %d, processes: 1}
 	t.Run("completed", func(t *testing.T) {
 		out := filepath.Join(dir, "done")
 		cmd := command("run", spec("done", 3), "-o", out)
-		stderr := &lockedBuffer{}
+		stderr := &fulltest.LockedBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v: %s", err, stderr.String())
@@ -231,7 +230,7 @@ samples: {min: %d, processes: 1}
 	})
 	t.Run("SIGKILLed", func(t *testing.T) {
 		cmd := command("run", spec("killed", 50), "-o", filepath.Join(dir, "killed"))
-		stderr := &lockedBuffer{}
+		stderr := &fulltest.LockedBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -320,28 +319,5 @@ func TestUsageErrorsExit2(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
-	}
-}
-
-// copyFile copies an executable from to to, streaming: a binary read
-// whole would raise this process's peak memory, which its children
-// inherit in their ru_maxrss (the kernel keeps the high-water mark of the
-// image a child replaced by exec, and Go forks sharing its memory).
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"spawnbench/internal/fulltest"
+	"spawnbench/internal/reexec"
 
 	"spawnbench/engine/cost"
 	"spawnbench/engine/protocol"
@@ -25,27 +27,28 @@ import (
 // hand (for example with /usr/bin/time -v, from that directory).
 const benchSetsVariable = "SPAWNBENCH_BENCH_SETS"
 
-// peakVariable, in this test binary's environment, makes it a launcher
-// that runs the command the variable holds (its words joined by the unit separator, 0x1f) and
-// then prints the command's peak resident size (its rusage's maxrss):
-// the launcher is a fresh process, so its child's figure is the command's
-// own.
-const peakVariable = "SPAWNBENCH_TEST_PEAK_OF"
+// peakRole makes this test binary a launcher (see reexec) that runs the
+// command peakVariable holds (its words joined by the unit separator,
+// 0x1f) and then prints the command's peak resident size (its rusage's
+// maxrss): the launcher is a fresh process, so its child's figure is the
+// command's own.
+const (
+	peakRole     = "test-peak-of"
+	peakVariable = "SPAWNBENCH_TEST_PEAK_OF"
+)
 
-func init() {
-	words := os.Getenv(peakVariable)
-	if words == "" {
-		return
-	}
-	args := strings.Split(words, "\x1f")
+func init() { reexec.Register(peakRole, launchForPeak) }
+
+func launchForPeak() int {
+	args := strings.Split(os.Getenv(peakVariable), "\x1f")
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Println(err)
-		os.Exit(1)
+		return 1
 	}
 	fmt.Printf("\npeak resident %d KB\n", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
-	os.Exit(0)
+	return 0
 }
 
 // benchSpawns is what each synthetic set holds: as many spawns as a
@@ -86,9 +89,12 @@ func TestRunBesideManySets(t *testing.T) {
 		os.RemoveAll(filepath.Join(dir, "out"))
 		// Through a launcher of its own: a child of this process would
 		// count this process's own peak (the sets it wrote) as its own.
-		cmd := exec.Command(os.Args[0])
+		cmd, err := reexec.Command(peakRole)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, peakVariable+"="+strings.Join(command, "\x1f"))
+		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache, peakVariable+"="+strings.Join(command, "\x1f"))
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		wall := time.Since(start)

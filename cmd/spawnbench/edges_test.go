@@ -2,11 +2,10 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,14 +40,7 @@ func waitRuns(t *testing.T, out string, n int, cmd *exec.Cmd) {
 // exitOf is cmd's exit code once it has ended.
 func exitOf(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0
+	return fulltest.ExitCode(t, cmd.Wait())
 }
 
 // resumedWhole resumes the run in out and checks that it completes the
@@ -97,7 +89,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 			cmd := exec.Command(bin, "run", p, "-o", out)
 			cmd.Dir = dir
 			cmd.Env = sharedCache()
-			stderr := &lockedBuffer{}
+			stderr := &fulltest.LockedBuffer{}
 			cmd.Stdout, cmd.Stderr = w, stderr
 			if tc.both {
 				cmd.Stderr = w

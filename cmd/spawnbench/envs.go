@@ -103,6 +103,9 @@ func envRows(ctx context.Context) ([]envRow, error) {
 		if len(variants) > 0 {
 			rows = nil // each variant is a row of its own, the default's too
 		}
+		if es.Settings.LookupPath(cue.ParsePath("root")).Exists() {
+			variants = append(variants, rootVariants()...)
+		}
 		for _, v := range variants {
 			settings, err := withSettings(es.Settings, v.settings)
 			if err != nil {
@@ -157,6 +160,13 @@ func hostVariants(host string) []variant {
 		out = append(out, variant{cli, map[string]any{"wasmtime": cli}})
 	}
 	return out
+}
+
+// rootVariants are a kind's rows from the toolchain roots other than the
+// system's (engine/env/root.go), for kinds whose payload or host takes
+// one: "emscripten (sid)".
+func rootVariants() []variant {
+	return []variant{{env.RootSid, map[string]any{"root": env.RootSid}}}
 }
 
 // withSettings returns the kind's default settings with some set, checked

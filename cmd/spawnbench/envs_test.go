@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 
@@ -59,6 +59,13 @@ func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 		wants["wasi-libc-wamr"] = "iwasm 2.4.4"
 	} else {
 		t.Log("iwasm is not built (bash .ci/setup with ../shared/vendor/wamr-2.4.4.tar.gz): the wamr kinds are not checked")
+	}
+	// Wasmer, where .ci/setup --with-wasmer built it (.ci/test does).
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "bin", "wasmer")); err == nil {
+		wants["wasmer"] = "wasmer " + env.WasmerVersion
+		wants["wasi-libc-wasmer"] = "wasmer " + env.WasmerVersion
+	} else {
+		t.Log("wasmer is not built (bash .ci/setup --with-wasmer): the wasmer kinds are not checked")
 	}
 	// Bun and Deno, pinned by .ci/setup.
 	wants["manual-bun"], wants["wasi-threads-bun"] = "Bun 1.4.4", "Bun 1.4.4"

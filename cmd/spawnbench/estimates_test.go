@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"

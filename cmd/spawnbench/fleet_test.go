@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 

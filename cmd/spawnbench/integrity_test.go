@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"syscall"
 	"testing"
@@ -219,14 +219,10 @@ samples: min: 8
 	}
 }
 
+// startCLI starts spawnbench with args in dir, with the package's cache.
 func startCLI(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = sharedCache()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _ := startLogged(t, dir, sharedCache(), args...)
 	return cmd
 }
 

@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"
 
-	"spawnbench/engine/intruder"
 	"spawnbench/engine/results"
+	"spawnbench/internal/intruder"
 )
 
 // TestOtherUsersCannotForgeEndOrSteerABrowserRun: issue 37. During a run
@@ -73,7 +73,7 @@ samples: {min: 1, processes: 3}
 	run := exec.Command(bin, "run", p, "-o", out, "--costs", costs)
 	run.Dir = dir
 	run.Env = sharedCache()
-	stderr := &lockedBuffer{}
+	stderr := &fulltest.LockedBuffer{}
 	run.Stderr = stderr
 	if err := run.Start(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"spawnbench/cmd/spawnbench/internal/interrupt"
 	"spawnbench/engine/inputerr"
 	"spawnbench/engine/results"
+	"spawnbench/internal/reexec"
 
 	"github.com/spf13/cobra"
 )
@@ -106,7 +107,10 @@ same.`,
 }
 
 func main() {
-	// First: an interrupt from here on (or caught since the interrupt
+	// First: a copy of spawnbench started as a helper (a guardian, a
+	// keeper, a namespace's holder) plays its role and exits.
+	reexec.Dispatch()
+	// Then: an interrupt from here on (or caught since the interrupt
 	// package's init) exits 130, never by the signal.
 	ctx := interrupt.Start()
 	if err := rootCmd.ExecuteContext(ctx); err != nil {

@@ -9,16 +9,16 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"spawnbench/engine/fulltest"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/results"
+	"spawnbench/internal/fulltest"
+	"spawnbench/internal/reexec"
 )
 
 var bin string
@@ -32,6 +32,7 @@ var cacheHome string
 // TestMain builds the real binary once; the tests run it as a user would,
 // from a directory other than the repository.
 func TestMain(m *testing.M) {
+	reexec.Dispatch()
 	// The test binary holds package main, whose interrupt package catches
 	// Ctrl-C from its init: the tests themselves stop on it as tests do.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
@@ -39,11 +40,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	bin = filepath.Join(dir, "spawnbench")
 	cacheHome = filepath.Join(dir, "cache")
-	// No DWARF (-w): a third off the link, and no test reads it.
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-ldflags=-w", "-o", bin, ".").CombinedOutput(); err != nil {
-		panic(string(out))
+	if bin, err = fulltest.BuildBinary("spawnbench/cmd/spawnbench"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -72,16 +71,7 @@ func runCLIWith(t *testing.T, dir string, env []string, args ...string) (stdout,
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return fulltest.Run(t, cmd)
 }
 
 // writeSpec writes body as dir/s.cue. A body that does not speak of
@@ -205,7 +195,7 @@ samples: {min: 100000, processes: 1, pause: "2ms"}
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
 	cmd.Env = sharedCache()
-	var stderr lockedBuffer
+	var stderr fulltest.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -237,32 +227,14 @@ samples: {min: 100000, processes: 1, pause: "2ms"}
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startLogged starts spawnbench with args in dir and the environment
 // env, its stderr kept.
-func startLogged(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *lockedBuffer) {
+func startLogged(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *fulltest.LockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	stderr := &lockedBuffer{}
+	stderr := &fulltest.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -272,13 +244,13 @@ func startLogged(t *testing.T, dir string, env []string, args ...string) (*exec.
 
 // startRun starts `spawnbench run spec -o out` and waits until it has
 // built and begun measuring.
-func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
+func startRun(t *testing.T, dir, spec, out string, extra ...string) (*exec.Cmd, *fulltest.LockedBuffer) {
 	t.Helper()
 	return startRunWith(t, dir, sharedCache(), spec, out, extra...)
 }
 
 // startRunWith is startRun in the environment env.
-func startRunWith(t *testing.T, dir string, env []string, spec, out string, extra ...string) (*exec.Cmd, *lockedBuffer) {
+func startRunWith(t *testing.T, dir string, env []string, spec, out string, extra ...string) (*exec.Cmd, *fulltest.LockedBuffer) {
 	t.Helper()
 	cmd, stderr := startLogged(t, dir, env, append([]string{"run", spec, "-o", out}, extra...)...)
 	deadline := time.Now().Add(60 * time.Second)
@@ -437,7 +409,7 @@ n: [1]
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", p, "-o", out)
 	cmd.Env = ownCache(dir) // its build is what is interrupted
-	stderr := &lockedBuffer{}
+	stderr := &fulltest.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -483,7 +455,7 @@ calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processe
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "calibrate", p, "-o", out)
 	cmd.Env = sharedCache()
-	stderr := &lockedBuffer{}
+	stderr := &fulltest.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

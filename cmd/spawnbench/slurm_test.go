@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -189,7 +189,7 @@ func TestSlurmRequeue(t *testing.T) {
 	defer cancel()
 	sh := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+commands)
 	sh.Dir, sh.Env = work, env
-	shOut := &lockedBuffer{}
+	shOut := &fulltest.LockedBuffer{}
 	sh.Stdout, sh.Stderr = shOut, shOut
 	if err := sh.Start(); err != nil {
 		t.Fatal(err)

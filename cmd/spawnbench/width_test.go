@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"unicode/utf8"

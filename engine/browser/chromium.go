@@ -86,9 +86,14 @@ func versionLine(ctx context.Context, browser string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Debian's wrapper script can print shell noise before the version.
+	return lastLine(out), nil
+}
+
+// lastLine is a version query's last line: Debian's wrapper script can
+// print shell noise before the version.
+func lastLine(out string) string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return strings.TrimSpace(lines[len(lines)-1]), nil
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // chromium is one running browser. It is also the chromedp Allocator that

@@ -35,6 +35,10 @@ type Firefox struct {
 	Flags []string
 	// Prefs are more user.js preferences, after FirefoxPrefs.
 	Prefs map[string]any
+	// Under, when set, gives the command line the browser is started
+	// under (a toolchain root's bwrap, engine/env/root.go), or why it
+	// cannot be; Command is then looked up inside it.
+	Under func() ([]string, error)
 }
 
 func (f Firefox) Name() string { return "firefox" }
@@ -69,7 +73,18 @@ func (f Firefox) Executable() string {
 // Version returns the browser's version line, e.g. "Mozilla Firefox
 // 153.8.0esr".
 func (f Firefox) Version(ctx context.Context) (string, error) {
-	return versionLine(ctx, f.Executable())
+	if f.Under == nil {
+		return versionLine(ctx, f.Executable())
+	}
+	prefix, err := f.Under()
+	if err != nil {
+		return "", err
+	}
+	out, err := proc.ToolFact(ctx, append(prefix, f.Executable(), "--version")...)
+	if err != nil {
+		return "", err
+	}
+	return lastLine(out), nil
 }
 
 // FirefoxPrefs are the preferences every profile gets (in user.js). This
@@ -173,6 +188,13 @@ func (f Firefox) launch(ctx, life context.Context, cpus []int, profile string, e
 		argv = append(argv, "--remote-debugging-port", "0", "--remote-allow-origins", bidiOrigin)
 	}
 	argv = append(argv, f.Flags...)
+	if f.Under != nil {
+		prefix, err := f.Under()
+		if err != nil {
+			return nil, false, fmt.Errorf("start firefox: %w", err)
+		}
+		argv = append(prefix, argv...)
+	}
 	var nsFiles []*os.File
 	if n != nil {
 		argv = append(slices.Clone(n.enter), argv...)

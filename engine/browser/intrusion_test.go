@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"spawnbench/engine/intruder"
 	"spawnbench/engine/proc"
+	"spawnbench/internal/intruder"
 )
 
 // These tests play another local user against the page servers and the

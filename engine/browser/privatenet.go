@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"spawnbench/internal/reexec"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -94,15 +96,11 @@ func ownNet() (*privateNet, error) {
 	return theNet.n, theNet.err
 }
 
-// holderVar, in a process's environment, makes it the holder of a
-// network namespace (holdNet).
-const holderVar = "SPAWNBENCH_NETNS_HOLDER"
+// holderRole is the helper role (see reexec) of the holder of a network
+// namespace (holdNet).
+const holderRole = "netns-holder"
 
-func init() {
-	if os.Getenv(holderVar) != "" {
-		os.Exit(holdNet())
-	}
-}
+func init() { reexec.Register(holderRole, holdNet) }
 
 // startPrivateNet starts the holder in a new network namespace: a plain
 // one where spawnbench may make it (root), else one inside a new user
@@ -125,21 +123,6 @@ func startPrivateNet() (*privateNet, error) {
 
 // startHolder starts one holder and waits until its loopback is up.
 func startHolder(nsenter string, inUserNS bool) (*privateNet, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("create the holder's socket: %w", err)
-	}
-	mine, theirs := os.NewFile(uintptr(fds[0]), "holder socket"), os.NewFile(uintptr(fds[1]), "holder socket")
-	defer theirs.Close()
-	c, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return nil, fmt.Errorf("open the holder's socket: %w", err)
-	}
-	conn := c.(*net.UnixConn)
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), holderVar+"=1")
-	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C is spawnbench's. It ends when
 	// spawnbench does: its end of the socketpair then reads the end.
 	attr := &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWNET}
@@ -152,9 +135,8 @@ func startHolder(nsenter string, inUserNS bool) (*privateNet, error) {
 		// To bring its loopback up, in its own namespace only.
 		attr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
 	}
-	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
-		conn.Close()
+	cmd, conn, err := reexec.StartWithSocket(holderRole, attr)
+	if err != nil {
 		return nil, err
 	}
 	n := &privateNet{conn: conn}
@@ -267,12 +249,10 @@ func (n *privateNet) dial(_ context.Context, addr string) (net.Conn, error) {
 // holdNet is the holder's whole life: bring its loopback up, say so, then
 // make each socket asked for, until spawnbench's end of the socket closes.
 func holdNet() int {
-	f := os.NewFile(3, "spawnbench")
-	c, err := net.FileConn(f)
+	conn, err := reexec.Socket()
 	if err != nil {
 		return 1
 	}
-	conn := c.(*net.UnixConn)
 	ready := false
 	buf := make([]byte, 4096)
 	for {

@@ -84,7 +84,7 @@ var testHookBeforeStop func(pgid int, profile string)
 // start starts the browser, pinned to cpus, on a fresh profile with a
 // temporary directory inside it.
 func (w *Warm) start(ctx context.Context, cpus []int, first *firstPage) (opened bool, err error) {
-	profile, err := os.MkdirTemp("", proc.ProfilePrefix(w.b.Name())+"*")
+	profile, err := os.MkdirTemp("", profilePrefix(w.b.Name())+"*")
 	if err != nil {
 		return false, fmt.Errorf("create the browser profile directory: %w", err)
 	}

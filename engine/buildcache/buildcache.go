@@ -29,9 +29,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/trust"
 )
 
 // Cache keeps builds under Dir.
@@ -223,52 +223,21 @@ func (e *ForeignError) Error() string {
 	return fmt.Sprintf("the build cache's %s %s, so another user could have put or changed the builds spawnbench runs: it is not used; %s", e.Path, e.Why, e.Fix)
 }
 
-// owned says why the file info fi of path is not this user's alone to
-// change, or "" when it is: owned by this user or root, and writable by
-// no one else (unless sticky, where allowSticky).
-func owned(fi fs.FileInfo, allowSticky bool) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return "" // no owners on this platform
-	}
-	uid := os.Geteuid()
-	if int(st.Uid) != uid && st.Uid != 0 {
-		return fmt.Sprintf("belongs to uid %d, not to this user (uid %d) or root", st.Uid, uid)
-	}
-	symlink := fi.Mode()&fs.ModeSymlink != 0 // whose own mode means nothing
-	if !symlink && fi.Mode().Perm()&0o022 != 0 && !(allowSticky && fi.IsDir() && fi.Mode()&fs.ModeSticky != 0) {
-		return fmt.Sprintf("is writable by its group or by all (mode %s)", fi.Mode().Perm())
-	}
-	return ""
-}
-
 // ownDirectory refuses a cache directory that another user could change,
 // or reach through a directory above it.
 func ownDirectory(dir string) error {
-	real, err := filepath.EvalSymlinks(dir)
+	p, above, why, err := trust.Foreign(dir)
 	if err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
-	real, err = filepath.Abs(real)
-	if err != nil {
-		return fmt.Errorf("build cache: %w", err)
+	if why == "" {
+		return nil
 	}
-	for p, first := real, true; ; p, first = filepath.Dir(p), false {
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return fmt.Errorf("build cache: %w", err)
-		}
-		if why := owned(fi, !first); why != "" {
-			fix := fmt.Sprintf("give spawnbench a cache of its user's own (XDG_CACHE_HOME=<a directory only it may write>), or fix it: chown $(id -u) %s; chmod go-w %s", p, p)
-			if !first {
-				fix = fmt.Sprintf("give spawnbench a cache elsewhere (XDG_CACHE_HOME=<a directory only it may write>), or fix %s: chmod go-w %s (or +t)", p, p)
-			}
-			return &ForeignError{Path: "directory " + p, Why: why, Fix: fix}
-		}
-		if p == filepath.Dir(p) {
-			return nil
-		}
+	fix := fmt.Sprintf("give spawnbench a cache of its user's own (XDG_CACHE_HOME=<a directory only it may write>), or fix it: chown $(id -u) %s; chmod go-w %s", p, p)
+	if above {
+		fix = fmt.Sprintf("give spawnbench a cache elsewhere (XDG_CACHE_HOME=<a directory only it may write>), or fix %s: chmod go-w %s (or +t)", p, p)
 	}
+	return &ForeignError{Path: "directory " + p, Why: why, Fix: fix}
 }
 
 // ownTree refuses a build any file or directory of which another user
@@ -282,7 +251,7 @@ func ownTree(dir string) error {
 		if err != nil {
 			return err
 		}
-		if why := owned(fi, false); why != "" {
+		if why := trust.Owned(fi, false); why != "" {
 			return &ForeignError{Path: "build " + path, Why: why, Fix: "remove it (rm -rf " + dir + ") to have it built anew"}
 		}
 		return nil

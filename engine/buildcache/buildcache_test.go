@@ -11,12 +11,13 @@ import (
 	"spawnbench/engine/spec"
 )
 
-// TestTheStudyBuildsEachArtefactOnce: the study's 28 environments and the
-// one-CPU twins of four of them run 6 distinct artefacts (native, the
-// wasi-threads .wasm, the wasi-libc build, the Emscripten build with and
-// without its pool, the raw-worker page), and the cache names a build by
-// payload and build key alone, so it makes 6 build directories: a twin
-// runs its environment's build.
+// TestTheStudyBuildsEachArtefactOnce: the study's 38 environments and the
+// one-CPU twins of four of them run 8 distinct artefacts (native, the
+// wasi-threads .wasm, the wasi-libc build, the Emscripten 3.1.6 and 6
+// builds each with and without its pool, the raw-worker page), and the
+// cache names a build by payload and build key alone, so it makes 8 build
+// directories: a twin runs its environment's build, and a host of the sid
+// root runs the system's build of a payload whose tools are the system's.
 func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 	s, err := spec.Load(filepath.Join("..", "..", "specs", "study.cue"))
 	if err != nil {
@@ -36,7 +37,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 34 || len(builds) != 6 {
-		t.Errorf("%d environments make %d builds (%v), want 34 (30 and 4 one-CPU twins) and 6", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 45 || len(builds) != 9 {
+		t.Errorf("%d environments make %d builds (%v), want 45 (41 and 4 one-CPU twins) and 9", len(s.Environments), len(builds), groups)
 	}
 }

@@ -188,15 +188,31 @@ func (m *Model) Basis(c spec.Cell) string {
 // (a mode no earlier set ran): a browser's start, on the safe side.
 const Unknown = 3 * time.Second
 
-// Process is the expected wall time of one of the cell's processes,
-// including the pause and the settle step before it, and at most its
-// timeout.
+// RunnerOverhead is the run's own time per process that neither the
+// process's wall time nor its pause and settle window count: starting it
+// into its cgroup, collecting and journaling its lines, and reading the
+// machine's load around it. It is measured from sets' runs (the
+// invocation's wall time less its processes' walls, pauses and settle
+// windows, per process; engine/run's estimate test recomputes it) and
+// is the same on every machine measured so far, so it is not rescaled.
+const RunnerOverhead = 30 * time.Millisecond
+
+// Process is the expected time one of the cell's processes takes of a
+// run: the pause and the settle step before it, the runner's own work
+// (RunnerOverhead), and its wall time (Wall).
 func (m *Model) Process(c spec.Cell) time.Duration {
+	return c.Pause + settleOf(c) + RunnerOverhead + m.Wall(c)
+}
+
+// Wall is the expected wall time of one of the cell's processes alone,
+// as a set measures it (results.ProcessRun.WallNS), at most its timeout:
+// what a probe's process compares with.
+func (m *Model) Wall(c spec.Cell) time.Duration {
 	wall, _ := m.lookup(c)
 	if c.Timeout > 0 {
 		wall = min(wall, c.Timeout)
 	}
-	return c.Pause + settleOf(c) + wall
+	return wall
 }
 
 // lookup is a process's wall time and what it rests on (Basis).

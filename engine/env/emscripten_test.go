@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +49,10 @@ func webBuild(t testing.TB, key string, e *env.Environment) string {
 	}
 	webBuilds.Lock()
 	defer webBuilds.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// sid's Emscripten 6 ships no prebuilt system libraries: its first
+	// build makes them into the fresh cache, about 5 minutes on 2 busy
+	// cores.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	build := e.BuildKey(ctx)
 	if dir, ok := webBuilds.dirs[build]; ok {

@@ -9,8 +9,8 @@
 // host knows its tools, its facts (family, clock step, install hint) and
 // how to launch a payload in a fresh process or page (a browser host may
 // keep its browser warm between pages: Close ends it). A host runs a
-// payload through one of four forms (an executable, a .wasm module, a
-// script, a page) that the payload offers; what a payload needs beside
+// payload through one of five forms (an executable, a .wasm module, a
+// component, a script, a page) that the payload offers; what a payload needs beside
 // its artefact on some hosts (the JavaScript wasi-threads host under
 // Node.js and the browsers) it stages next to the build when the host
 // launches. Which pairs exist, and every default and rule, is the CUE
@@ -111,6 +111,9 @@ const (
 	FormScript Form = "script"
 	// FormPage: a page a browser opens.
 	FormPage Form = "page"
+	// FormComponent: a component a component-model runtime runs (the
+	// cm-threads payload on a Wasmtime CLI).
+	FormComponent Form = "component"
 )
 
 // Entry is what a host starts for one repetition: a file of the run

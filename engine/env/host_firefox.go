@@ -14,6 +14,7 @@ type firefoxSettings struct {
 	Firefox      string         `json:"firefox"`
 	FirefoxFlags []string       `json:"firefox_flags"`
 	FirefoxPrefs map[string]any `json:"firefox_prefs"`
+	Root         string         `json:"root"`
 	BrowserStart string         `json:"browser_start"`
 }
 
@@ -24,7 +25,9 @@ func init() {
 		// the double's step on top (2 spawns in 4000 in the study).
 		HostFacts{Family: hostfacts.JSHosts, ClockStepNS: hostfacts.FirefoxCoarseStepNS + hostfacts.JSDoubleStepNS, Install: "apt-get install -y firefox-esr"},
 		func(cfg firefoxSettings) Host {
-			ff := browser.Firefox{Command: cfg.Firefox, Flags: cfg.FirefoxFlags, Prefs: cfg.FirefoxPrefs}
-			return newPageHost(ff, cfg.BrowserStart, "apt-get install -y firefox-esr", ff.WorkersPerOrigin())
+			ff := browser.Firefox{Command: cfg.Firefox, Flags: cfg.FirefoxFlags, Prefs: cfg.FirefoxPrefs, Under: rootPrefix(cfg.Root)}
+			h := newPageHost(ff, cfg.BrowserStart, "apt-get install -y firefox-esr", ff.WorkersPerOrigin())
+			h.root = cfg.Root
+			return h
 		})
 }

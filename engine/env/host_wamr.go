@@ -3,10 +3,8 @@ package env
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -47,9 +45,6 @@ type wamrSettings struct {
 // (CLUSTER_MAX_THREAD_NUM).
 const wamrDefaultMaxThreads = 4
 
-//go:embed wamr_probe.wasm
-var wamrProbe []byte
-
 const wamrInstall = "bash .ci/setup (builds WAMR 2.4.4's iwasm with lib-wasi-threads from " +
 	"../shared/vendor/wamr-2.4.4.tar.gz into .tools/, linked as bin/iwasm), " +
 	"or any iwasm built with cmake -DWAMR_BUILD_LIB_WASI_THREADS=1 on PATH"
@@ -61,43 +56,25 @@ func init() {
 }
 
 func (h *wamr) Toolchain(ctx context.Context) Toolchain {
-	path, version, err := toolVersion(ctx, h.cfg.Iwasm)
-	if err != nil {
-		return Toolchain{Install: wamrInstall, Problem: err.Error()}
-	}
-	if err := h.probe(ctx, path); err != nil {
-		return Toolchain{Install: wamrInstall, Problem: err.Error()}
-	}
-	return Toolchain{Present: true, Version: version, Install: wamrInstall}
+	return probedToolchain(ctx, h.cfg.Iwasm, wamrInstall, h.probe)
 }
 
-// probe runs one wasi-threads spawn (wamr_probe.wat) with the flags the
+// probe runs one wasi-threads spawn (spawn_probe.wat) with the flags the
 // benchmarks get, so an iwasm built without lib-wasi-threads is found
 // here, not at run time.
 func (h *wamr) probe(ctx context.Context, path string) error {
-	dir, err := os.MkdirTemp("", "spawnbench-wamr-probe-")
-	if err != nil {
-		return fmt.Errorf("wamr probe: %w", err)
+	said, err := runSpawnProbe(ctx, "wamr", func(module string) proc.Command {
+		return proc.Command{Argv: append(append([]string{path}, h.cfg.IwasmFlags...), module)}
+	})
+	if err != nil || said == "" {
+		return err
 	}
-	defer os.RemoveAll(dir)
-	module := filepath.Join(dir, "probe.wasm")
-	if err := os.WriteFile(module, wamrProbe, 0o644); err != nil {
-		return fmt.Errorf("wamr probe: %w", err)
+	flags := ""
+	if len(h.cfg.IwasmFlags) > 0 {
+		flags = fmt.Sprintf(", and iwasm_flags %q must allow one thread", h.cfg.IwasmFlags)
 	}
-	argv := append(append([]string{path}, h.cfg.IwasmFlags...), module)
-	if _, err := proc.Output(ctx, "", argv...); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("wamr probe: %w", err)
-		}
-		said := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " | ")), " ")
-		flags := ""
-		if len(h.cfg.IwasmFlags) > 0 {
-			flags = fmt.Sprintf(", and iwasm_flags %q must allow one thread", h.cfg.IwasmFlags)
-		}
-		return fmt.Errorf("iwasm cannot run a wasi-threads spawn: it needs WAMR built with lib-wasi-threads "+
-			"(cmake -DWAMR_BUILD_LIB_WASI_THREADS=1)%s; the probe gave: %s", flags, said)
-	}
-	return nil
+	return fmt.Errorf("iwasm cannot run a wasi-threads spawn: it needs WAMR built with lib-wasi-threads "+
+		"(cmake -DWAMR_BUILD_LIB_WASI_THREADS=1)%s; the probe gave: %s", flags, said)
 }
 
 // wamrMaxThreads is what repetition r needs beyond iwasm's defaults:

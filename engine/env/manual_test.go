@@ -1,7 +1,7 @@
 package env_test
 
 import (
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"time"

@@ -17,8 +17,9 @@ import (
 )
 
 // emscripten: the C benchmarks built with Emscripten's emcc, one .js with
-// its .wasm and .worker.js per benchmark, and the page that opens one in a
-// browser. Node.js runs a benchmark's .js; Chromium and Firefox open the
+// its .wasm per benchmark (and, from Emscripten 3.1.6, a .worker.js;
+// Emscripten 6 inlines the worker in the .js), and the page that opens
+// one in a browser. Node.js runs a benchmark's .js; Chromium and Firefox open the
 // page. Beside the build: emcc's flags, its version, and the writable
 // cache emcc needs beside Debian's read-only one.
 type emscripten struct{ cfg emccSettings }
@@ -104,6 +105,7 @@ const emscriptenHarness = `<!doctype html>
 // emccSettings are the build settings (#Payloads.emscripten).
 type emccSettings struct {
 	Emcc                    string   `json:"emcc"`
+	Root                    string   `json:"root"`
 	Optimization            string   `json:"optimization"`
 	PthreadPoolSize         int      `json:"pthread_pool_size"`
 	ProxyToPthread          bool     `json:"proxy_to_pthread"`
@@ -113,14 +115,22 @@ type emccSettings struct {
 }
 
 func (s emccSettings) toolchain(ctx context.Context) Toolchain {
-	if why := proc.Missing(s.Emcc); why != "" {
-		return Toolchain{Install: emccInstall, Problem: "emcc " + why}
+	root, tc := openRoot(s.Root)
+	if !tc.Present {
+		return tc
 	}
-	out, err := proc.ToolFact(ctx, s.Emcc, "--version")
+	install := emccInstall
+	if !root.system() {
+		install = rootInstall
+	}
+	if why := root.missing(s.Emcc); why != "" {
+		return Toolchain{Install: install, Problem: "emcc " + why}
+	}
+	out, err := emccAsk(ctx, root, s.Emcc, "--version")
 	if err != nil {
-		return Toolchain{Install: emccInstall, Problem: err.Error()}
+		return Toolchain{Install: install, Problem: err.Error()}
 	}
-	return Toolchain{Present: true, Version: firstLine(out), Install: emccInstall}
+	return Toolchain{Present: true, Version: root.version(firstLine(out)), Install: install}
 }
 
 func (s emccSettings) key(ctx context.Context) string {
@@ -146,10 +156,14 @@ func (s emccSettings) flags() []string {
 	return append(f, s.ExtraFlags...)
 }
 
-// build compiles every benchmark to outDir/<bench>.js, with its .wasm and
-// .worker.js beside it.
+// build compiles every benchmark to outDir/<bench>.js, with its .wasm
+// (and an older emcc's .worker.js) beside it.
 func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
-	cache, err := emccCache(ctx, s.Emcc)
+	root, tc := openRoot(s.Root)
+	if !tc.Present {
+		return fmt.Errorf("emcc's root: %s (fix: %s)", tc.Problem, tc.Install)
+	}
+	cache, err := emccCache(ctx, root, s.Emcc)
 	if err != nil {
 		return err
 	}
@@ -165,7 +179,8 @@ func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
 	for _, b := range Benchmarks {
 		args := append(s.flags(), "-o", filepath.Join(outDir, string(b)+".js"),
 			filepath.Join(srcDir, "c", string(b)+".c"))
-		if _, err := proc.OutputOf(ctx, proc.Command{Argv: append([]string{s.Emcc}, args...), Dir: srcDir, Env: environ}); err != nil {
+		argv := root.command(append([]string{s.Emcc}, args...), srcDir, outDir, cache)
+		if _, err := proc.OutputOf(ctx, proc.Command{Argv: argv, Dir: srcDir, Env: environ}); err != nil {
 			return fmt.Errorf("emcc %s: %s %s: %w", b, s.Emcc, strings.Join(args, " "), err)
 		}
 	}
@@ -182,12 +197,12 @@ func (s emccSettings) build(ctx context.Context, srcDir, outDir string) error {
 // the installation's cache, in directories of its own: emcc finds what
 // is prebuilt and builds only what is missing, into spawnbench's
 // directories, never into the installation's.
-func emccCache(ctx context.Context, emcc string) (string, error) {
+func emccCache(ctx context.Context, root toolRoot, emcc string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	version, err := emccVersionWord(ctx, emcc)
+	version, err := emccVersionWord(ctx, root, emcc)
 	if err != nil {
 		return "", err
 	}
@@ -197,7 +212,12 @@ func emccCache(ctx context.Context, emcc string) (string, error) {
 	}
 	// em-config answers from emcc's own configuration when EM_CACHE is not
 	// set, so ask it with spawnbench's variables removed.
-	cmd := exec.CommandContext(ctx, emConfig(emcc), "CACHE")
+	// A root's em-config is on the root's PATH, beside its emcc.
+	argv := root.command([]string{"em-config", "CACHE"}, "")
+	if root.system() {
+		argv = []string{emConfig(emcc), "CACHE"}
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = withoutEnv(os.Environ(), "EM_CACHE", "EM_FROZEN_CACHE")
 	out, err := cmd.Output()
 	if err != nil {
@@ -205,6 +225,19 @@ func emccCache(ctx context.Context, emcc string) (string, error) {
 	}
 	shipped := strings.TrimSpace(string(out))
 	if shipped == "" || filepath.Clean(shipped) == filepath.Clean(cache) {
+		return cache, nil
+	}
+	if !root.system() {
+		// The root's cache, read here at its path in the root; the links
+		// name the path inside, where emcc reads them. sid's emscripten
+		// ships none: emcc builds its libraries once into spawnbench's.
+		inRoot := filepath.Join(root.dir, shipped)
+		if _, err := os.Stat(inRoot); errors.Is(err, fs.ErrNotExist) {
+			return cache, nil
+		}
+		if err := linkTreeAs(inRoot, shipped, cache); err != nil {
+			return "", fmt.Errorf("seed the Emscripten cache %s from the root's %s: %w", cache, shipped, err)
+		}
 		return cache, nil
 	}
 	if err := linkTree(shipped, cache); err != nil {
@@ -215,16 +248,39 @@ func emccCache(ctx context.Context, emcc string) (string, error) {
 
 // emccVersionWord is emcc's version number ("3.1.6"), for the cache name:
 // another emcc must not use this one's libraries.
-func emccVersionWord(ctx context.Context, emcc string) (string, error) {
-	out, err := exec.CommandContext(ctx, emcc, "-dumpversion").Output()
+func emccVersionWord(ctx context.Context, root toolRoot, emcc string) (string, error) {
+	out, err := emccAsk(ctx, root, emcc, "-dumpversion")
 	if err != nil {
 		return "", fmt.Errorf("%s -dumpversion: %w", emcc, err)
 	}
-	v := strings.TrimSpace(string(out))
+	v := firstLine(out)
 	if v == "" || strings.ContainsAny(v, "/ \n") {
 		return "", fmt.Errorf("%s -dumpversion printed %q", emcc, v)
 	}
 	return v, nil
+}
+
+// emccAsk asks emcc a question (its version). A root's emcc, whose
+// installation has no cache of its own, insists on a writable one even to
+// answer: it gets a fresh temporary one, and the log line of the sanity
+// check a fresh cache brings ("shared:INFO: ...") is left out.
+func emccAsk(ctx context.Context, root toolRoot, emcc string, args ...string) (string, error) {
+	if root.system() {
+		return proc.ToolFact(ctx, append([]string{emcc}, args...)...)
+	}
+	probe, err := os.MkdirTemp("", "spawnbench-emcc-")
+	if err != nil {
+		return "", fmt.Errorf("a cache for emcc's answer: %w", err)
+	}
+	defer os.RemoveAll(probe)
+	out, err := proc.Output(ctx, "", root.command(append([]string{"env", "EM_CACHE=" + probe, emcc}, args...), "", probe)...)
+	var kept []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "shared:") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n"), err
 }
 
 // emConfig finds em-config beside emcc (an emsdk's emcc is not on PATH
@@ -242,7 +298,11 @@ func emConfig(emcc string) string {
 // linkTree mirrors from's directories under to and links each file of
 // from there, leaving alone anything to already has. emcc's lock and
 // sanity stamp are its own per cache, so they are not linked.
-func linkTree(from, to string) error {
+func linkTree(from, to string) error { return linkTreeAs(from, from, to) }
+
+// linkTreeAs is linkTree for a tree read at from whose links must name
+// it as as (its path inside a toolchain root).
+func linkTreeAs(from, as, to string) error {
 	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -258,7 +318,7 @@ func linkTree(from, to string) error {
 		if rel == "cache.lock" || rel == "sanity.txt" {
 			return nil
 		}
-		if err := os.Symlink(path, dst); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Symlink(filepath.Join(as, rel), dst); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 		return nil

@@ -6,6 +6,7 @@ package env
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -42,12 +43,12 @@ func firstLine(s string) string {
 }
 
 // nodeVersion checks that node runs, with flags, and returns its version.
-func nodeVersion(ctx context.Context, node string, flags ...string) (string, error) {
-	if why := proc.Missing(node); why != "" {
+func nodeVersion(ctx context.Context, root toolRoot, node string, flags ...string) (string, error) {
+	if why := root.missing(node); why != "" {
 		return "", fmt.Errorf("node command %s", why)
 	}
 	argv := append(append([]string{node}, flags...), "-p", "'Node.js ' + process.version")
-	out, err := proc.ToolFact(ctx, argv...)
+	out, err := proc.ToolFact(ctx, root.command(argv, "")...)
 	if err != nil {
 		return "", fmt.Errorf("node does not run with %q: %w", flags, err)
 	}
@@ -116,6 +117,45 @@ func toolVersion(ctx context.Context, name string) (path, version string, err er
 	return path, firstLine(out), nil
 }
 
+// probedToolchain is the Toolchain of a runtime found and versioned as
+// toolVersion says, then checked by probe (one real spawn, say), so a
+// runtime that cannot run the benchmarks is not ready rather than a
+// failed run.
+func probedToolchain(ctx context.Context, tool, install string, probe func(ctx context.Context, path string) error) Toolchain {
+	path, version, err := toolVersion(ctx, tool)
+	if err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	if err := probe(ctx, path); err != nil {
+		return Toolchain{Install: install, Problem: err.Error()}
+	}
+	return Toolchain{Present: true, Version: version, Install: install}
+}
+
+//go:embed spawn_probe.wasm
+var spawnProbeModule []byte
+
+// runSpawnProbe runs the command command(module) makes for the probe module
+// (spawn_probe.wat: one wasi-threads spawn, whose thread the main thread
+// waits for), written to a temporary file: said is "" when the thread
+// ran, else what the runtime printed, on one line. err is for the probe
+// that could not be run to its end (ctx ended, no temporary directory);
+// host names the host in it.
+func runSpawnProbe(ctx context.Context, host string, command func(module string) proc.Command) (said string, err error) {
+	module, remove, err := probeFile(host, spawnProbeModule)
+	if err != nil {
+		return "", err
+	}
+	defer remove()
+	if _, err := proc.OutputOf(ctx, command(module)); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s probe: %w", host, err)
+		}
+		return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " | ")), " "), nil
+	}
+	return "", nil
+}
+
 // toolPath finds a tool that .ci/setup installs into the project's bin/
 // rather than on PATH: a path is taken as it is; a name is looked up on
 // PATH, then next to the running spawnbench (bin/), then in the bin/ of
@@ -180,6 +220,8 @@ type pageHost struct {
 	// workerCap is the workers one origin may run at once (0: no cap
 	// spawnbench knows of).
 	workerCap int
+	// root is the toolchain root the browser comes from (root.go).
+	root string
 }
 
 // newPageHost makes the host of b; start is the schema's browser_start,
@@ -199,15 +241,22 @@ func newPageHost(b browser.Browser, start, install string, workerCap int) *pageH
 var CappedStall = 20 * time.Second
 
 func (h *pageHost) Toolchain(ctx context.Context) Toolchain {
+	root, tc := openRoot(h.root)
+	if !tc.Present {
+		return tc
+	}
 	install := h.install
-	if why := proc.Missing(h.b.Executable()); why != "" {
+	if !root.system() {
+		install = rootInstall
+	}
+	if why := root.missing(h.b.Executable()); why != "" {
 		return Toolchain{Install: install, Problem: "browser " + why}
 	}
 	v, err := h.b.Version(ctx)
 	if err != nil {
 		return Toolchain{Install: install, Problem: err.Error()}
 	}
-	return Toolchain{Present: true, Version: v, Install: install}
+	return Toolchain{Present: true, Version: root.version(v), Install: install}
 }
 
 func (h *pageHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome, error) {
@@ -240,4 +289,20 @@ func (h *pageHost) Close() error {
 		return nil
 	}
 	return h.warm.Close()
+}
+
+// probeFile writes a runtime's probe (a module or component) into a
+// directory of its own and returns its path and the removal of both.
+func probeFile(host string, content []byte) (path string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "spawnbench-"+host+"-probe-")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s probe: %w", host, err)
+	}
+	remove = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "probe.wasm")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		remove()
+		return "", nil, fmt.Errorf("%s probe: %w", host, err)
+	}
+	return path, remove, nil
 }

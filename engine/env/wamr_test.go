@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -143,26 +143,26 @@ func wamrArchive(t *testing.T) string {
 	return abs
 }
 
-// TestWAMRProbeIsItsSource: the embedded probe module is wamr_probe.wat
+// TestSpawnProbeIsItsSource: the embedded probe module is spawn_probe.wat
 // assembled.
-func TestWAMRProbeIsItsSource(t *testing.T) {
+func TestSpawnProbeIsItsSource(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("wat2wasm"); err != nil {
 		t.Skip("wat2wasm is not installed; install with: apt-get install -y wabt")
 	}
 	out := filepath.Join(t.TempDir(), "probe.wasm")
-	if _, err := proc.Output(context.Background(), "", "wat2wasm", "--enable-threads", "wamr_probe.wat", "-o", out); err != nil {
+	if _, err := proc.Output(context.Background(), "", "wat2wasm", "--enable-threads", "spawn_probe.wat", "-o", out); err != nil {
 		t.Fatal(err)
 	}
 	want, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("wamr_probe.wasm")
+	got, err := os.ReadFile("spawn_probe.wasm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("wamr_probe.wasm is not wamr_probe.wat assembled: run wat2wasm --enable-threads wamr_probe.wat -o wamr_probe.wasm")
+		t.Error("spawn_probe.wasm is not spawn_probe.wat assembled: run wat2wasm --enable-threads spawn_probe.wat -o spawn_probe.wasm")
 	}
 }

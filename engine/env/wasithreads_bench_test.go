@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"

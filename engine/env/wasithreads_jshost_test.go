@@ -2,7 +2,7 @@ package env_test
 
 import (
 	"context"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"spawnbench/internal/fulltest"
+	"spawnbench/internal/reexec"
 
 	"spawnbench"
 	"spawnbench/engine/env"
@@ -34,17 +36,8 @@ var (
 	fixtureDir  string
 )
 
-// goCache is Go's build cache as the tests were started with it. The web
-// builds' tests point XDG_CACHE_HOME, which Go's default cache follows,
-// at an empty directory (a fresh machine's emcc cache); a go build after
-// that would rebuild the standard library and Wasmtime's cgo package from
-// nothing, minutes on two busy cores.
-var goCache string
-
 func TestMain(m *testing.M) {
-	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-		goCache = strings.TrimSpace(string(out))
-	}
+	reexec.Dispatch()
 	code := m.Run()
 	if fixtureDir != "" {
 		os.RemoveAll(fixtureDir)
@@ -71,14 +64,12 @@ func setUpWasiThreads(t testing.TB) *wasiThreadsFixture {
 			return
 		}
 		srcDir, buildDir := filepath.Join(fixtureDir, "src"), filepath.Join(fixtureDir, "build")
-		exe := filepath.Join(fixtureDir, "spawnbench")
-		// No DWARF (-w): a third off the link, and no test reads it.
-		build := exec.Command("go", "build", "-ldflags=-w", "-o", exe, "spawnbench/cmd/spawnbench")
-		if goCache != "" {
-			build.Env = append(os.Environ(), "GOCACHE="+goCache)
-		}
-		if out, err := build.CombinedOutput(); err != nil {
-			fixtureErr = errors.New("build spawnbench: " + string(out))
+		// fulltest builds with the Go cache the tests started with: the web
+		// builds' tests point XDG_CACHE_HOME, which Go's default cache
+		// follows, at an empty directory.
+		exe, err := fulltest.BuildBinary("spawnbench/cmd/spawnbench")
+		if err != nil {
+			fixtureErr = err
 			return
 		}
 		env.HostExecutable = func() (string, error) { return exe, nil }
@@ -239,13 +230,7 @@ func runtimeProgram(t *testing.T, source string, args ...string) (code int, stdo
 	if ctx.Err() != nil {
 		t.Fatalf("program did not end; stderr %q", se.String())
 	}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, so.String(), se.String()
+	return fulltest.ExitCode(t, err), so.String(), se.String()
 }
 
 // Every thread has its own _Thread_local block, initialised from the

@@ -3,7 +3,7 @@ package env_test
 import (
 	"context"
 	"os"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"spawnbench/internal/reexec"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,9 +32,10 @@ import (
 // environment. A small keeper process of spawnbench's own, started once,
 // waits on a pipe whose only writer is spawnbench: when spawnbench ends in
 // any way, SIGKILL included, the pipe ends, and the keeper kills every
-// tree cgroup left and removes it, with the temporary browser profiles of
-// the spawnbench that died. The next spawnbench also removes what a dead
-// one left (a keeper killed with it).
+// tree cgroup left and removes it, and runs the hooks other packages
+// registered (OnOwnerGone) to remove what else the spawnbench that died
+// left. The next spawnbench also removes what a dead one left (a keeper
+// killed with it).
 //
 // Where no cgroup can be made (an ordinary user, unless spawnbench runs
 // in a cgroup delegated to that user, as systemd's user manager gives
@@ -59,27 +61,28 @@ const (
 	ContainSubreaper = "subreaper"
 )
 
-// keeperVar, in a process's environment, makes it the keeper of the
-// spawnbench it names by owner (see Owner), and keeperCgroupVar names that
-// spawnbench's cgroup, if it has one (see init); probeVar makes a process
-// exit at once.
+// The helper roles of containment, played by a fresh copy of spawnbench
+// (see reexec): the keeper, and a probe that exits at once.
+const (
+	keeperRole = "containment-keeper"
+	probeRole  = "cgroup-probe"
+)
+
+// keeperVar, in the keeper's environment, names the spawnbench it keeps
+// by owner (see Owner), and keeperCgroupVar that spawnbench's cgroup, if
+// it has one.
 const (
 	keeperVar       = "SPAWNBENCH_KEEPER"
 	keeperCgroupVar = "SPAWNBENCH_KEEPER_CGROUP"
-	probeVar        = "SPAWNBENCH_CGROUP_PROBE"
 )
 
 func init() {
-	if os.Getenv(probeVar) != "" {
-		os.Exit(0)
-	}
-	if os.Getenv(guardianVar) != "" {
-		os.Exit(guard())
-	}
-	if owner := os.Getenv(keeperVar); owner != "" {
-		keep(owner, os.Getenv(keeperCgroupVar))
-		os.Exit(0)
-	}
+	reexec.Register(probeRole, func() int { return 0 })
+	reexec.Register(guardianRole, guard)
+	reexec.Register(keeperRole, func() int {
+		keep(os.Getenv(keeperVar), os.Getenv(keeperCgroupVar))
+		return 0
+	})
 }
 
 // containment is this spawnbench's boundary, set up on first use.
@@ -107,7 +110,7 @@ func Containment() (kind, detail string) {
 func setupContainment() {
 	containment.once.Do(func() {
 		// What spawnbenches that are gone left running.
-		killTokens(ownerGone)
+		killTokens(OwnerGone)
 		base, err := makeBase()
 		if err == nil {
 			if err = probeCgroup(base); err != nil {
@@ -221,9 +224,8 @@ func ownCgroupDir() (string, error) {
 	return "", errors.New("/proc/self/cgroup names no cgroup v2")
 }
 
-// cleanStale kills and removes the cgroups (and browser profiles) of
-// spawnbenches that are gone: only a keeper killed with its spawnbench
-// leaves them.
+// cleanStale kills and removes the cgroups of spawnbenches that are
+// gone: only a keeper killed with its spawnbench leaves them.
 func cleanStale(own string) {
 	entries, _ := os.ReadDir(own)
 	for _, e := range entries {
@@ -268,8 +270,9 @@ var Owner = sync.OnceValue(func() string {
 	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(st.start, 10)
 })
 
-// ownerGone says whether the spawnbench owner names is gone.
-func ownerGone(owner string) bool {
+// OwnerGone says whether the spawnbench owner names (see Owner) is gone;
+// a name that is not an owner's is not.
+func OwnerGone(owner string) bool {
 	pid, start, ok := parseOwner(owner, "")
 	return ok && !ownerAlive(pid, start)
 }
@@ -311,47 +314,16 @@ func killTokens(gone func(owner string) bool) {
 	}
 }
 
-// ProfilePrefix is the start of the name of a temporary browser profile
-// of kind ("chromium", "firefox") made by this spawnbench; see
-// RemoveStaleProfiles.
-func ProfilePrefix(kind string) string {
-	return "spawnbench-" + kind + "-" + Owner() + "-"
-}
+// ownerGoneHooks are what OnOwnerGone registered.
+var ownerGoneHooks []func(owner string)
 
-// RemoveStaleProfiles removes the temporary browser profiles of
-// spawnbenches that are gone (a SIGKILL leaves them): only this user's,
-// since anyone may make a directory of that name in /tmp.
-func RemoveStaleProfiles() {
-	entries, _ := os.ReadDir(os.TempDir())
-	for _, e := range entries {
-		for _, kind := range []string{"chromium", "firefox"} {
-			if pid, start, ok := parseOwner(e.Name(), "spawnbench-"+kind+"-"); ok && !ownerAlive(pid, start) && mine(e) {
-				os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-			}
-		}
-	}
-}
-
-// removeProfiles removes the temporary browser profiles of the
-// spawnbench pid that started at start (this user's only).
-func removeProfiles(pid int, start uint64) {
-	entries, _ := os.ReadDir(os.TempDir())
-	owner := fmt.Sprintf("-%d-%d-", pid, start)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "spawnbench-") && strings.Contains(e.Name(), owner) && mine(e) {
-			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-		}
-	}
-}
-
-// mine says whether the directory entry e is this user's.
-func mine(e os.DirEntry) bool {
-	fi, err := e.Info()
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid()
+// OnOwnerGone registers clean, which removes what the spawnbench owner
+// (see Owner) left outside its process trees (a browser's temporary
+// profiles, say): its keeper calls each once that spawnbench is gone,
+// SIGKILL included. Call it from an init function, so that the keeper,
+// a fresh copy of the binary, has it too.
+func OnOwnerGone(clean func(owner string)) {
+	ownerGoneHooks = append(ownerGoneHooks, clean)
 }
 
 // probeCgroup starts a process that exits at once into a fresh cgroup,
@@ -362,8 +334,10 @@ func probeCgroup(base string) error {
 		return err
 	}
 	defer b.remove()
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), probeVar+"=1")
+	cmd, err := reexec.Command(probeRole)
+	if err != nil {
+		return err
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: b.fd}
 	return cmd.Run()
 }
@@ -377,8 +351,12 @@ func startKeeper(base string) (*os.File, error) {
 		return nil, err
 	}
 	defer r.Close()
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), keeperVar+"="+Owner(), keeperCgroupVar+"="+base)
+	cmd, err := reexec.Command(keeperRole)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, keeperVar+"="+Owner(), keeperCgroupVar+"="+base)
 	cmd.Stdin = r
 	// Its own process group: a Ctrl-C at the terminal is spawnbench's to
 	// handle, and must not take the keeper first.
@@ -394,8 +372,8 @@ func startKeeper(base string) (*os.File, error) {
 // keep is the keeper's whole life: wait until the spawnbench owner is
 // gone (its end of the pipe on standard input closes), then kill every
 // cgroup left in its cgroup dir (if it has one) and remove them and dir,
-// kill every process carrying one of its tokens, and remove its browser
-// profiles.
+// kill every process carrying one of its tokens, and run the OnOwnerGone
+// hooks.
 func keep(owner, dir string) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT)
 	_, _ = io.Copy(io.Discard, os.Stdin)
@@ -404,8 +382,8 @@ func keep(owner, dir string) {
 		os.Remove(dir)
 	}
 	killTokens(func(o string) bool { return o == owner })
-	if pid, start, ok := parseOwner(owner, ""); ok {
-		removeProfiles(pid, start)
+	for _, clean := range ownerGoneHooks {
+		clean(owner)
 	}
 }
 

@@ -2,15 +2,15 @@ package proc
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"spawnbench/internal/fulltest"
 )
 
 // helperVar makes the test binary a spawnbench that runs one benchmark
@@ -20,13 +20,14 @@ const helperVar = "SPAWNBENCH_TEST_HELPER_DIR"
 // TestHelperSpawnbench is not a test: run by TestSIGKILLedSpawnbench, it
 // starts a tree with two orphans that write their pids, one of them
 // double-forked with a cleared environment before any walk could see it,
-// leaves a browser profile, and waits to be killed.
+// leaves a directory for its keeper's OnOwnerGone hook to remove (as
+// engine/browser has it remove browser profiles), and waits to be killed.
 func TestHelperSpawnbench(t *testing.T) {
 	dir := os.Getenv(helperVar)
 	if dir == "" {
 		t.Skip("only run by TestSIGKILLedSpawnbench")
 	}
-	if err := os.Mkdir(filepath.Join(os.TempDir(), ProfilePrefix("firefox")+"test"), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(os.TempDir(), leftoverPrefix+Owner()+"-test"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, _ = Run(context.Background(), Command{Argv: []string{"sh", "-c", `sleep 1000 & echo $! > $D/a.pid; ` +
@@ -35,8 +36,9 @@ func TestHelperSpawnbench(t *testing.T) {
 
 // TestSIGKILLedSpawnbench: issue 20, item 2, and issue 33, item 1. A
 // spawnbench killed by SIGKILL leaves no process of its trees running,
-// an env-clearing double-forked orphan included, and no browser profile,
-// in a cgroup or under guardians.
+// an env-clearing double-forked orphan included, and its keeper runs the
+// OnOwnerGone hooks (which remove browser profiles), in a cgroup or under
+// guardians.
 func TestSIGKILLedSpawnbench(t *testing.T) {
 	for _, mode := range []string{ContainCgroup, ContainGuardian} {
 		t.Run(mode, func(t *testing.T) {
@@ -89,36 +91,15 @@ func sigkillHelper(t *testing.T, guardian bool) {
 		}
 	}
 	for {
-		left, _ := filepath.Glob(filepath.Join(tmp, "spawnbench-firefox-*"))
+		left, _ := filepath.Glob(filepath.Join(tmp, leftoverPrefix+"*"))
 		if len(left) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("browser profiles left: %v", left)
+			t.Errorf("left for the OnOwnerGone hook, and left: %v", left)
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// TestStaleProfilesRemoved: a profile of a spawnbench that is gone is
-// removed, one of a living spawnbench is not.
-func TestStaleProfilesRemoved(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	mine := filepath.Join(os.TempDir(), ProfilePrefix("chromium")+"x")
-	// pid 1 did not start at time 1: this one's spawnbench is gone.
-	stale := filepath.Join(os.TempDir(), "spawnbench-firefox-1-1-x")
-	other := filepath.Join(os.TempDir(), "spawnbench-firefox-notmine")
-	for _, d := range []string{mine, stale, other} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	RemoveStaleProfiles()
-	for d, want := range map[string]bool{mine: true, stale: false, other: true} {
-		if _, err := os.Stat(d); (err == nil) != want {
-			t.Errorf("%s: exists %v, want %v", d, err == nil, want)
-		}
 	}
 }
 
@@ -137,7 +118,7 @@ func TestLeftoversOfGoneSpawnbenchKilled(t *testing.T) {
 	}
 	// pid 1 did not start at time 1: that spawnbench is gone.
 	left, living := start("1-1"), start(Owner())
-	killTokens(ownerGone)
+	killTokens(OwnerGone)
 	if err := left.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("a gone spawnbench's process: %v, want killed", err)
 	}
@@ -224,7 +205,7 @@ func asNobody(t *testing.T, bin string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, filepath.Base(bin))
-	copyFile(t, bin, copied)
+	fulltest.CopyFile(t, bin, copied, 0o755)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +236,7 @@ func TestGuardiansAreReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	burn, err := Run(context.Background(), Command{Argv: []string{os.Args[0]}, Env: []string{"PROC_TEST_HELPER=burn-threads"}})
+	burn, err := Run(context.Background(), Command{Argv: []string{os.Args[0]}, Env: burnThreadsEnv(t)})
 	if err != nil || burn.ExitCode != 0 {
 		t.Fatalf("%+v, %v", burn, err)
 	}
@@ -269,28 +250,5 @@ func TestGuardiansAreReused(t *testing.T) {
 	}
 	if n := idle(); n < 2 {
 		t.Errorf("%d idle guardians after two trees at once, want 2", n)
-	}
-}
-
-// copyFile copies an executable from to to, streaming: a binary read
-// whole would raise this process's peak memory, which its children
-// inherit in their ru_maxrss (the kernel keeps the high-water mark of the
-// image a child replaced by exec, and Go forks sharing its memory).
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"spawnbench/internal/reexec"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -46,9 +48,9 @@ import (
 // and reports every reaped process's rusage and its own CPU time over
 // the tree, which spawnbench does not count as other programs' work.
 //
-// guardianVar, in a process's environment, makes it a guardian, with its
+// guardianRole is the helper role (see reexec) of a guardian, with its
 // socket on descriptor 3.
-const guardianVar = "SPAWNBENCH_GUARDIAN"
+const guardianRole = "guardian"
 
 // guardRequest starts a tree: Path run with Argv, Env (the guardian adds
 // treeVar=Token), in Dir, pinned to CPUs (none: the guardian's own
@@ -95,15 +97,12 @@ type received struct {
 	fds []int
 }
 
-// guard is a guardian's whole life (see guardianVar); it returns its exit
+// guard is a guardian's whole life (see guardianRole); it returns its exit
 // status.
 func guard() int {
-	f := os.NewFile(3, "guardian socket")
-	c, err := net.FileConn(f)
-	f.Close()
-	conn, ok := c.(*net.UnixConn)
-	if err != nil || !ok {
-		fmt.Fprintf(os.Stderr, "spawnbench guardian: no socket on descriptor 3: %v\n", err)
+	conn, err := reexec.Socket()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spawnbench guardian: %v\n", err)
 		return 2
 	}
 	send := func(r guardReport) {
@@ -382,28 +381,13 @@ func takeGuardian() (*guardian, error) {
 		return g, nil
 	}
 	idleGuardians.Unlock()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("create a guardian's socket: %w", err)
-	}
-	mine, theirs := os.NewFile(uintptr(fds[0]), "guardian socket"), os.NewFile(uintptr(fds[1]), "guardian socket")
-	defer theirs.Close()
-	c, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return nil, fmt.Errorf("open a guardian's socket: %w", err)
-	}
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = append(os.Environ(), guardianVar+"=1")
-	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own process group: a Ctrl-C or a kill of spawnbench's group is
 	// spawnbench's; the guardian kills its tree once spawnbench is gone.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("start a guardian: %w", err)
+	cmd, conn, err := reexec.StartWithSocket(guardianRole, &syscall.SysProcAttr{Setpgid: true})
+	if err != nil {
+		return nil, err
 	}
-	g := &guardian{cmd: cmd, conn: c.(*net.UnixConn), reports: make(chan guardReport, 2)}
+	g := &guardian{cmd: cmd, conn: conn, reports: make(chan guardReport, 2)}
 	go func() {
 		buf := make([]byte, 64<<10)
 		for {

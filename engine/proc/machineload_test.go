@@ -37,7 +37,7 @@ func TestTreeCost(t *testing.T) {
 		{
 			name:   "threads of a real binary",
 			argv:   []string{self},
-			env:    []string{"PROC_TEST_HELPER=burn-threads"},
+			env:    burnThreadsEnv(t),
 			minCPU: 100 * time.Millisecond, minRSS: 1 << 20,
 		},
 		{

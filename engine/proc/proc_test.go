@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"spawnbench/internal/reexec"
 )
 
 // TestMain lets the test binary stand in for a benchmark that spawns
@@ -22,12 +24,36 @@ import (
 // guardianTestVar set, its trees are held by guardians even where a
 // cgroup could be made (TestUnderGuardians).
 func TestMain(m *testing.M) {
-	if os.Getenv("PROC_TEST_HELPER") == "burn-threads" {
-		burnThreads(4)
-		os.Exit(0)
-	}
+	reexec.Register(burnThreadsRole, func() int { burnThreads(4); return 0 })
+	OnOwnerGone(removeLeftovers)
+	reexec.Dispatch()
 	forceGuardian = os.Getenv(guardianTestVar) != ""
 	os.Exit(m.Run())
+}
+
+// leftoverPrefix starts the name of what a test spawnbench leaves in the
+// temporary directory for its keeper to remove (removeLeftovers, an
+// OnOwnerGone hook): "<prefix><owner>-...".
+const leftoverPrefix = "spawnbench-proctest-"
+
+func removeLeftovers(owner string) {
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), leftoverPrefix+owner+"-*"))
+	for _, d := range left {
+		os.RemoveAll(d)
+	}
+}
+
+// burnThreadsRole makes the test binary burn four threads' worth of CPU.
+const burnThreadsRole = "test-burn-threads"
+
+// burnThreadsEnv is the environment entry of a burnThreadsRole.
+func burnThreadsEnv(t testing.TB) []string {
+	t.Helper()
+	role, err := reexec.Env(burnThreadsRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{role}
 }
 
 // guardianTestVar makes the test binary hold its trees by guardians.

@@ -2,45 +2,48 @@ package report
 
 import (
 	"math"
+	"slices"
+
+	"spawnbench/engine/hostfacts"
 )
 
-// The answer is the bottom line in a sentence: which hosts spawn within a
-// few times the baseline and which are an order of magnitude or more
-// slower, at the first spawn and in steady state. It is built from the
-// bottom line's rows, and only from ratios with an interval (both sides
-// judged), so that the sentence says nothing the table would call not
-// judged.
+// The answer is the bottom line in a sentence: what a thread spawn costs
+// against the baseline at the first spawn and in steady state, for each
+// kind of spawn (hostfacts.SpawnKinds: OS threads, goroutines, a worker
+// per spawn, reused workers, cooperative threads). The groups are what
+// the environments are, declared by their families, never a threshold on
+// the figures: a threshold put a host that measured 6× on one machine
+// and 13× on another in two different groups, and the sentence changed
+// shape from machine to machine. It is built from the bottom line's
+// rows, and only from ratios with an interval (both sides judged), so
+// that the sentence says nothing the table would call not judged.
 
-// answerNear parts the hosts: under 10× the baseline at the first spawn
-// is "a few times"; at 10× and over, the spawn is of another order.
-const answerNear = 10
-
-// BottomAnswer is the bottom line's rows sorted by their first spawn's
-// ratio to the baseline.
+// BottomAnswer is the bottom line's rows grouped by what their spawn
+// starts.
 type BottomAnswer struct {
-	// Near are the rows under answerNear× the baseline at the first
-	// spawn, Far the rest.
-	Near AnswerGroup `json:"near"`
-	Far  AnswerGroup `json:"far"`
+	// Groups are the spawn kinds that have rows, in hostfacts.SpawnKinds
+	// order.
+	Groups []AnswerGroup `json:"groups"`
 	// LeftOut are the rows whose first-spawn ratio has no interval (a
-	// side not judged), which neither group holds.
+	// side not judged), which no group holds.
 	LeftOut []string `json:"left_out,omitempty"`
+	// BaselineUnstable are the columns whose baseline cell is unstable
+	// (the bottom line's NoteBaselineUnstable): every ratio there moves
+	// with it.
+	BaselineUnstable []Column `json:"baseline_unstable,omitempty"`
 }
 
-// AnswerGroup is a group of rows and the range of their ratios.
+// AnswerGroup is the rows of one spawn kind and the range of their
+// ratios.
 type AnswerGroup struct {
+	// Spawn is the kind (hostfacts.SpawnKinds).
+	Spawn        string   `json:"spawn"`
 	Environments []string `json:"environments"`
 	// First and Steady are the least and the most of the group's
 	// first-spawn and steady-state ratios; Steady counts only the rows
 	// whose steady-state ratio has an interval.
 	First  *RatioRange `json:"first,omitempty"`
 	Steady *RatioRange `json:"steady,omitempty"`
-	// SteadyNear are the group's rows whose steady state is under
-	// answerNear× although their first spawn is not (hosts that reuse
-	// their workers), with the range of those ratios; Steady then counts
-	// the rest.
-	SteadyNear      []string    `json:"steady_near,omitempty"`
-	SteadyNearRange *RatioRange `json:"steady_near_range,omitempty"`
 }
 
 // RatioRange is the least and the most of some ratios.
@@ -57,10 +60,11 @@ func judgedRatio(c *BottomCell) float64 {
 	return float64(c.Ratio.Ratio)
 }
 
-// answerOf sorts b's rows (all but the baseline's) into the answer; nil
-// when no row has a judged first-spawn ratio.
+// answerOf groups b's rows (all but the baseline's) by their family's
+// spawn kind; nil when no row has a judged first-spawn ratio.
 func answerOf(b *BottomLine) *BottomAnswer {
 	a := &BottomAnswer{}
+	groups := map[string]*AnswerGroup{}
 	for _, row := range b.Rows {
 		if row.Environment == b.Baseline {
 			continue
@@ -70,25 +74,42 @@ func answerOf(b *BottomLine) *BottomAnswer {
 			a.LeftOut = append(a.LeftOut, row.Environment)
 			continue
 		}
-		g := &a.Far
-		if first < answerNear {
-			g = &a.Near
+		kind := hostfacts.Spawn(row.Family)
+		g := groups[kind]
+		if g == nil {
+			g = &AnswerGroup{Spawn: kind}
+			groups[kind] = g
 		}
 		g.Environments = append(g.Environments, row.Environment)
 		g.First = widen(g.First, first)
-		switch {
-		case math.IsNaN(steady):
-		case g == &a.Far && steady < answerNear:
-			g.SteadyNear = append(g.SteadyNear, row.Environment)
-			g.SteadyNearRange = widen(g.SteadyNearRange, steady)
-		default:
+		if !math.IsNaN(steady) {
 			g.Steady = widen(g.Steady, steady)
 		}
 	}
-	if len(a.Near.Environments)+len(a.Far.Environments) == 0 {
+	for _, kind := range hostfacts.SpawnKinds {
+		if g := groups[kind]; g != nil {
+			a.Groups = append(a.Groups, *g)
+		}
+	}
+	if len(a.Groups) == 0 {
 		return nil
 	}
+	for _, n := range b.Notes {
+		if n.Kind == NoteBaselineUnstable && !slices.Contains(a.BaselineUnstable, n.Column) {
+			a.BaselineUnstable = append(a.BaselineUnstable, n.Column)
+		}
+	}
 	return a
+}
+
+// Group is a's group of spawn kind, nil where it has no rows.
+func (a *BottomAnswer) Group(kind string) *AnswerGroup {
+	for i := range a.Groups {
+		if a.Groups[i].Spawn == kind {
+			return &a.Groups[i]
+		}
+	}
+	return nil
 }
 
 // widen is r widened to hold v.

@@ -25,8 +25,8 @@ type BottomLine struct {
 	First  Column      `json:"first"`
 	Steady Column      `json:"steady"`
 	Rows   []BottomRow `json:"rows"`
-	// Answer is the rows in two groups, near the baseline and far from
-	// it, for the sentence above the table.
+	// Answer is the rows grouped by what their spawn starts, for the
+	// sentence above the table.
 	Answer *BottomAnswer `json:"answer,omitempty"`
 	// Notes name the evidence that qualifies the ratios: the baseline's
 	// own unstable cells, pooled ratios that mix placements.
@@ -162,7 +162,7 @@ func bottomLine(r *Report) *BottomLine {
 		}
 		b.Rows = append(b.Rows, row)
 	}
-	b.Notes = bottomNotes(r, b)
+	b.Notes = bottomNotes(b)
 	b.Answer = answerOf(b)
 	b.Source = Earlier.Source
 	b.Claims = claimResults(r)
@@ -258,12 +258,19 @@ func (r *Report) RatioOn(machine, env, mode string, col Column) *Ratio {
 }
 
 // bottomNotes are the baseline's unstable cells and the ratios that mix
-// placements, each said once.
-func bottomNotes(r *Report, b *BottomLine) []BottomNote {
+// placements, each said once. The baseline's cells are the ones its row
+// shows (its one-CPU twin's where the ratios are on one CPU): the cells
+// every ratio of the bottom line divides by.
+func bottomNotes(b *BottomLine) []BottomNote {
 	var notes []BottomNote
-	for _, col := range []Column{b.First, b.Steady} {
-		if c := r.Cell(r.Baseline, b.Mode, col); c != nil && c.Judgement.Unstable {
-			notes = append(notes, BottomNote{Kind: NoteBaselineUnstable, Column: col, Judgement: &c.Judgement})
+	for _, row := range b.Rows {
+		if row.Environment != b.Baseline {
+			continue
+		}
+		for i := range row.Judgements {
+			if j := &row.Judgements[i]; j.Judgement.Unstable {
+				notes = append(notes, BottomNote{Kind: NoteBaselineUnstable, Column: j.Column, Judgement: &j.Judgement})
+			}
 		}
 	}
 	for _, row := range b.Rows {

@@ -230,6 +230,9 @@ type Report struct {
 	// Releases sets the Wasmtime CLI's releases side by side when the
 	// report holds two or more (releases.go).
 	Releases []ReleaseRow `json:"wasmtime_releases,omitempty"`
+	// ToolReleases sets an environment's newer Emscripten, Node.js or
+	// Firefox beside its older (toolreleases.go).
+	ToolReleases []ToolReleaseRow `json:"tool_releases,omitempty"`
 	// BottomLine is the answer first (bottomline.go); nil when the set
 	// holds no cell of the baseline.
 	BottomLine *BottomLine `json:"bottom_line,omitempty"`
@@ -554,6 +557,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[Warning]bool) 
 	}
 	r.Against = againstRatios(r, against)
 	r.Releases = releasesOf(r)
+	r.ToolReleases = toolReleasesOf(r)
 	r.Clocks = clockVerdicts(r, m.groups, m.calibration)
 	r.markClockCells()
 	for _, k := range m.keys {

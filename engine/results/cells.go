@@ -90,7 +90,7 @@ var cellColumns = []column[CellFigure]{
 	stringCol("environment", func(r *CellFigure) *string { return &r.Environment }).doc("the environment's name"),
 	stringCol("kind", func(r *CellFigure) *string { return &r.Kind }).doc("the short form of its (payload, host) pair"),
 	dictStringCol("host", func(r *CellFigure) *string { return &r.Host }).doc("what ran it"),
-	dictStringCol("family", func(r *CellFigure) *string { return &r.Family }).doc("the host family the report groups it in: native, Wasmtime, WAMR, JS hosts, Emscripten, raw workers, other"),
+	dictStringCol("family", func(r *CellFigure) *string { return &r.Family }).doc("the host family the report groups it in: native, Wasmtime, WAMR, Wasmer, JS hosts, Emscripten, raw workers, cooperative threads, other"),
 	stringCol("mode", func(r *CellFigure) *string { return &r.Mode }).doc("sequential or parallel"),
 	int32Col("n", func(r *CellFigure) *int32 { return &r.N }).doc("threads spawned per process"),
 	int32Col("view_last", func(r *CellFigure) *int32 { return &r.ViewLast }).doc("0: every spawn of each process; k: only its last k spawns"),

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"spawnbench/engine/protocol"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -34,17 +35,6 @@ func writeRun(t *testing.T, dir string, spawnNS int64) {
 	}
 }
 
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFileOfAnotherSetIsRefused: every file of a set carries the set's ID,
 // so a file copied in from another run of the same spec (issue 20, item 5:
 // it was read as this set's) is refused, naming it, by Read and by a
@@ -68,7 +58,7 @@ func TestFileOfAnotherSetIsRefused(t *testing.T) {
 	for _, name := range []string{SamplesFile, RunsFile, CalibrationFile, ProvenanceFile} {
 		dir := filepath.Join(tmp, "mix-"+name)
 		writeRun(t, dir, 1000)
-		copyFile(t, filepath.Join(b, name), filepath.Join(dir, name))
+		fulltest.CopyFile(t, filepath.Join(b, name), filepath.Join(dir, name), 0o644)
 		_, err := Read(dir)
 		var fe *FormatError
 		if !errors.As(err, &fe) || fe.Path != filepath.Join(dir, name) || !strings.Contains(err.Error(), "belongs to result set "+sb.ID) {
@@ -170,7 +160,7 @@ func TestSetsWithoutIDStillRead(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, name := range []string{SamplesFile, RunsFile, CalibrationFile, ProvenanceFile} {
-		copyFile(t, filepath.Join(ref, name), filepath.Join(dir, name))
+		fulltest.CopyFile(t, filepath.Join(ref, name), filepath.Join(dir, name), 0o644)
 	}
 	w, err := Open(dir)
 	if err != nil {
@@ -201,7 +191,7 @@ func TestCalibrationJournalledOverAnOldSet(t *testing.T) {
 	ref := filepath.Join("testdata", "format1")
 	dir := t.TempDir()
 	for _, name := range []string{SamplesFile, RunsFile, ProvenanceFile} {
-		copyFile(t, filepath.Join(ref, name), filepath.Join(dir, name))
+		fulltest.CopyFile(t, filepath.Join(ref, name), filepath.Join(dir, name), 0o644)
 	}
 	w, err := Open(dir)
 	if err != nil {

@@ -32,6 +32,18 @@
 // dictionary of the machines' IDs; Machine.Identity), so sets measured on
 // many machines merge (Merge) into one that still says where each row
 // came from; one (machine, environment, mode, n) cell is one measurement.
+//
+// Its files follow three seams. The schema: the row types (results.go),
+// their columns (columns.go), the provenance (provenance.go), CPU lists
+// and kinds (cpus.go, hosts.go) and the set in memory (set.go). The
+// store: Parquet files (parquet.go), reading a directory back whole
+// (read.go), the journal (journal.go), the one Writer (writer.go), its
+// lock (lock.go) and the merge of sets (merge.go). The derivations, made
+// from the rows and stored beside them: each process's reduction
+// (summary.go), the clock-trust marks (clocktrust.go), placements
+// (placement.go), the busy rule's inputs (noise.go), the cost summary
+// (costs.go), the report's cells (cells.go), and the check that no spawn
+// is held twice (unique.go).
 package results
 
 import "time"
@@ -241,7 +253,7 @@ var sampleColumns = []column[SpawnSample]{
 	stringCol("environment", func(r *SpawnSample) *string { return &r.Environment }).doc("the environment's name in its spec"),
 	stringCol("kind", func(r *SpawnSample) *string { return &r.Kind }).doc("the short form of the environment's (payload, host) pair, e.g. emscripten-chromium"),
 	dictStringCol("payload", func(r *SpawnSample) *string { return &r.Payload }).doc("what was built: native, wasi-freestanding, wasi-libc, emscripten, manual, command (empty in sets older than payloads)"),
-	dictStringCol("host", func(r *SpawnSample) *string { return &r.Host }).doc("what ran it: os, wasmtime, wasmtime-cli, wamr, node, bun, deno, chromium, firefox, command (empty in sets older than hosts)"),
+	dictStringCol("host", func(r *SpawnSample) *string { return &r.Host }).doc("what ran it: os, wasmtime, wasmtime-cli, wasmtime-cm, wamr, wasmer, node, bun, deno, chromium, firefox, command (empty in sets older than hosts)"),
 	stringCol("mode", func(r *SpawnSample) *string { return &r.Mode }).doc("sequential (each thread joined before the next is created) or parallel (all created, then all joined)"),
 	int32Col("n", func(r *SpawnSample) *int32 { return &r.N }).doc("the number of threads the process spawned"),
 	int32Col("process", func(r *SpawnSample) *int32 { return &r.Process }).doc("the process's 0-based repetition number within its cell (machine, environment, mode, n), warm-ups numbered apart: an index, not an OS process ID"),
@@ -263,7 +275,7 @@ var runColumns = []column[ProcessRun]{
 	stringCol("kind", func(r *ProcessRun) *string { return &r.Kind }).doc("the short form of the environment's (payload, host) pair"),
 	dictStringCol("payload", func(r *ProcessRun) *string { return &r.Payload }).doc("what was built (see samples.parquet)"),
 	dictStringCol("host", func(r *ProcessRun) *string { return &r.Host }).doc("what ran it (see samples.parquet)"),
-	addedLater(dictStringCol("family", func(r *ProcessRun) *string { return &r.Family })).doc("the host family reports group the environment in: native, Wasmtime, WAMR, JS hosts, Emscripten, raw workers, other"),
+	addedLater(dictStringCol("family", func(r *ProcessRun) *string { return &r.Family })).doc("the host family reports group the environment in: native, Wasmtime, WAMR, Wasmer, JS hosts, Emscripten, raw workers, cooperative threads, other"),
 	int64Col("clock_step_ns", func(r *ProcessRun) *int64 { return &r.ClockStepNS }).doc("one step of the host's benchmark clock as the host declares it, ns"),
 	stringCol("mode", func(r *ProcessRun) *string { return &r.Mode }).doc("sequential or parallel"),
 	int32Col("n", func(r *ProcessRun) *int32 { return &r.N }).doc("the number of threads the process spawned"),

@@ -41,10 +41,7 @@ func (r *Runner) Calibrate(ctx context.Context, s *spec.Spec, envs []spec.Enviro
 }
 
 func (r *Runner) calibrateAll(ctx context.Context, cal *spec.Calibration, cells []cell) error {
-	var envs []spec.EnvironmentSpec
-	for _, c := range cells {
-		envs = append(envs, c.env)
-	}
+	envs := envsOf(cells)
 	prep, err := r.prepareAll(ctx, envs)
 	defer r.closeAll(prep)
 	if err != nil {

@@ -46,11 +46,8 @@ var probePages = map[string][2]string{"chromium": {"manual", "manual-cold"}, "fi
 // after one that is not.
 const probeProcesses = 3
 
-// probe measures this machine (id) against base for the plan: a few
-// processes of a cheap environment, and of the plan's warm browser hosts
-// (about 2 s for Chromium, 5 s for Firefox, which starts slowly). Each
-// line it prints to log says what it ran.
-func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildcache.Cache, id string, log io.Writer) (*cost.Machine, error) {
+// probePlan is the probe's spec, expanded.
+func probePlan() (*spec.RunPlan, error) {
 	s, err := spec.Parse("probe.cue", []byte(probeSpec))
 	if err != nil {
 		return nil, fmt.Errorf("the probe's spec: %w", err)
@@ -58,6 +55,18 @@ func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildc
 	plan, err := spec.Expand(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the probe's spec: %w", err)
+	}
+	return plan, nil
+}
+
+// probe measures this machine (id) against base for the plan: a few
+// processes of a cheap environment, and of the plan's warm browser hosts
+// (about 2 s for Chromium, 5 s for Firefox, which starts slowly). Each
+// line it prints to log says what it ran.
+func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildcache.Cache, id string, log io.Writer) (*cost.Machine, error) {
+	plan, err := probePlan()
+	if err != nil {
+		return nil, err
 	}
 	cells, specCells := map[string]cell{}, map[string]spec.Cell{}
 	for i, c := range cellsOf(plan) {
@@ -108,12 +117,9 @@ func probe(ctx context.Context, base *cost.Model, p *spec.RunPlan, cache *buildc
 	}
 	ratio := func(name string, walls []time.Duration) {
 		c := specCells[name]
-		c.Pause, c.Timeout = 0, 0 // the process's own wall time
-		if m := base.Process(c); base.Basis(c) == "environment" && m > 0 {
-			for _, w := range walls {
-				mc.Ratios = append(mc.Ratios, float64(w)/float64(m))
-			}
-			logf("%s's model cost %s", name, cost.Round(m))
+		if r := probeRatios(base, c, walls); len(r) > 0 {
+			mc.Ratios = append(mc.Ratios, r...)
+			logf("%s's model cost %s", name, cost.Round(base.Wall(c)))
 		}
 	}
 	name := "manual-node"
@@ -171,4 +177,22 @@ func durations(ds []time.Duration) string {
 		parts[i] = cost.Round(d).String()
 	}
 	return strings.Join(parts, " ")
+}
+
+// probeRatios are a probe cell's processes' wall times over the model's
+// wall time for the cell, where the model measured its environment. Wall
+// times against wall times: the pause, settle window and runner's work
+// that Model.Process adds happen outside a process's wall time (counting
+// them made a 0.09 s Node.js process read as 0.6 of the model's on a
+// machine where it was 0.9).
+func probeRatios(base *cost.Model, c spec.Cell, walls []time.Duration) []float64 {
+	m := base.Wall(c)
+	if base.Basis(c) != "environment" || m <= 0 {
+		return nil
+	}
+	ratios := make([]float64, len(walls))
+	for i, w := range walls {
+		ratios[i] = float64(w) / float64(m)
+	}
+	return ratios
 }

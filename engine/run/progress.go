@@ -108,7 +108,7 @@ func expectedSteps(cells []cell, todo []step, costs *cost.Model) []time.Duration
 	}
 	per := make([]time.Duration, len(cells))
 	for i, c := range cells {
-		per[i] = costs.Process(spec.Cell{Env: c.env, Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup, Pause: c.pause, Timeout: c.timeout})
+		per[i] = costs.Process(spec.Cell{Env: c.env, Mode: c.mode, N: c.n, Processes: c.processes, Warmup: c.warmup, Pause: c.pause, Settle: c.settle, Timeout: c.timeout})
 	}
 	out := make([]time.Duration, len(todo))
 	for i, st := range todo {

@@ -1,11 +1,10 @@
 package run
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
+	"spawnbench/internal/fulltest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -40,7 +39,7 @@ func TestETAScalesTheExpectedTime(t *testing.T) {
 // quarter: four processes) and at the interval, the last one complete.
 func TestProgressLines(t *testing.T) {
 	t.Parallel()
-	var buf lockedBuffer
+	var buf fulltest.LockedBuffer
 	p := newProgress(&buf, []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond}, 1, 10*time.Millisecond)
 	for done := range 4 {
 		// Wait for an interval's line at this count (however slow a busy
@@ -63,23 +62,4 @@ func TestProgressLines(t *testing.T) {
 	if len(quarters) != 5 {
 		t.Errorf("lines at %v processes done, want 0 to 4:\n%s", quarters, buf.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that the progress goroutine and the test
-// may use at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"spawnbench/engine/fulltest"
 	"strings"
 	"testing"
 	"time"
+
+	"spawnbench/internal/fulltest"
+	"spawnbench/internal/reexec"
 
 	"spawnbench"
 	"spawnbench/engine/buildcache"
@@ -23,6 +25,7 @@ import (
 var cacheDir string
 
 func TestMain(m *testing.M) {
+	reexec.Dispatch()
 	dir, err := os.MkdirTemp("", "spawnbench-run-test-")
 	if err != nil {
 		panic(err)

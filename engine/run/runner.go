@@ -238,11 +238,17 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 	return runErr
 }
 
-func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed int64, opts RunOptions) error {
-	var envs []spec.EnvironmentSpec
+// envsOf is the environment of each cell, in order.
+func envsOf(cells []cell) []spec.EnvironmentSpec {
+	envs := make([]spec.EnvironmentSpec, 0, len(cells))
 	for _, c := range cells {
 		envs = append(envs, c.env)
 	}
+	return envs
+}
+
+func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed int64, opts RunOptions) error {
+	envs := envsOf(cells)
 	prep, err := r.prepareAll(ctx, envs)
 	defer r.closeAll(prep)
 	if err != nil {
@@ -371,7 +377,7 @@ func (r *Runner) begin(command string, s *spec.Spec, cells []cell, order string,
 		r.logf("browsers kept from other users by: %s (%s)\n", inv.BrowserIsolation, inv.BrowserIsolationDetail)
 	}
 	// What a SIGKILLed spawnbench left in the temporary directory.
-	proc.RemoveStaleProfiles()
+	browser.RemoveStaleProfiles()
 	id, err := r.w.Begin(inv)
 	r.inv = id
 	return err

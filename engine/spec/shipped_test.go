@@ -15,8 +15,10 @@ import (
 var updatePlans = flag.Bool("update", false, "rewrite testdata/shipped-plans.txt")
 
 // newFields are the resolved fields that environments gained when they
-// became payload x host; the plans are compared without them.
-var newFields = []string{"payload", "host", "node_required_flags"}
+// became payload x host, and root (engine/env/root.go), whose default,
+// "system", is what every environment ran from before it; the plans are
+// compared without them.
+var newFields = []string{"payload", "host", "node_required_flags", "root"}
 
 // TestShippedSpecsPlanAsBefore expands every shipped spec and wants its
 // cells, environments' kinds and settings as they were before

@@ -149,7 +149,7 @@ var badSpecs = []struct {
 	{"unknown wasi-threads field", "environments: [{name: \"a\", kind: \"wasi-threads\", host_thread: \"fresh\"}]\nn: [1]\n", []string{"bad.cue:1:", "host_thread", "not allowed"}},
 	{"refused pair", "environments: [{name: \"a\", payload: \"emscripten\", host: \"deno\"}]\nn: [1]\n", []string{"bad.cue:1:", "cannot run on deno: Emscripten 3.1.6's glue", "hosts that run it: chromium, firefox, node"}},
 	{"unknown worker API", "environments: [{name: \"a\", kind: \"manual-bun\", workers: \"classic\"}]\nn: [1]\n", []string{"bad.cue:1:", "workers"}},
-	{"unknown kind", "environments: [\n{name: \"a\", kind: \"wasmer\"}]\nn: [1]\n", []string{"bad.cue:2", `unknown kind "wasmer"`, "native", "spawnbench envs"}},
+	{"unknown kind", "environments: [\n{name: \"a\", kind: \"lucet\"}]\nn: [1]\n", []string{"bad.cue:2", `unknown kind "lucet"`, "native", "spawnbench envs"}},
 	{"missing kind", "environments: [{name: \"a\"}]\nn: [1]\n", []string{"bad.cue", "kind"}},
 	{"n zero", nativeEnv + "n: [1, 0]\n", []string{"bad.cue:2:", "n.1", ">0"}},
 	{"n negative", nativeEnv + "n: [-4]\n", []string{"bad.cue:2:", ">0"}},

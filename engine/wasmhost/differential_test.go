@@ -3,11 +3,10 @@ package wasmhost_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -65,13 +64,7 @@ func runCommand(t *testing.T, argv []string) (outcome, string) {
 	if ctx.Err() != nil {
 		t.Fatalf("%v did not end; stderr %q", argv, stderr.String())
 	}
-	o := outcome{stdout: stdout.String()}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		o.code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	o := outcome{stdout: stdout.String(), code: fulltest.ExitCode(t, err)}
 	return o, stderr.String()
 }
 

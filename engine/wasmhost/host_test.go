@@ -3,16 +3,14 @@ package wasmhost_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"spawnbench/engine/fulltest"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,42 +21,11 @@ import (
 )
 
 // The exit semantics are about whole processes (other threads keep
-// running or blocking in wasm), so those tests run `spawnbench wasmtime`,
-// built once per test binary.
-var (
-	buildOnce sync.Once
-	spawnbin  string
-	buildErr  error
-	binDir    string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
+// running or blocking in wasm), so those tests run `spawnbench wasmtime`.
 func spawnbench(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds spawnbench")
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "wasmhost-test-")
-		if buildErr != nil {
-			return
-		}
-		spawnbin = filepath.Join(binDir, "spawnbench")
-		// No DWARF (-w): a third off the link, and no test reads it.
-		out, err := exec.Command("go", "build", "-ldflags=-w", "-o", spawnbin, "spawnbench/cmd/spawnbench").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build spawnbench: %v", buildErr)
-	}
-	return spawnbin
+	return fulltest.Spawnbench(t)
 }
 
 // guest wraps module fields in a wasi-threads module: an imported shared
@@ -111,12 +78,7 @@ func run(t *testing.T, args ...string) result {
 	if ctx.Err() != nil {
 		t.Fatalf("spawnbench wasmtime %v did not end: stderr %q", args, r.stderr)
 	}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		r.code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	r.code = fulltest.ExitCode(t, err)
 	return r
 }
 
@@ -185,12 +147,9 @@ func TestWASIWorksOnAChild(t *testing.T) {
 	}
 }
 
-// Thread ids are unique and positive; past --max-threads, thread-spawn
-// returns a negative number instead of a thread.
-func TestSpawnIDsAndFailure(t *testing.T) {
-	t.Parallel()
-	// Exit code: 10*ok(first id > 0) + 10*ok(second id > first) + 1*ok(third id < 0).
-	wasm := guest(t, `
+// threeSpawns spawns three threads that block forever and exits with
+// 10*ok(first id > 0) + 10*ok(second id > first) + 1*ok(third id < 0).
+const threeSpawns = `
   (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
     (local.set $a (call $spawn (i32.const 0)))
     (local.set $b (call $spawn (i32.const 0)))
@@ -199,7 +158,13 @@ func TestSpawnIDsAndFailure(t *testing.T) {
       (i32.mul (i32.gt_s (local.get $a) (i32.const 0)) (i32.const 10))
       (i32.mul (i32.gt_s (local.get $b) (local.get $a)) (i32.const 10)))
       (i32.lt_s (local.get $c) (i32.const 0)))))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
+  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`
+
+// Thread ids are unique and positive; past --max-threads, thread-spawn
+// returns a negative number instead of a thread.
+func TestSpawnIDsAndFailure(t *testing.T) {
+	t.Parallel()
+	wasm := guest(t, threeSpawns)
 	for _, mode := range [][]string{
 		{"--threads", "reuse"},
 		{"--threads", "fresh"},
@@ -345,16 +310,7 @@ func TestPoolExhaustionFailsTheSpawn(t *testing.T) {
 	t.Parallel()
 	// Exit code 21 as in TestSpawnIDsAndFailure: two spawns succeed, the
 	// third is refused.
-	wasm := guest(t, `
-  (func (export "_start") (local $a i32) (local $b i32) (local $c i32)
-    (local.set $a (call $spawn (i32.const 0)))
-    (local.set $b (call $spawn (i32.const 0)))
-    (local.set $c (call $spawn (i32.const 0)))
-    (call $exit (i32.add (i32.add
-      (i32.mul (i32.gt_s (local.get $a) (i32.const 0)) (i32.const 10))
-      (i32.mul (i32.gt_s (local.get $b) (local.get $a)) (i32.const 10)))
-      (i32.lt_s (local.get $c) (i32.const 0)))))
-  (func (export "wasi_thread_start") (param i32 i32) (call $block_forever))`)
+	wasm := guest(t, threeSpawns)
 	for _, inst := range []string{"child", "parent"} {
 		r := run(t, "--threads", "fresh", "--allocation", "pooling", "--pool-instances", "3", "--instantiate", inst, wasm)
 		if r.code != 21 {

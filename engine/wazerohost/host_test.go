@@ -3,57 +3,27 @@ package wazerohost_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
-	"spawnbench/engine/fulltest"
 	"spawnbench/engine/wazerohost"
+	"spawnbench/internal/fulltest"
 )
 
 // The exit semantics are about whole processes (other goroutines keep
 // running or blocking in wasm), so those tests run `spawnbench wazero`,
-// built once per test binary, on both engines.
-var (
-	buildOnce sync.Once
-	spawnbin  string
-	buildErr  error
-	binDir    string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
+// on both engines.
 func spawnbench(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds spawnbench")
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "wazerohost-test-"); buildErr != nil {
-			return
-		}
-		spawnbin = filepath.Join(binDir, "spawnbench")
-		// No DWARF (-w): a third off the link, and no test reads it.
-		if out, err := exec.Command("go", "build", "-ldflags=-w", "-o", spawnbin, "spawnbench/cmd/spawnbench").CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build spawnbench: %v", buildErr)
-	}
-	return spawnbin
+	return fulltest.Spawnbench(t)
 }
 
 // wat assembles a module (wasmtime-go's WAT reader: wazero has none).
@@ -110,12 +80,7 @@ func run(t *testing.T, check func(t *testing.T, r result), args ...string) {
 			if ctx.Err() != nil {
 				t.Fatalf("spawnbench wazero %v did not end: stderr %q", args, r.stderr)
 			}
-			var exitErr *exec.ExitError
-			if errors.As(err, &exitErr) {
-				r.code = exitErr.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			r.code = fulltest.ExitCode(t, err)
 			check(t, r)
 		})
 	}

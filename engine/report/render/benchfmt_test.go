@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"spawnbench/engine/fulltest"
 	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"spawnbench/engine/stats"
 )
@@ -23,12 +23,7 @@ import (
 func benchstatBinary(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds benchstat")
-	bin := filepath.Join(t.TempDir(), "benchstat")
-	out, err := exec.Command("go", "build", "-o", bin, "golang.org/x/perf/cmd/benchstat").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build benchstat: %v\n%s", err, out)
-	}
-	return bin
+	return fulltest.Binary(t, "golang.org/x/perf/cmd/benchstat")
 }
 
 func TestBenchfmtReadByBenchstat(t *testing.T) {

@@ -1,18 +1,15 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"spawnbench/engine/fulltest"
 	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,59 +17,20 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-var (
-	cliOnce sync.Once
-	cliPath string
-	cliErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if cliPath != "" {
-		os.RemoveAll(filepath.Dir(cliPath))
-	}
-	os.Exit(code)
-}
-
-// spawnbenchBinary builds cmd/spawnbench once for all CLI tests, so exit
+// spawnbenchBinary is cmd/spawnbench built for the CLI tests, so exit
 // statuses are checked as a user sees them.
 func spawnbenchBinary(t *testing.T) string {
 	t.Helper()
 	fulltest.Only(t, "builds and runs spawnbench")
-	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "spawnbench-cli-")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliPath = filepath.Join(dir, "spawnbench")
-		// No DWARF (-w): a third off the link, and no test reads it.
-		out, err := exec.Command("go", "build", "-ldflags=-w", "-o", cliPath, "spawnbench/cmd/spawnbench").CombinedOutput()
-		if err != nil {
-			cliErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if cliErr != nil {
-		t.Fatal(cliErr)
-	}
-	return cliPath
+	return fulltest.Spawnbench(t)
 }
 
 // runCLI runs spawnbench with args and returns its exit status, stdout and
 // stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(spawnbenchBinary(t), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), stdout.String(), stderr.String()
-	} else if err != nil {
-		t.Fatalf("run spawnbench %v: %v", args, err)
-	}
-	return 0, stdout.String(), stderr.String()
+	stdout, stderr, code := fulltest.Run(t, exec.Command(spawnbenchBinary(t), args...))
+	return code, stdout, stderr
 }
 
 // writeForeignParquet writes a valid Parquet file that is not spawnbench's.

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"spawnbench/engine/fulltest"
 	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"

@@ -77,6 +77,7 @@ func writeReportMarkdown(r *report.Report, w io.Writer, plots []Plot) error {
 	writePlacement(r, &b)
 	writeParallel(r, &b)
 	writeReleases(r, &b, plots)
+	writeToolReleases(r, &b)
 	writeFailures(r, &b)
 	writePlots(r, &b, plots)
 	writeAppendix(r, &b)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"spawnbench/engine/fulltest"
 	"spawnbench/engine/report/reporttest"
+	"spawnbench/internal/fulltest"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"

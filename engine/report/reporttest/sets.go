@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 )
@@ -284,20 +285,32 @@ func AgainstSet() *results.Set {
 	return set
 }
 
-// AnswerSet has a host near native (wasm: 2×, 3×), two far (workers:
-// 400×, 500×; reuse: 200× at the first spawn, 4× in steady state) and
-// one of 3 processes (few), at n = 1 and 100.
-func AnswerSet() *results.Set {
+// AnswerSet has, at n = 1 and 100, a host of OS threads (wasm, family
+// Wasmtime: 2× native at the first spawn, 3× in steady state), two more
+// (cli, Wasmtime: 6× and 5×; vm, WAMR: 5× and 10×), a worker per spawn
+// (workers, JS hosts: 400×, 500×), reused workers (reuse, Emscripten:
+// 200×, 4×) and a worker host of 3 processes (few: not judged).
+func AnswerSet() *results.Set { return ScaledAnswerSet(1) }
+
+// ScaledAnswerSet is AnswerSet with cli's spawns cliScale times longer:
+// at 13/6 its first spawn is 13× native's, among the workers' were the
+// answer parted hosts at 10×.
+func ScaledAnswerSet(cliScale float64) *results.Set {
 	s := &results.Set{Provenance: Provenance("", "")}
 	medians := map[string][2]float64{ // first spawn, steady state: ns
 		"native":  {50e3, 10e3},
 		"wasm":    {100e3, 30e3}, // 2×, 3×
-		"workers": {20e6, 5e6},   // 400×, 500×
-		"reuse":   {10e6, 40e3},  // 200×, 4×
-		"few":     {30e6, 10e6},  // 3 processes: not judged
+		"cli":     {300e3 * cliScale, 50e3 * cliScale},
+		"vm":      {250e3, 100e3},
+		"workers": {20e6, 5e6},  // 400×, 500×
+		"reuse":   {10e6, 40e3}, // 200×, 4×
+		"few":     {30e6, 10e6}, // 3 processes: not judged
 	}
+	families := map[string]string{"native": hostfacts.Native, "wasm": hostfacts.Wasmtime, "cli": hostfacts.Wasmtime, "vm": hostfacts.WAMR,
+		"workers": hostfacts.JSHosts, "reuse": hostfacts.Emscripten, "few": hostfacts.RawWorkers}
 	i := 0
-	for env, m := range medians {
+	for _, env := range []string{"native", "wasm", "cli", "vm", "workers", "reuse", "few"} {
+		m := medians[env]
 		processes := 20
 		if env == "few" {
 			processes = 3
@@ -305,6 +318,43 @@ func AnswerSet() *results.Set {
 		for k, n := range []int32{1, 100} {
 			i++
 			AddCell(s, Cell{Env: env, Mode: "sequential", N: n, Processes: processes, SpawnNS: LognormalSpawns(m[k], uint64(i)*1000)})
+		}
+	}
+	for j := range s.Runs {
+		s.Runs[j].Family = families[s.Runs[j].Environment]
+		s.Runs[j].Host = s.Runs[j].Environment
+	}
+	return s
+}
+
+// ApartAnswerSet has, at n = 1 and 100, a host of OS threads (wasm,
+// family Wasmtime: 2×, 3×), one whose threads are the component model's
+// cooperative ones (coop, family hostfacts.CooperativeThreads: 0.4×,
+// 0.1×, near were it an OS thread) and one whose threads are goroutines
+// (goro, family wazero: 1.5×, 2×).
+func ApartAnswerSet() *results.Set {
+	s := &results.Set{Provenance: Provenance("", "")}
+	medians := map[string][2]float64{ // first spawn, steady state: ns
+		"native": {50e3, 10e3},
+		"wasm":   {100e3, 30e3},
+		"goro":   {75e3, 20e3},
+		"coop":   {20e3, 1e3},
+	}
+	i := 0
+	for env, m := range medians {
+		for k, n := range []int32{1, 100} {
+			i++
+			AddCell(s, Cell{Env: env, Mode: "sequential", N: n, Processes: 20, SpawnNS: LognormalSpawns(m[k], uint64(i)*1000)})
+		}
+	}
+	for j := range s.Runs {
+		switch s.Runs[j].Environment {
+		case "coop":
+			s.Runs[j].Family = hostfacts.CooperativeThreads
+		case "wasm":
+			s.Runs[j].Family = hostfacts.Wasmtime
+		case "goro":
+			s.Runs[j].Family = hostfacts.Wazero
 		}
 	}
 	return s

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 )
@@ -31,10 +32,11 @@ import (
 // ExitCode is the exit status of an interrupted spawnbench.
 const ExitCode = 130
 
-// hostCommand is the subcommand that runs a benchmark (a wasi-threads
-// module on the embedded Wasmtime): a measured process keeps the signal
-// dispositions a plain runtime has.
-const hostCommand = "wasmtime"
+// hostCommands are the subcommands that run a benchmark (a wasi-threads
+// module on the embedded Wasmtime or on wazero): a measured process keeps
+// the signal dispositions a plain runtime has. They are read here, in
+// init, before any command is registered.
+var hostCommands = []string{"wasmtime", "wazero"}
 
 var (
 	// caught receives the signals from init on; one waiting is enough.
@@ -47,7 +49,7 @@ var (
 )
 
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == hostCommand {
+	if len(os.Args) > 1 && slices.Contains(hostCommands, os.Args[1]) {
 		hosted = true
 		return
 	}

@@ -1,9 +1,10 @@
-;; The wamr host's probe of an iwasm (host_wamr.go): one wasi-threads
-;; spawn, whose thread sets a flag the main thread waits for. Exit status
-;; 0: the thread ran; 3: thread-spawn refused; 4: the thread did not run
-;; within 10 s. An iwasm without lib-wasi-threads fails to load it (no
-;; shared memory) or to call thread-spawn. wamr_probe.wasm is this file
-;; assembled: wat2wasm --enable-threads wamr_probe.wat -o wamr_probe.wasm
+;; The probe of a runtime's wasi-threads (runSpawnProbe in shared.go, for
+;; the wamr and wasmer hosts): one wasi-threads spawn, whose thread sets a
+;; flag the main thread waits for. Exit status 0: the thread ran; 3:
+;; thread-spawn refused; 4: the thread did not run within 10 s. A runtime
+;; without wasi-threads fails to load it (no shared memory) or to call
+;; thread-spawn. spawn_probe.wasm is this file assembled:
+;; wat2wasm --enable-threads spawn_probe.wat -o spawn_probe.wasm
 ;; (wamr_test.go checks that the two agree).
 (module
   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))

@@ -8,6 +8,13 @@
 // starts, never for how long it happened to take on one machine, so the
 // short run skips the same tests everywhere, and every package keeps the
 // tests of its own logic in it.
+//
+// It also holds what those tests share, written once: the one build of
+// spawnbench's binary (and of other commands) that every test package
+// runs (Binary, BuildBinary), running a process for its output and exit
+// status (Run, ExitCode), copying a binary (CopyFile) and a buffer a
+// running process writes (LockedBuffer). It is test support, so it is
+// internal: no product package imports it.
 package fulltest
 
 import "testing"

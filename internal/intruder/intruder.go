@@ -13,7 +13,7 @@
 //
 // The intruder is the test binary itself, copied where nobody may run it
 // and started as nobody (Command); importing this package makes a test
-// binary one (init).
+// binary one (init), once its TestMain calls reexec.Dispatch.
 package intruder
 
 import (
@@ -35,31 +35,32 @@ import (
 	"syscall"
 	"time"
 
+	"spawnbench/internal/reexec"
+
 	"golang.org/x/net/websocket"
 )
 
-// modeVar, in a process's environment, makes it the intruder, in that
-// mode: "poll" (Poll) or "session" (TakeSession).
-const modeVar = "SPAWNBENCH_TEST_INTRUDER"
+// The intruder's helper roles (see reexec), one a mode: Poll and
+// TakeSession.
+const (
+	pollRole    = "test-intruder-poll"
+	sessionRole = "test-intruder-session"
+)
 
 // argVar carries the mode's argument: the watcher's directory (poll), or
 // the remote agent's ws:// URL and what to do with a session (session).
 const argVar = "SPAWNBENCH_TEST_INTRUDER_ARG"
 
 func init() {
-	switch os.Getenv(modeVar) {
-	case "":
-		return
-	case "poll":
+	reexec.Register(pollRole, func() int {
 		_ = json.NewEncoder(os.Stdout).Encode(Poll(os.Getenv(argVar), os.Stdin))
-	case "session":
+		return 0
+	})
+	reexec.Register(sessionRole, func() int {
 		url, then, _ := strings.Cut(os.Getenv(argVar), " ")
 		TakeSession(url, then, os.Stdin, os.Stdout)
-	default:
-		fmt.Fprintf(os.Stderr, "intruder: no mode %q\n", os.Getenv(modeVar))
-		os.Exit(2)
-	}
-	os.Exit(0)
+		return 0
+	})
 }
 
 // Nobody is the user the intruder runs as.
@@ -98,6 +99,10 @@ func Dir() (string, error) {
 // standard input is the caller's to close when the intruder is to stop;
 // its standard output is its report, as JSON.
 func Command(dir, mode, arg string) (*exec.Cmd, error) {
+	role, err := reexec.Env(map[string]string{"poll": pollRole, "session": sessionRole}[mode])
+	if err != nil {
+		return nil, fmt.Errorf("intruder mode %q: %w", mode, err)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -114,7 +119,7 @@ func Command(dir, mode, arg string) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(copied, "-test.run=^$")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), modeVar+"="+mode, argVar+"="+arg, "HOME="+dir)
+	cmd.Env = append(os.Environ(), role, argVar+"="+arg, "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: Nobody, Gid: Nobody}}
 	return cmd, nil
 }

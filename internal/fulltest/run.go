@@ -1,0 +1,78 @@
+package fulltest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+// Run runs cmd to its end and returns what it printed and its exit
+// status; t fails only when cmd could not be run at all.
+func Run(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	code = ExitCode(t, cmd.Run())
+	return o.String(), e.String(), code
+}
+
+// ExitCode is the exit status of a process that ended with err, from
+// exec.Cmd's Run or Wait; t fails when err says the process did not run
+// or was not waited for.
+func ExitCode(t testing.TB, err error) int {
+	t.Helper()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+// CopyFile copies from to to with permissions perm, streaming: a binary
+// read whole would raise this process's peak memory, which its children
+// inherit in their ru_maxrss (the kernel keeps the high-water mark of the
+// image a child replaced by exec, and Go forks sharing its memory).
+func CopyFile(t testing.TB, from, to string, perm os.FileMode) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// LockedBuffer is a bytes.Buffer safe to read while a process or a
+// goroutine writes it.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
