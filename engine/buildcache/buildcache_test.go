@@ -37,7 +37,7 @@ func TestTheStudyBuildsEachArtefactOnce(t *testing.T) {
 		groups = append(groups, fmt.Sprintf("%s and %d more", names[0], len(names)-1))
 	}
 	sort.Strings(groups)
-	if len(s.Environments) != 45 || len(builds) != 9 {
-		t.Errorf("%d environments make %d builds (%v), want 45 (41 and 4 one-CPU twins) and 9", len(s.Environments), len(builds), groups)
+	if len(s.Environments) != 49 || len(builds) != 9 {
+		t.Errorf("%d environments make %d builds (%v), want 49 (43 and 6 one-CPU twins) and 9", len(s.Environments), len(builds), groups)
 	}
 }

@@ -55,6 +55,10 @@ const (
 	// SpawnOSThread: a new OS thread per spawn (native's peers: the
 	// embedded Wasmtime, the Wasmtime CLIs, WAMR).
 	SpawnOSThread = "os-thread"
+	// SpawnPooledOSThread: an OS thread taken from a pool the runtime
+	// keeps and reuses (Wasmer): the first spawns start OS threads, later
+	// ones find one waiting, so a spawn is not a pthread_create's cost.
+	SpawnPooledOSThread = "pooled-os-thread"
 	// SpawnGoroutine: a goroutine per spawn (wazero). Apart from the OS
 	// threads: Go's scheduler runs it on OS threads it already has, so a
 	// spawn starts no thread of its own and its ratio to native compares
@@ -76,11 +80,12 @@ const (
 )
 
 // SpawnKinds lists the spawn kinds in the order the answer names them.
-var SpawnKinds = []string{SpawnOSThread, SpawnGoroutine, SpawnWorkerPerSpawn, SpawnReusedWorker, SpawnCooperative, SpawnUnknown}
+var SpawnKinds = []string{SpawnOSThread, SpawnPooledOSThread, SpawnGoroutine, SpawnWorkerPerSpawn, SpawnReusedWorker, SpawnCooperative, SpawnUnknown}
 
 // familySpawn declares each family's spawn kind.
 var familySpawn = map[string]string{
 	Native: SpawnOSThread, Wasmtime: SpawnOSThread, WAMR: SpawnOSThread,
+	Wasmer:  SpawnPooledOSThread,
 	Wazero:  SpawnGoroutine,
 	JSHosts: SpawnWorkerPerSpawn, RawWorkers: SpawnWorkerPerSpawn,
 	Emscripten:         SpawnReusedWorker,

@@ -71,6 +71,8 @@ func spawnWhat(kind string) string {
 	switch kind {
 	case hostfacts.SpawnOSThread:
 		return "an OS thread per spawn, as native's"
+	case hostfacts.SpawnPooledOSThread:
+		return "OS threads from a pool the runtime keeps and reuses"
 	case hostfacts.SpawnGoroutine:
 		return "a goroutine per spawn, which Go's scheduler runs on OS threads it already has: no OS thread of its own"
 	case hostfacts.SpawnWorkerPerSpawn:
