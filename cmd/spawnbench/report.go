@@ -123,6 +123,10 @@ func writeReport(args []string, out, plots, format, baseline string, baselineGiv
 			links[i].Path = filepath.ToSlash(filepath.Join(base, links[i].Path))
 		}
 	}
+	if format == render.FormatParquet && len(inputs) == 1 {
+		// One set's table is the set's own cells.parquet, stamped with it.
+		return writeOutput(out, func(w io.Writer) error { return render.WriteSetCells(r, inputs[0].Set, w) })
+	}
 	return writeOutput(out, func(w io.Writer) error { return render.Write(r, w, format, links) })
 }
 

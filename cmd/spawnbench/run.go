@@ -45,7 +45,7 @@ func init() {
 		Short: "Build the benchmarks, run the spec's plan and write a result set",
 		Example: `  spawnbench run specs/sequential.cue                    # the README's main job
   spawnbench run specs/quick.cue                         # a few minutes: the study's finding
-  spawnbench run specs/sequential.cue --env 'wasmtime-*' --processes 2 --n 1,10
+  spawnbench run specs/sequential.cue --env native --env 'wasmtime-*' --processes 5 --n 1,10   # a quick look
   spawnbench run specs/sequential.cue -o results/mine --resume   # after Ctrl-C or a kill`,
 		Long: `Run expands SPEC.cue into a plan, builds the C benchmarks for each
 environment (cached by content hash), runs every process of the plan as a

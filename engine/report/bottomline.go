@@ -80,8 +80,13 @@ type BottomNote struct {
 
 // BottomCell is one figure of the bottom line.
 type BottomCell struct {
-	TypicalUS Float `json:"typical_us"`
-	Processes int   `json:"processes"`
+	// Environment is the environment whose cell the figure is: the row's
+	// own, or its one-CPU twin's where Placement is "one-cpu". With the
+	// row's mode and the figure's column it names the cell
+	// (cells.parquet marks the same cells in bottom_line).
+	Environment string `json:"environment"`
+	TypicalUS   Float  `json:"typical_us"`
+	Processes   int    `json:"processes"`
 	// Ratio is the figure over the baseline's; nil for the baseline.
 	Ratio *Ratio `json:"ratio,omitempty"`
 	// Placement is where the figure's threads ran: "one-cpu" where the
@@ -224,7 +229,7 @@ func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 	if c == nil || c.Stats == nil {
 		return nil
 	}
-	out := &BottomCell{TypicalUS: c.Stats.TypicalUS, Processes: c.Stats.Processes, Placement: placement}
+	out := &BottomCell{Environment: c.Environment, TypicalUS: c.Stats.TypicalUS, Processes: c.Stats.Processes, Placement: placement}
 	if p := placementOf(c, results.SameCPU); p != nil {
 		share := p.Share
 		out.SameCPU = &share

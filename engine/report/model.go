@@ -78,6 +78,10 @@ type Cell struct {
 	Failures  map[string]int `json:"failures,omitempty"`
 	// Untrusted counts samples with clock_trusted = false.
 	Untrusted int `json:"untrusted_samples"`
+	// ClockCouldMove is true where the cell's clock is in doubt
+	// (stats.ClockRule): its untrusted samples could move its figure
+	// outside its interval, or its environment failed a calibration check.
+	ClockCouldMove bool `json:"clock_could_move,omitempty"`
 	// Skipped is the reason the runner skipped the environment.
 	Skipped string `json:"skipped,omitempty"`
 	Stats   *Stats `json:"stats,omitempty"`
@@ -133,6 +137,9 @@ type ClockVerdict struct {
 	Untrusted       int           `json:"untrusted_samples"`
 	Samples         int           `json:"samples"`
 	Failed          []FailedCheck `json:"failed_checks,omitempty"`
+	// Cells are the environment's cells whose figures its clock could
+	// move (Cell.ClockCouldMove): the ones the verdict is about.
+	Cells []CellID `json:"cells_could_move,omitempty"`
 	// ObservedStepNS is the smallest clock step the calibration processes
 	// observed and ClockReadNS the median of their read costs; 0 when
 	// none said.
@@ -158,6 +165,12 @@ func (v ClockVerdict) Trusted() bool {
 
 // Calibrated is true when the environment has any calibration check.
 func (v ClockVerdict) Calibrated() bool { return v.SleepChecks+v.CoherenceChecks > 0 }
+
+// CalibrationFailed is true when any calibration check failed: the clock
+// itself is off, not a few samples.
+func (v ClockVerdict) CalibrationFailed() bool {
+	return v.SleepPassed < v.SleepChecks || v.CoherencePassed < v.CoherenceChecks
+}
 
 // Failure is one process that did not end ok.
 type Failure struct {
@@ -546,6 +559,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[Warning]bool) 
 	r.Releases = releasesOf(r)
 	r.ToolReleases = toolReleasesOf(r)
 	r.Clocks = clockVerdicts(r, m.groups, m.calibration)
+	r.markClockCells()
 	for _, k := range m.keys {
 		for _, run := range m.groups[k].Runs {
 			if run.Status != results.StatusOK {
@@ -590,6 +604,13 @@ func fillCell(c *Cell, g *Group, target float64, warnings map[Warning]bool) {
 		}
 	}
 	c.Stats = summarize(values, summaries)
+	if c.Untrusted > 0 {
+		tainted := make([]bool, len(procs))
+		for i, p := range procs {
+			tainted[i] = slices.ContainsFunc(p.Spawns, func(s results.SpawnSample) bool { return !s.ClockTrusted })
+		}
+		c.ClockCouldMove = stats.ClockCouldMove(StatsProcesses(summaries), tainted, c.Stats.est)
+	}
 	if c.Last == 0 {
 		c.Stats.Variance = varianceOf(c.Stats.Summaries)
 	}
@@ -749,6 +770,27 @@ func clockVerdicts(r *Report, groups map[CellKey]*Group, checks []results.Calibr
 		out = append(out, *v)
 	}
 	return out
+}
+
+// markClockCells marks every cell of an environment that failed a
+// calibration check, and names in each clock verdict the cells it marks
+// (stats.ClockRule).
+func (r *Report) markClockCells() {
+	for i := range r.Clocks {
+		v := &r.Clocks[i]
+		for j := range r.Cells {
+			c := &r.Cells[j]
+			if c.Environment != v.Environment || c.Stats == nil {
+				continue
+			}
+			if v.CalibrationFailed() {
+				c.ClockCouldMove = true
+			}
+			if c.ClockCouldMove {
+				v.Cells = append(v.Cells, c.ID())
+			}
+		}
+	}
 }
 
 func appendNew(list []string, s string) []string {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/stats"
 )
 
@@ -40,6 +41,9 @@ type CellFigure struct {
 	// spawns the figure is computed over, Samples their spawns, Untrusted
 	// those of them read from a clock not trusted.
 	Processes, OKProcesses, Samples, Untrusted int32
+	// ClockCouldMove is true where the clock is in doubt for the figure
+	// (stats.ClockRule).
+	ClockCouldMove bool
 	// Failures counts the processes that did not end ok, by status, as
 	// "status=count" joined by ";" ("" when none failed).
 	Failures string
@@ -94,7 +98,8 @@ var cellColumns = []column[CellFigure]{
 	addedLater(optStringCol("failures", func(r *CellFigure) *string { return &r.Failures })).doc("the processes that did not end ok, by status, as status=count joined by ';' (timeout=1;oom=2); null when none failed"),
 	int32Col("ok_processes", func(r *CellFigure) *int32 { return &r.OKProcesses }).doc("the processes the figure is computed over (ended ok, with spawns in the view): how many independent values stand behind it"),
 	int32Col("samples", func(r *CellFigure) *int32 { return &r.Samples }).doc("spawns in the view of the ok processes"),
-	addedLater(int32Col("untrusted_samples", func(r *CellFigure) *int32 { return &r.Untrusted })).doc("those of the samples whose clock is not trusted (samples.parquet's clock_trusted false), marked † in the report"),
+	addedLater(int32Col("untrusted_samples", func(r *CellFigure) *int32 { return &r.Untrusted })).doc("those of the samples whose clock is not trusted (samples.parquet's clock_trusted false)"),
+	addedLater(boolCol("clock_could_move", func(r *CellFigure) *bool { return &r.ClockCouldMove })).doc("true where the report marks the figure † and its clock warning names the cell: " + stats.ClockRule.Summary),
 	optFloat64Col("typical_us", func(r *CellFigure) *float64 { return &r.TypicalUS }).doc("the cell's typical spawn, µs: the exponentiated 20% trimmed mean of its processes' log typical spawns"),
 	optFloat64Col("low_us", func(r *CellFigure) *float64 { return &r.LowUS }).doc(fmt.Sprintf("the lower bound of its %g%% interval over processes, µs; null under %d processes", 100*stats.Confidence, stats.MinIntervalProcesses)),
 	optFloat64Col("high_us", func(r *CellFigure) *float64 { return &r.HighUS }).doc(fmt.Sprintf("the upper bound, µs; null under %d processes", stats.MinIntervalProcesses)),
@@ -123,7 +128,7 @@ var cellColumns = []column[CellFigure]{
 	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view"),
 	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc(fmt.Sprintf("the ratio's 95%% interval (Yuen–Welch over both cells' processes), lower bound; null under %d processes a side", stats.MinIntervalProcesses)),
 	optFloat64Col("ratio_high", func(r *CellFigure) *float64 { return &r.RatioHigh }).doc(fmt.Sprintf("the upper bound; null under %d processes a side", stats.MinIntervalProcesses)),
-	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows; null for the rest"),
+	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows (a host's one-CPU twin, NAME@one-cpu, where the row shows its figure); null for the rest"),
 }
 
 // optFloat64Col stores NaN and ±Inf as null: a figure that is not there.
@@ -150,6 +155,13 @@ func optFloat64Col[T any](name string, f func(*T) *float64) column[T] {
 // stamped with the set's ID, generation and provenance (its format that
 // of the file, FormatVersion).
 func WriteCells(dir string, set *Set, rows []CellFigure) error {
+	return atomicfile.Write(filepath.Join(dir, CellsFile), func(w io.Writer) error { return EncodeSetCells(w, set, rows) })
+}
+
+// EncodeSetCells writes a report's figures of set to w as WriteCells
+// writes them into the set: `spawnbench report DIR -o FILE.parquet` of
+// one set writes the set's own cells.parquet.
+func EncodeSetCells(w io.Writer, set *Set, rows []CellFigure) error {
 	prov := set.Provenance
 	prov.Format = FormatVersion
 	js, err := json.Marshal(prov)
@@ -157,7 +169,7 @@ func WriteCells(dir string, set *Set, rows []CellFigure) error {
 		return fmt.Errorf("encode provenance: %w", err)
 	}
 	meta := map[string]string{metaProvenance: string(js), metaGeneration: strconv.FormatInt(set.Generation, 10), metaSet: set.ID}
-	return writeTable(filepath.Join(dir, CellsFile), cellColumns, rows, meta)
+	return encodeTable(w, cellColumns, rows, meta)
 }
 
 // EncodeCells writes a report's figures as one Parquet file to w, for

@@ -71,5 +71,21 @@ var (
 	}
 )
 
+// ClockRule says which cells a clock's untrusted samples can touch
+// (ClockCouldMove applies it): a clock verdict names those, not the
+// whole environment, since a handful of flagged spawns among thousands
+// moves no figure.
+var ClockRule = Rule{
+	Name: "clock",
+	Summary: "untrusted clock samples mark only the cells whose figure they could move outside its interval; " +
+		"a failed calibration check marks every cell of its environment",
+	Definition: fmt.Sprintf("A sample whose clock failed its check (clock_trusted = false) could move its cell's figure "+
+		"when the processes that hold such samples, dropped, or each set to the lowest or to the highest typical spawn among the cell's processes, "+
+		"would put the figure outside its %.0f%% interval; a cell of fewer than %d processes, which has no interval, could move whenever it holds one. "+
+		"Those cells are marked † and named in the clock warning; the environment's other cells stand as measured. "+
+		"A failed calibration check (sleep or coherence) says the clock itself is off and marks every cell of its environment.",
+		100*Confidence, MinIntervalProcesses),
+}
+
 // Rules are the verdicts' rules, in the order reports explain them.
-var Rules = []Rule{BusyRule, UnstableRule, NotJudgedRule, PrecisionRule}
+var Rules = []Rule{BusyRule, UnstableRule, NotJudgedRule, PrecisionRule, ClockRule}

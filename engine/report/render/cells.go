@@ -33,10 +33,16 @@ func cellFigures(r *report.Report) []results.CellFigure {
 		for _, row := range bl.Rows {
 			for _, c := range []struct {
 				col  report.Column
+				fig  *report.BottomCell
 				role string
-			}{{bl.First, "first spawn"}, {bl.Steady, "steady state"}} {
-				if cell := rep.Cell(row.Environment, bl.Mode, c.col); cell != nil {
-					inBottomLine[key(cell.Machine, row.Environment, bl.Mode, c.col)] = c.role
+			}{{bl.First, row.First, "first spawn"}, {bl.Steady, row.Steady, "steady state"}} {
+				// The headline's own cell: the one-CPU twin's where the
+				// row shows it, never the free figure beside it.
+				if c.fig == nil {
+					continue
+				}
+				if cell := rep.Cell(c.fig.Environment, bl.Mode, c.col); cell != nil {
+					inBottomLine[key(cell.Machine, cell.Environment, bl.Mode, c.col)] = c.role
 				}
 			}
 		}
@@ -54,7 +60,7 @@ func cellFigures(r *report.Report) []results.CellFigure {
 		}
 		f := results.CellFigure{Machine: c.Machine, Environment: c.Environment, Kind: c.Kind, Host: c.Host, Family: c.Family, Mode: c.Mode,
 			N: c.N, ViewLast: int32(c.Last), Processes: int32(c.Processes), Samples: int32(c.Samples),
-			Untrusted: int32(c.Untrusted), Failures: strings.Join(failures, ";"), Spread: nan,
+			Untrusted: int32(c.Untrusted), ClockCouldMove: c.ClockCouldMove, Failures: strings.Join(failures, ";"), Spread: nan,
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
 			Verdict: c.Judgement.Verdict, Reason: reasonText(c.Judgement), Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,

@@ -40,6 +40,8 @@ func writeLoad(r *report.Report, b *strings.Builder) {
 	grouped := grouped(r)
 	var rows [][]string
 	family := ""
+	cells, busy := 0, 0
+	var others, steal float64 // the most of any cell
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		n := c.Judgement
@@ -63,13 +65,24 @@ func writeLoad(r *report.Report, b *strings.Builder) {
 		}
 		if len(verdict) == 0 {
 			verdict = []string{"no"}
+		} else {
+			busy++
 		}
+		cells++
+		others, steal = max(others, float64(n.OthersShare)), max(steal, float64(n.StealShare))
 		rows = append(rows, []string{c.Environment, c.Mode, strconv.Itoa(int(c.N)), sharePercent(float64(n.OthersShare)), sharePercent(float64(n.StealShare)), effect, strings.Join(verdict, "; ")})
 	}
 	if len(rows) == 0 {
 		return
 	}
 	b.WriteString("## Load while measured\n\n")
+	if busy == 0 {
+		// A table of "no" says nothing its numbers' files do not.
+		fmt.Fprintf(b, "No cell busy: the processes of no cell (of %d) say the machine's load moved its figure (the [busy] rule is in the legend of the means); "+
+			"others' CPU took at most %s and steal at most %s of a cell's wall time. Each cell's load and its test are in cells.parquet, the CSV and the JSON "+
+			"(others_share, steal_share, load_rho, load_p, load_ratio).\n\n", cells, sharePercent(others), sharePercent(steal))
+		return
+	}
 	mdTable(b, []string{"Environment", "Mode", "n", "Others' CPU", "Steal", "Figure against load", "Busy"}, "llrrrll", rows)
 	fmt.Fprintf(b, "Others' CPU is the CPU time the rest of the machine used (others_cpu_ns less spawnbench's own work, own_work_ns) and steal the hypervisor's (steal_ns), "+
 		"each summed over the cell's measured processes over their summed wall time (100%% is one CPU's worth; /proc/stat counts in 10 ms ticks, so a short process reads no tick or a whole one and only the sum means much). "+

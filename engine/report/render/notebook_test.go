@@ -253,23 +253,24 @@ func TestNotebookRebuildsClassicTable(t *testing.T) {
 	}
 }
 
-func TestNotebookOnCommittedReferenceSet(t *testing.T) {
+func TestNotebookOnCommittedMainJobSet(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
-	ref := filepath.Join(root, "results", "reference")
-	set, err := results.Read(ref)
+	main := filepath.Join(root, "results", "sequential")
+	set, err := results.Read(main)
 	if errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the reference set the notebook reads by default is missing: %v", err)
+		t.Fatalf("the main job's set the notebook reads by default is missing: %v", err)
 	} else if err != nil {
 		t.Fatal(err)
 	}
 	// No SPAWNBENCH_RESULTS: the notebook's default must be this set.
 	executed := filepath.Join(t.TempDir(), "executed.ipynb")
-	rows, _, got, out, err := execNotebookTo(t, "", executed)
+	rows, printed, got, out, err := execNotebookTo(t, "", executed)
 	if err != nil {
 		t.Fatalf("notebook failed: %v\n%s", err, out)
 	}
 	checkAgainstReport(t, rows, set)
+	checkPrintsTheBottomLine(t, printed, set)
 	// The notebook is committed with its outputs on this set; they must be
 	// what it prints today. -update rewrites it.
 	committed := filepath.Join(root, "results", "analysis.ipynb")
@@ -284,15 +285,43 @@ func TestNotebookOnCommittedReferenceSet(t *testing.T) {
 	}
 	_, want := executedOutputs(t, committed)
 	if len(want) != len(got) {
-		t.Fatalf("the committed notebook has %d cells, the executed one %d: regenerate it with go test ./engine/report/render -run TestNotebookOnCommittedReferenceSet -update", len(want), len(got))
+		t.Fatalf("the committed notebook has %d cells, the executed one %d: regenerate it with go test ./engine/report/render -run TestNotebookOnCommittedMainJobSet -update", len(want), len(got))
 	}
 	for i := range got {
 		if got[i] != want[i] {
-			t.Errorf("cell %d of the committed notebook shows outputs it no longer prints (regenerate with go test ./engine/report/render -run TestNotebookOnCommittedReferenceSet -update):\n got: %.300q\nwant: %.300q", i, got[i], want[i])
+			t.Errorf("cell %d of the committed notebook shows outputs it no longer prints (regenerate with go test ./engine/report/render -run TestNotebookOnCommittedMainJobSet -update):\n got: %.300q\nwant: %.300q", i, got[i], want[i])
 		}
 	}
-	if !strings.Contains(strings.Join(got, ""), "÷ native") {
-		t.Error("the notebook shows no bottom line")
+}
+
+// checkPrintsTheBottomLine: the notebook's first cells print, from
+// cells.parquet, every figure and ratio of the bottom line that the
+// report (and so the README) shows for set, each as the report words it.
+func checkPrintsTheBottomLine(t *testing.T, printed string, set *results.Set) {
+	t.Helper()
+	r, err := report.Build([]report.Input{{Dir: "d", Set: set}}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := r.BottomLine
+	if bl == nil || len(bl.Rows) == 0 {
+		t.Fatal("the set has no bottom line")
+	}
+	lines := map[string]bool{}
+	for _, line := range strings.Split(printed, "\n") {
+		lines[strings.Join(strings.Fields(line), " ")] = true
+	}
+	for _, row := range bl.Rows {
+		for role, fig := range map[string]*report.BottomCell{"first spawn": row.First, "steady state": row.Steady} {
+			if fig == nil {
+				continue
+			}
+			figure, ratio := bottomTexts(fig, row.Environment == r.Baseline)
+			want := strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s", fig.Environment, role, figure, ratio)), " ")
+			if !lines[want] {
+				t.Errorf("the notebook does not print the bottom line's %s of %s as %q:\n%s", role, row.Environment, want, printed)
+			}
+		}
 	}
 }
 

@@ -61,6 +61,14 @@ func Write(r *report.Report, w io.Writer, format string, plots []Plot) error {
 	return CheckFormat(format)
 }
 
+// WriteSetCells writes r's cells.parquet table for the one set it was
+// built from, stamped as the set's own cells.parquet is (its ID,
+// generation and provenance), so that a report of one set writes the
+// file its run wrote.
+func WriteSetCells(r *report.Report, set *results.Set, w io.Writer) error {
+	return results.EncodeSetCells(w, set, cellFigures(r))
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -43,7 +43,7 @@ func writeTypical(r *report.Report, b *strings.Builder) {
 			rows = append(rows, familyRow(family, 8))
 		}
 		mark := ""
-		if c.Untrusted > 0 {
+		if c.ClockCouldMove {
 			mark = untrustedMark
 		}
 		e := &c.Stats.Estimate
@@ -78,6 +78,6 @@ func estimateLegend(target float64) string {
 	return fmt.Sprintf("The process is the unit of replication: each process is reduced to its typical spawn (the %.0f%% trimmed mean of its spawns in the view), "+
 		"and a cell's typical time is the %.0f%% trimmed mean of their logarithms, with Yuen's %.0f%% interval over processes. "+
 		"%s %s "+
-		"The pooled median and 95th percentile of every spawn, and the spawn counts, are in the CSV and JSON formats.",
-		100*stats.TrimFraction, 100*stats.TrimFraction, 100*report.Confidence, stats.PrecisionRule.Definition, targetText)
+		"The pooled median and 95th percentile of every spawn, and the spawn counts, are in the CSV and JSON formats. %s: %s",
+		100*stats.TrimFraction, 100*stats.TrimFraction, 100*report.Confidence, stats.PrecisionRule.Definition, targetText, untrustedMark, stats.ClockRule.Definition)
 }
