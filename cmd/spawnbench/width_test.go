@@ -91,7 +91,7 @@ func words(s string) []string {
 // leftOut: w is a word of one of the cells the default leaves out.
 func leftOut(w string, cells map[string]bool) bool {
 	for c := range cells {
-		if slices.Contains(strings.Fields(c), w) {
+		if slices.Contains(words(c), w) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"spawnbench/internal/fulltest"
@@ -228,9 +229,15 @@ func TestEmscriptenBuildUsesAWritableSeededCache(t *testing.T) {
 	if e.Kind() != "emscripten" {
 		t.Fatalf("kind %s", e.Kind())
 	}
-	cacheDirs, _ := filepath.Glob(filepath.Join(webBuilds.root, "cache", "spawnbench", "emscripten-*"))
+	// One cache per Emscripten release: the sid root's (another test's
+	// build) has its own beside this one, the system emcc's.
+	version, err := exec.Command("emcc", "-dumpversion").Output()
+	if err != nil {
+		t.Fatalf("emcc -dumpversion: %v", err)
+	}
+	cacheDirs, _ := filepath.Glob(filepath.Join(webBuilds.root, "cache", "spawnbench", "emscripten-"+strings.TrimSpace(string(version))))
 	if len(cacheDirs) != 1 {
-		t.Fatalf("Emscripten caches %v, want one under the fresh XDG_CACHE_HOME", cacheDirs)
+		t.Fatalf("Emscripten caches %v, want one for emcc %s under the fresh XDG_CACHE_HOME", cacheDirs, strings.TrimSpace(string(version)))
 	}
 	// emcc writes sanity.txt only into a cache it may write to.
 	if _, err := os.Stat(filepath.Join(cacheDirs[0], "sanity.txt")); err != nil {
