@@ -52,11 +52,11 @@ type wasmerSettings struct {
 	WasmerFlags []string `json:"wasmer_flags"`
 }
 
-// WasmerVersion is the release .ci/setup --with-wasmer builds (crates.io's
+// WasmerVersion is the release .ci/setup --with-wasmer builds (the Rust crate registry's
 // wasmer-cli; 7.5.0 needs a newer rustc than these machines have).
 const WasmerVersion = "7.4.2"
 
-var wasmerInstall = fmt.Sprintf("bash .ci/setup --with-wasmer (builds crates.io's wasmer-cli %s with cargo >= 1.95, "+
+var wasmerInstall = fmt.Sprintf("bash .ci/setup --with-wasmer (builds the Rust crate registry's wasmer-cli %s with cargo >= 1.95, "+
 	"--locked --features cranelift, into ~/.cache/spawnbench/tools/wasmer-%s, linked as bin/wasmer: "+
 	"16-40 minutes on 2 cores, once per machine)", WasmerVersion, WasmerVersion)
 
