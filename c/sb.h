@@ -37,6 +37,17 @@
  *     #cpu K parent_cpu child_cpu
  * gives spawn K's (1-based, in spawn order) CPUs, as the two fields would;
  * the host prints these after the benchmark's own lines.
+ *
+ * For tracing (engine/trace), after its spawn lines a benchmark prints
+ *     #at K call_ns
+ * spawn K's call as its clock read it (the parent's reading just before
+ * pthread_create, not from any start), and, where its clock may count
+ * from an origin of the host's own (WASI's monotonic clock in Wasmtime),
+ *     #sync clock_ns realtime_ns clock_ns
+ * one CLOCK_REALTIME reading between two of its clock, the tightest of a
+ * few, which spawnbench uses to put that clock on CLOCK_MONOTONIC. Both
+ * are printed after every join, outside anything measured; a reader that
+ * does not know them skips them as comments.
  */
 #ifndef SB_H
 #define SB_H
@@ -124,6 +135,32 @@ static inline void sb_print_clock(int64_t step, int64_t read) {
 
 static inline void sb_flush(void) { fflush(stdout); }
 
+static inline void sb_print_at(int64_t k, int64_t ns) {
+  printf("#at %lld %lld\n", (long long)k, (long long)ns);
+}
+
+#ifdef __EMSCRIPTEN__
+/* timeOrigin + now() is no clock a "#sync" could bracket CLOCK_REALTIME
+ * with here: none is printed. */
+static inline void sb_print_sync(void) {}
+#else
+static inline void sb_print_sync(void) {
+  int64_t best[3] = {0, 0, -1};
+  for (int i = 0; i < 16; i++) {
+    struct timespec r;
+    int64_t a = sb_now_ns();
+    clock_gettime(CLOCK_REALTIME, &r);
+    int64_t b = sb_now_ns();
+    if (best[2] < 0 || b - a < best[2] - best[0]) {
+      best[0] = a;
+      best[1] = (int64_t)r.tv_sec * 1000000000 + r.tv_nsec;
+      best[2] = b;
+    }
+  }
+  printf("#sync %lld %lld %lld\n", (long long)best[0], (long long)best[1], (long long)best[2]);
+}
+#endif
+
 /* sb_error writes one line to stderr: "spawnbench: what: code". */
 static inline void sb_error(const char *what, int code) {
   fflush(stdout);
@@ -196,11 +233,16 @@ static inline int sb_setup(int argc, char **argv, const char *usage, struct sb_s
   return 0;
 }
 
-/* sb_print_spawns prints the first count spawns, after every join. */
+/* sb_print_spawns prints the first count spawns, after every join, then
+ * each one's call time and a clock sync for tracing. */
 static inline void sb_print_spawns(const struct sb_spawns *s, int64_t count) {
   for (int64_t i = 0; i < count; i++)
     sb_print_spawn(s->child[i].at - s->before[i], s->created[i] - s->before[i], s->joined[i] - s->before[i],
                    s->parent_cpu[i], s->child[i].cpu);
+  for (int64_t i = 0; i < count; i++)
+    sb_print_at(i + 1, s->before[i]);
+  if (count > 0)
+    sb_print_sync();
   sb_flush();
 }
 

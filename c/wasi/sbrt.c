@@ -300,6 +300,39 @@ void sb_print_clock(int64_t step, int64_t read) {
   print_ints(v, 2);
 }
 
+/* print_directive prints "#<name> " then count integers. */
+static void print_directive(const char *prefix, const int64_t *v, int count) {
+  if (out_len + 8 + 5 * 21 + 1 > sizeof out_buf)
+    sb_flush();
+  while (*prefix)
+    out_buf[out_len++] = *prefix++;
+  print_ints(v, count);
+}
+
+void sb_print_at(int64_t k, int64_t ns) {
+  int64_t v[2] = {k, ns};
+  print_directive("#at ", v, 2);
+}
+
+void sb_print_sync(void) {
+  /* The tightest of a few: WASI's real-time clock between two readings
+   * of its monotonic one, which the host may count from an origin of its
+   * own. */
+  int64_t best[3] = {0, 0, -1};
+  for (int i = 0; i < 16; i++) {
+    uint64_t a = 0, r = 0, b = 0;
+    if (sbrt_clock_time_get(1, 1, &a) != 0 || sbrt_clock_time_get(0, 1, &r) != 0 ||
+        sbrt_clock_time_get(1, 1, &b) != 0)
+      return;
+    if (best[2] < 0 || (int64_t)(b - a) < best[2] - best[0]) {
+      best[0] = (int64_t)a;
+      best[1] = (int64_t)r;
+      best[2] = (int64_t)b;
+    }
+  }
+  print_directive("#sync ", best, 3);
+}
+
 void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu, int child_cpu) {
   int64_t v[5] = {spawn, create, joined, parent_cpu, child_cpu};
   print_ints(v, parent_cpu < 0 && child_cpu < 0 ? 3 : 5);

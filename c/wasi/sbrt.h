@@ -98,6 +98,10 @@ void sb_print_clock(int64_t step, int64_t read);
 /* sb_print_spawn prints one spawn line (c/sb.h); the CPU fields only when
  * at least one CPU is known. */
 void sb_print_spawn(int64_t spawn, int64_t create, int64_t joined, int parent_cpu, int child_cpu);
+/* sb_print_at prints the "#at K call_ns" directive, sb_print_sync one
+ * "#sync" directive (c/sb.h). */
+void sb_print_at(int64_t k, int64_t ns);
+void sb_print_sync(void);
 void sb_flush(void);
 /* sb_error writes one line to stderr: "spawnbench: what: code". */
 void sb_error(const char *what, int code);

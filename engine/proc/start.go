@@ -142,10 +142,12 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 	var ended <-chan heldTree
 	var kill func()
 	if cg != nil {
+		runStartHook(ctx, []int{gettid()})
 		s.Pid, ended, kill, err = startInCgroup(c, append(env, treeVar+"="+token), stdoutW, stderrTo, extraFiles, cg)
 		s.box = cg
 	} else {
 		var t *guarded
+		runStartHook(ctx, threadsOf(g.cmd.Process.Pid))
 		if t, err = startGuarded(g, c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
 			s.Pid, ended, kill = t.main, t.held(), t.kill
 			s.guardPid = g.cmd.Process.Pid

@@ -2,10 +2,15 @@
 // spawnbench (see c/sb.h): one line per spawn, "spawn_ns create_ns
 // joined_ns parent_cpu child_cpu" (one to three decimal integers, then
 // optionally the two CPUs), blank lines and lines starting with '#'
-// skipped, except two directives: "#cpu K parent_cpu child_cpu", by which a
-// host gives spawn K's CPUs when the benchmark cannot, and "#clock
-// step_ns read_ns", by which the calibration benchmark gives its clock's
-// resolution and the cost of one reading.
+// skipped, except four directives: "#cpu K parent_cpu child_cpu", by which a
+// host gives spawn K's CPUs when the benchmark cannot; "#clock step_ns
+// read_ns", by which the calibration benchmark gives its clock's
+// resolution and the cost of one reading; "#at K call_ns", spawn K's call
+// on the benchmark's clock as read (not from any start), by which a spawn
+// is put on the kernel's clock for tracing; and "#sync clock_ns
+// realtime_ns clock_ns", one CLOCK_REALTIME reading between two of the
+// benchmark's clock, by which a clock that is not CLOCK_MONOTONIC is put
+// on it.
 //
 // This package is opinionated: output is parsed as it streams, and what a
 // benchmark prints never decides how much memory spawnbench uses. A
@@ -34,6 +39,10 @@ type Line struct {
 	JoinedNS  *int64
 	ParentCPU *int32
 	ChildCPU  *int32
+	// AtNS is when the spawn's call began (the parent's reading just
+	// before it) on the benchmark's clock as read, from its "#at"
+	// directive; nil without one.
+	AtNS *int64
 }
 
 // cpuDirective is the prefix of a "#cpu K parent_cpu child_cpu" line.
@@ -41,6 +50,19 @@ const cpuDirective = "#cpu "
 
 // clockDirective is the prefix of a "#clock step_ns read_ns" line.
 const clockDirective = "#clock "
+
+// atDirective is the prefix of a "#at K call_ns" line, syncDirective of
+// a "#sync clock_ns realtime_ns clock_ns" line.
+const (
+	atDirective   = "#at "
+	syncDirective = "#sync "
+)
+
+// Sync is a "#sync" directive: a CLOCK_REALTIME reading (RealtimeNS)
+// between two readings of the benchmark's own clock.
+type Sync struct {
+	BeforeNS, RealtimeNS, AfterNS int64
+}
 
 // ClockFacts are what a "#clock" directive says of the benchmark's clock:
 // the smallest step between two readings that differ, and the mean cost of
@@ -74,11 +96,14 @@ type Collector struct {
 	extra int
 	// cpus are the "#cpu" directives kept, at most max: Lines applies
 	// them, whichever came first, the spawn line or its directive.
-	cpus    []placement
-	clock   *ClockFacts // the last "#clock" directive
-	lineNo  int         // lines completed so far
-	partial []byte      // the unfinished line, at most MaxLineBytes
-	skip    bool        // the unfinished line is overlong and is being dropped
+	cpus  []placement
+	clock *ClockFacts // the last "#clock" directive
+	// ats are the "#at" directives kept, at most max.
+	ats     []at
+	sync    *Sync  // the tightest "#sync" directive
+	lineNo  int    // lines completed so far
+	partial []byte // the unfinished line, at most MaxLineBytes
+	skip    bool   // the unfinished line is overlong and is being dropped
 	err     error
 	closed  bool
 }
@@ -161,6 +186,14 @@ func (c *Collector) line(b []byte) {
 	}
 	if bytes.HasPrefix(b, []byte(clockDirective)) {
 		c.clockDirective(b)
+		return
+	}
+	if bytes.HasPrefix(b, []byte(atDirective)) {
+		c.atDirective(b)
+		return
+	}
+	if bytes.HasPrefix(b, []byte(syncDirective)) {
+		c.syncDirective(b)
 		return
 	}
 	if len(b) == 0 || b[0] == '#' {
@@ -353,7 +386,24 @@ func (c *Collector) Lines() []Line {
 			lines[p.k-1].ParentCPU, lines[p.k-1].ChildCPU = p.parent, p.child
 		}
 	}
+	for _, a := range c.ats {
+		if a.k <= int64(len(lines)) {
+			v := a.ns
+			lines[a.k-1].AtNS = &v
+		}
+	}
 	return lines
+}
+
+// Sync is the tightest "#sync" directive the benchmark printed, or nil.
+func (c *Collector) Sync() *Sync {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sync == nil {
+		return nil
+	}
+	s := *c.sync
+	return &s
 }
 
 // Extra is the number of well-formed spawn lines printed beyond max: a
@@ -404,4 +454,52 @@ func (c *Collector) Clock() *ClockFacts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.clock
+}
+
+// at is one "#at" directive: spawn k's call on the benchmark's clock.
+type at struct {
+	k, ns int64
+}
+
+// AtDirective is the "#at" line (with its line end) giving spawn k's
+// call (k from 1) on the benchmark's clock.
+func AtDirective(k int, ns int64) string {
+	return fmt.Sprintf("%s%d %d\n", atDirective, k, ns)
+}
+
+// atDirective parses a "#at K call_ns" line: K >= 1, call_ns >= 0.
+func (c *Collector) atDirective(b []byte) {
+	f := bytes.Fields(b[len(atDirective):])
+	var v [2]int64
+	ok := len(f) == 2
+	for i := 0; ok && i < 2; i++ {
+		v[i], ok = parseInt(f[i])
+	}
+	if !ok || v[0] < 1 || v[1] < 0 {
+		c.fail(fmt.Errorf("stdout line %d is not a call-time directive (#at K call_ns, K >= 1, call_ns >= 0): %s", c.lineNo, quote(b)))
+		return
+	}
+	if c.max >= 0 && (v[0] > int64(c.max) || len(c.ats) >= c.max) {
+		return // about a spawn beyond those kept
+	}
+	c.ats = append(c.ats, at{k: v[0], ns: v[1]})
+}
+
+// syncDirective parses a "#sync clock_ns realtime_ns clock_ns" line: the
+// second clock reading not before the first; the tightest one is kept.
+func (c *Collector) syncDirective(b []byte) {
+	f := bytes.Fields(b[len(syncDirective):])
+	var v [3]int64
+	ok := len(f) == 3
+	for i := 0; ok && i < 3; i++ {
+		v[i], ok = parseInt(f[i])
+	}
+	if !ok || v[2] < v[0] {
+		c.fail(fmt.Errorf("stdout line %d is not a clock-sync directive (#sync clock_ns realtime_ns clock_ns, the second clock reading not before the first): %s", c.lineNo, quote(b)))
+		return
+	}
+	s := Sync{BeforeNS: v[0], RealtimeNS: v[1], AfterNS: v[2]}
+	if c.sync == nil || s.AfterNS-s.BeforeNS < c.sync.AfterNS-c.sync.BeforeNS {
+		c.sync = &s
+	}
 }
