@@ -23,9 +23,10 @@ type record struct {
 	// invocation: a new invocation begins.
 	Inv *Invocation `json:"inv,omitempty"`
 	// process: one finished process and its spawns.
-	Run    *ProcessRun `json:"run,omitempty"`
-	Spawns [][3]*int64 `json:"spawns,omitempty"` // spawn_ns, create_ns, joined_ns
-	CPUs   [][2]*int32 `json:"cpus,omitempty"`   // parent_cpu, child_cpu; absent when none is known
+	Run    *ProcessRun  `json:"run,omitempty"`
+	Spawns [][3]*int64  `json:"spawns,omitempty"` // spawn_ns, create_ns, joined_ns
+	CPUs   [][2]*int32  `json:"cpus,omitempty"`   // parent_cpu, child_cpu; absent when none is known
+	Trace  []SpawnTrace `json:"trace,omitempty"`  // each spawn's trace; absent when not traced
 	// toolchain, skip, calibration, end: about invocation ID.
 	ID          int32              `json:"id,omitempty"`
 	Env         string             `json:"env,omitempty"`
@@ -247,7 +248,7 @@ func (r record) applyTo(s *Set, to applyTo) {
 			s.Runs = append(s.Runs, *r.Run)
 		}
 		if to.samples {
-			s.Samples = append(s.Samples, samplesOf(*r.Run, r.Spawns, r.CPUs)...)
+			s.Samples = append(s.Samples, samplesOf(*r.Run, r.Spawns, r.CPUs, r.Trace)...)
 		}
 	case "toolchain", "skip":
 		if i := inv(); to.provenance && i != nil {
@@ -285,8 +286,8 @@ func (r record) applyTo(s *Set, to applyTo) {
 // samplesOf expands a journalled process into its sample rows: the one
 // place a sample is built, whether the process was just measured or is
 // read back from a journal. cpus, when present, holds each spawn's
-// (parent_cpu, child_cpu).
-func samplesOf(run ProcessRun, spawns [][3]*int64, cpus [][2]*int32) []SpawnSample {
+// (parent_cpu, child_cpu), and traces, when present, each spawn's trace.
+func samplesOf(run ProcessRun, spawns [][3]*int64, cpus [][2]*int32, traces []SpawnTrace) []SpawnSample {
 	out := make([]SpawnSample, len(spawns))
 	for t, v := range spawns {
 		out[t] = SpawnSample{
@@ -296,6 +297,9 @@ func samplesOf(run ProcessRun, spawns [][3]*int64, cpus [][2]*int32) []SpawnSamp
 		}
 		if t < len(cpus) {
 			out[t].ParentCPU, out[t].ChildCPU = cpus[t][0], cpus[t][1]
+		}
+		if t < len(traces) {
+			out[t].SpawnTrace = traces[t]
 		}
 		out[t].ClockTrusted = coherent(out[t])
 	}

@@ -211,6 +211,12 @@ func (w *Writer) Begin(inv Invocation) (int32, error) {
 // (ProcessRun.Summarize), and the sample rows are built from the record
 // when it is applied (samplesOf): each in one place.
 func (w *Writer) Process(run ProcessRun, spawns []protocol.Line) error {
+	return w.ProcessTraced(run, spawns, nil)
+}
+
+// ProcessTraced is Process for a traced process: traces holds each
+// spawn's trace, in spawn order (nil for none).
+func (w *Writer) ProcessTraced(run ProcessRun, spawns []protocol.Line, traces []SpawnTrace) error {
 	values := make([][3]*int64, len(spawns))
 	spawnNS := make([]int64, len(spawns))
 	for i, s := range spawns {
@@ -218,7 +224,7 @@ func (w *Writer) Process(run ProcessRun, spawns []protocol.Line) error {
 		spawnNS[i] = s.SpawnNS
 	}
 	run.Summarize(spawnNS)
-	return w.record(record{Kind: "process", Run: &run, Spawns: values, CPUs: cpusOf(spawns)})
+	return w.record(record{Kind: "process", Run: &run, Spawns: values, CPUs: cpusOf(spawns), Trace: traces})
 }
 
 // Toolchain records the toolchain version an environment was built with.

@@ -67,6 +67,8 @@ type Runner struct {
 	// cappedInARow counts the latest processes in a row whose settle
 	// wait reached its cap.
 	cappedInARow int
+	// tracer traces the processes of "@traced" environments (trace.go).
+	tracer tracer
 }
 
 // New prepares a runner writing through w (which holds the directory).
@@ -420,7 +422,9 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 		row.SettleNS, row.SettleOthersCPUs = &waited, &others
 	}
 	lines := protocol.NewCollector(c.n)
-	out, err := r.runOne(ctx, p, c, c.bench, c.arg, lines)
+	traceCtx, tr := r.startTrace(ctx, c)
+	out, err := r.runOne(traceCtx, p, c, c.bench, c.arg, lines)
+	traces := r.endTrace(tr, c, &row, lines)
 	awaitInterrupt(ctx, out)
 	if ctx.Err() != nil {
 		// Interrupted: this process's output is incomplete; keep the rest.
@@ -436,7 +440,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 	if r.ownWork != nil && row.OthersCPUNS != nil {
 		row.OwnWorkNS = &r.ownWork.PerProcessNS
 	}
-	if err := r.w.Process(row, lines.Lines()); err != nil {
+	if err := r.w.ProcessTraced(row, lines.Lines(), traces); err != nil {
 		return err
 	}
 	if row.Status != results.StatusOK {

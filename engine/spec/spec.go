@@ -136,7 +136,18 @@ type EnvironmentSpec struct {
 	// the declared environment the twin measures ("" for PlaceFree).
 	Placement   string
 	PlacementOf string
+	// Traced is set for the traced twin of an environment (the spec's
+	// anatomy block), named TracedName(TracedOf): only its processes are
+	// traced in the kernel.
+	Traced   bool
+	TracedOf string
 }
+
+// TracedSuffix ends the name of an environment's traced twin.
+const TracedSuffix = "@traced"
+
+// TracedName is the name of environment name's traced twin.
+func TracedName(name string) string { return name + TracedSuffix }
 
 // Placements an environment is measured in.
 const (
@@ -229,6 +240,11 @@ type rawSpec struct {
 		CPU       *int     `json:"cpu"`
 		Processes *int     `json:"processes"`
 	} `json:"placement"`
+	Anatomy struct {
+		Traced    []string `json:"traced"`
+		N         []int    `json:"n"`
+		Processes *int     `json:"processes"`
+	} `json:"anatomy"`
 	Schedule struct {
 		Order     string `json:"order"`
 		Seed      *int64 `json:"seed"`
@@ -432,6 +448,9 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 		return nil, err
 	}
 	if err := s.addOneCPUTwins(path, files, user, raw.Placement.OneCPU, raw.Placement.N, raw.Placement.CPU, raw.Placement.Processes); err != nil {
+		return nil, err
+	}
+	if err := s.addTracedTwins(path, files, user, raw.Anatomy.Traced, raw.Anatomy.N, raw.Anatomy.Processes); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -748,6 +767,56 @@ func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Val
 			}
 			if len(twin.N) == 0 {
 				return inputErrorf("%s: placement.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
+			}
+		}
+		s.Environments = append(s.Environments, twin)
+	}
+	return nil
+}
+
+// addTracedTwins adds, after every other environment, the traced twin of
+// each environment the anatomy block names (a declared one or a one-CPU
+// twin): the same environment, traced, at the block's n (those of them it
+// measures) and with its floor of processes. A twin is set against the
+// twin of its environment's against, where that is traced too; it is no
+// one's placement twin, so reports never take it for the one-CPU figure.
+func (s *Spec) addTracedTwins(path string, files map[string]string, user cue.Value, names []string, ns []int, processes *int) error {
+	if len(names) == 0 {
+		return nil
+	}
+	at := user.LookupPath(cue.ParsePath("anatomy"))
+	byName := map[string]EnvironmentSpec{}
+	for _, e := range s.Environments {
+		byName[e.Name] = e
+	}
+	twins := map[string]bool{}
+	for _, name := range names {
+		twins[name] = true
+	}
+	for _, name := range names {
+		e, ok := byName[name]
+		if !ok {
+			return inputErrorf("%s: anatomy.traced names %q, which the spec does not declare; name one of its environments, or a one-CPU twin of its placement block", position(path, files, at), name)
+		}
+		twin := e
+		twin.Name, twin.Traced, twin.TracedOf = TracedName(name), true, name
+		twin.PlacementOf = ""
+		if processes != nil {
+			twin.Processes = processes
+		}
+		twin.Against = ""
+		if twins[e.Against] {
+			twin.Against = TracedName(e.Against)
+		}
+		if ns != nil {
+			twin.N = nil
+			for _, n := range s.NOf(e) {
+				if slices.Contains(ns, n) {
+					twin.N = append(twin.N, n)
+				}
+			}
+			if len(twin.N) == 0 {
+				return inputErrorf("%s: anatomy.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
 			}
 		}
 		s.Environments = append(s.Environments, twin)
