@@ -100,9 +100,6 @@ func (r *Runner) endTrace(tr *tracedRun, c cell, row *results.ProcessRun, lines 
 	if got.Lost > 0 {
 		notes = append(notes, fmt.Sprintf("the trace lost %d events (its buffer was full): late spawns may say no new OS thread", got.Lost))
 	}
-	if clock != trace.Monotonic {
-		notes = append(notes, fmt.Sprintf("the host's clock is put on CLOCK_MONOTONIC by a measured offset, within %d ns", clock.ErrNS))
-	}
 	row.TraceNote = strings.Join(notes, "; ")
 	out := make([]results.SpawnTrace, len(spawns))
 	for i, a := range trace.Join(got, at, slack) {

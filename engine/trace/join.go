@@ -31,9 +31,12 @@ type Trace struct {
 	// Tasks are every other task of the tree, in order of creation.
 	Tasks []Task
 	// Events counts the events of the tree read; Lost those the buffer
-	// had no room for (the trace is then partial at its end).
-	Events int
-	Lost   int64
+	// had no room for (the trace is then partial at its end); Foreign
+	// those about no task of the tree, which the pid filter should never
+	// have let in (dropped).
+	Events  int
+	Lost    int64
+	Foreign int
 }
 
 // build keeps, of the events, the tree forked from forkers: its main
@@ -58,11 +61,15 @@ func build(evs []event, forkers []int) *Trace {
 				inTree[e.pid] = true
 				tr.Roots = append(tr.Roots, e.pid)
 			default:
+				tr.Foreign++
 				continue
 			}
 		case evWakeupNew:
 			i, ok := index[e.pid]
 			if !ok {
+				if !inTree[e.pid] && !forker[e.pid] {
+					tr.Foreign++
+				}
 				continue
 			}
 			if tr.Tasks[i].WakeupNS == 0 {
@@ -71,7 +78,8 @@ func build(evs []event, forkers []int) *Trace {
 		case evSwitch:
 			i, ok := index[e.pid]
 			if !ok {
-				if !inTree[e.prev] {
+				if !inTree[e.prev] && !inTree[e.pid] && !forker[e.prev] && !forker[e.pid] {
+					tr.Foreign++
 					continue
 				}
 			} else if tr.Tasks[i].FirstRunNS == 0 {

@@ -2,9 +2,12 @@ package trace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,6 +118,178 @@ func TestNativeSpawnsInOrder(t *testing.T) {
 			if inOrder < 95 {
 				t.Errorf("%s cpus %v: %d of 100 spawns in order, want at least 95", bench, cpus, inOrder)
 			}
+		}
+	}
+}
+
+// Two processes traced at once, each in its own session, each beside
+// an untraced process spawning threads of its own: each trace holds its
+// own tree only (its one main process, its own n tasks, none of the
+// other's), and nothing about any other task came through the filter.
+func TestTracesApartAndOnlyTheTree(t *testing.T) {
+	fulltest.Only(t, "builds and traces the native benchmarks")
+	tr := needTracer(t)
+	bin := buildNative(t, "sequential")
+	type result struct {
+		lines []protocol.Line
+		trace *Trace
+	}
+	ns := []int{30, 70}
+	got := make([]result, len(ns))
+	done := make(chan int)
+	// The untraced neighbour: a process spawning threads meanwhile.
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				close(done)
+				return
+			default:
+				_ = exec.Command(bin, "200").Run()
+			}
+		}
+	}()
+	fin := make(chan struct{}, len(ns))
+	for i, n := range ns {
+		go func() {
+			defer func() { fin <- struct{}{} }()
+			lines, _, trace := traced(t, tr, []string{bin, fmt.Sprint(n)}, nil)
+			got[i] = result{lines, trace}
+		}()
+	}
+	for range ns {
+		<-fin
+	}
+	close(stop)
+	<-done
+	seen := map[int]int{}
+	for i, r := range got {
+		if r.trace == nil {
+			t.Fatalf("process %d: no trace", i)
+		}
+		if len(r.trace.Roots) != 1 || len(r.trace.Tasks) != ns[i] {
+			t.Errorf("trace %d: %d main processes and %d tasks, want 1 and %d (its own tree only)", i, len(r.trace.Roots), len(r.trace.Tasks), ns[i])
+		}
+		if r.trace.Foreign != 0 {
+			t.Errorf("trace %d: %d events about no task of its tree", i, r.trace.Foreign)
+		}
+		for _, task := range r.trace.Tasks {
+			if j, dup := seen[task.TID]; dup {
+				t.Errorf("task %d is in traces %d and %d", task.TID, j, i)
+			}
+			seen[task.TID] = i
+		}
+		an := Join(r.trace, spawnsOf(t, r.lines, Monotonic), 1)
+		for k, a := range an {
+			if !a.NewOSThread {
+				t.Errorf("trace %d: spawn %d has no task", i, k+1)
+			}
+		}
+	}
+	if left := ownInstances(); len(left) != 0 {
+		t.Errorf("instances left after both sessions ended: %v", left)
+	}
+}
+
+// ownInstances lists this process's trace instances.
+func ownInstances() []string {
+	var out []string
+	for _, name := range Instances() {
+		if o, ok := instanceOwner(name); ok && o == proc.Owner() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// An instance whose spawnbench is gone is removed by the next one; a
+// live spawnbench's is kept.
+func TestStaleInstancesAreRemoved(t *testing.T) {
+	tr := needTracer(t)
+	// A spawnbench that is gone: a process that has exited, named by its
+	// pid and start time.
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	var start string
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		start = f[19]
+	}
+	_ = cmd.Wait()
+	if start == "" {
+		t.Skip("could not read a process's start time")
+	}
+	dead := filepath.Join(tr.root, "instances", fmt.Sprintf("%s%d-%s-1", instancePrefix, pid, start))
+	if err := os.Mkdir(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	live, err := tr.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	RemoveStale(tr.root)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		_ = removeInstance(dead)
+		t.Errorf("the instance of a spawnbench that is gone is still there (%v)", err)
+	}
+	if _, err := os.Stat(live.Dir()); err != nil {
+		t.Errorf("a live spawnbench's instance was removed: %v", err)
+	}
+}
+
+// A spawnbench killed with SIGKILL while it traces leaves no instance:
+// its keeper removes it.
+func TestKilledRunLeavesNoTracing(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench's binary and kills it")
+	needTracer(t)
+	exe := fulltest.Spawnbench(t)
+	dir := t.TempDir()
+	specFile := filepath.Join(dir, "k.cue")
+	if err := os.WriteFile(specFile, []byte(`name: "k"
+environments: [{name: "native", kind: "native"}]
+modes: ["sequential"]
+n: [100]
+samples: {min: 1, processes: 100000}
+schedule: settle: cap: "0s"
+anatomy: traced: ["native"]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "run", specFile, "-o", filepath.Join(dir, "out"))
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("%s%d-", instancePrefix, cmd.Process.Pid)
+	theirs := func() []string {
+		var out []string
+		for _, name := range Instances() {
+			if strings.HasPrefix(name, prefix) {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(theirs()) == 0 {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the run never traced a process")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for deadline = time.Now().Add(30 * time.Second); len(theirs()) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after SIGKILL, its trace instances are still there: %v", theirs())
 		}
 	}
 }
