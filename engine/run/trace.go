@@ -21,6 +21,17 @@ import (
 // the payload's "#sync" reading, or not at all.
 var monotonicHosts = map[string]bool{"os": true, "wasmtime": true, "wamr": true}
 
+// syncHosts are the hosts whose payload's "#sync" reading can put its
+// clock on CLOCK_MONOTONIC: their WASI real-time clock is
+// clock_gettime(CLOCK_REALTIME) to the nanosecond (the Wasmtime CLI's
+// through cap-std, which counts WASI's monotonic clock from the WASI
+// context's creation instead: 1 to 5 ms into a process here; Wasmer's and
+// wazero's likewise from their own origins). A host whose real-time clock
+// is coarser (the JavaScript wasi-threads host's is Date.now(), whole
+// milliseconds) would put the spawns milliseconds off with no sign of it,
+// so it is not aligned at all.
+var syncHosts = map[string]bool{"wasmtime-cli": true, "wasmer": true, "wazero": true}
+
 // tracer is the run's one tracefs, opened on the first traced process.
 type tracer struct {
 	once sync.Once
@@ -121,8 +132,16 @@ func alignClock(host string, sync *protocol.Sync, before, after trace.Reading, s
 	if monotonicHosts[host] {
 		return trace.Monotonic, max(stepNS, 1), ""
 	}
+	if !syncHosts[host] {
+		return trace.Clock{}, 0, fmt.Sprintf("host %s's clock is not CLOCK_MONOTONIC and cannot be put on it to within its step (no fine real-time clock to sync through): the trace cannot be joined to its spawns", host)
+	}
 	if sync == nil {
 		return trace.Clock{}, 0, fmt.Sprintf("host %s's clock is not CLOCK_MONOTONIC and its benchmark printed no #sync reading to put it there: the trace cannot be joined to its spawns", host)
+	}
+	if sync.RealtimeNS%1000 == 0 {
+		// A whole microsecond: most likely a coarse clock, whose error
+		// the bracket cannot show.
+		return trace.Clock{}, 0, fmt.Sprintf("host %s's #sync real-time reading (%d ns) is a whole microsecond: too coarse a clock to put its spawns on CLOCK_MONOTONIC", host, sync.RealtimeNS)
 	}
 	c, ok := trace.Align(trace.Reading{Before: sync.BeforeNS, At: sync.RealtimeNS, After: sync.AfterNS}, before, after)
 	if !ok {
