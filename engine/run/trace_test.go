@@ -2,10 +2,15 @@ package run
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/results"
 	"spawnbench/engine/trace"
 	"spawnbench/internal/fulltest"
 )
@@ -94,5 +99,78 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "native@one-c
 		if 100*g.newOS < 95*g.spawns || 100*g.inOrder < 95*g.spawns {
 			t.Errorf("%s: of %d spawns, %d made a new OS thread and %d are in order; want at least 95%% each", e, g.spawns, g.newOS, g.inOrder)
 		}
+	}
+}
+
+// The same spec run by an ordinary user completes, measures the traced
+// twin untraced, and says why in every one of its rows; no spawn carries
+// a trace.
+func TestOrdinaryUserRunsUntraced(t *testing.T) {
+	fulltest.Only(t, "runs spawnbench's binary as another user")
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run spawnbench as an ordinary user (nobody)")
+	}
+	const nobody = 65534
+	dir, err := os.MkdirTemp("", "spawnbench-trace-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	exe := filepath.Join(dir, "spawnbench")
+	fulltest.CopyFile(t, fulltest.Spawnbench(t), exe, 0o755)
+	specFile := filepath.Join(dir, "u.cue")
+	if err := os.WriteFile(specFile, []byte(`name: "u"
+environments: [{name: "native", kind: "native"}]
+modes: ["sequential"]
+n: [1, 10]
+samples: {min: 1, processes: 3, pause: "1ms"}
+schedule: settle: cap: "0s"
+anatomy: traced: ["native"]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(exe, "run", specFile, "-o", out)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	stdout, stderr, code := fulltest.Run(t, cmd)
+	if code != 0 {
+		t.Fatalf("spawnbench run as nobody: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twins := 0
+	for _, r := range set.Runs {
+		if r.Traced {
+			t.Errorf("%s process %d: traced as an ordinary user", r.Environment, r.Process)
+		}
+		if r.Environment == "native@traced" {
+			twins++
+			if !strings.Contains(r.TraceNote, "not root") || r.Status != results.StatusOK {
+				t.Errorf("native@traced process %d: status %s, trace_note %q; want ok, and why it was not traced", r.Process, r.Status, r.TraceNote)
+			}
+		} else if r.TraceNote != "" {
+			t.Errorf("%s: trace_note %q on an environment that is not traced", r.Environment, r.TraceNote)
+		}
+	}
+	if twins != 6 {
+		t.Errorf("%d processes of native@traced, want 6", twins)
+	}
+	for _, s := range set.Samples {
+		if s.NewOSThread != nil || s.TaskNewNS != nil {
+			t.Fatalf("%s: a spawn carries a trace", s.Environment)
+		}
+	}
+	if !strings.Contains(stderr+stdout, "not tracing the @traced environments: not root") {
+		t.Errorf("the run did not say once why it does not trace:\n%s", stderr)
 	}
 }
