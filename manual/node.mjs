@@ -1,7 +1,7 @@
 // node.mjs: runs spawn.mjs in Node.js with worker_threads.
 // Usage: node node.mjs sequential N | parallel N | calibration MICROSECONDS
 import { Worker } from "node:worker_threads";
-import { main } from "./spawn.mjs";
+import { main, monoLine } from "./spawn.mjs";
 
 const scripts = {
   worker: new URL("./worker.cjs", import.meta.url),
@@ -18,6 +18,7 @@ const host = {
   },
   print: (line) => process.stdout.write(line + "\n"),
   printErr: (line) => process.stderr.write(line + "\n"),
+  monoLine: (clock) => monoLine(clock, () => process.hrtime.bigint()),
 };
 
 // exitCode, not exit(): exit() could cut stdout short when it is a pipe.

@@ -28,6 +28,9 @@
 //     the host's script for name: "worker" (posts at once) or "sleeper"
 //   onFirstMessage(worker, fn): call fn(data) for the worker's message
 //   print(line), printErr(line)
+//   monoLine() (optional): a "#mono" line (c/sb.h), this context's
+//     performance.now() in ns between two CLOCK_MONOTONIC readings, where
+//     the runtime can read that clock (Node.js's process.hrtime)
 export async function main(host, argv) {
   const [bench, argText] = argv;
   const arg = Number(argText);
@@ -88,12 +91,31 @@ async function parallel(host, n) {
   return all;
 }
 
+// report prints the spawn lines, then for tracing each spawn's call on
+// the parent's performance.now() ("#at", ns) and, where the host can, the
+// reading that puts that clock on CLOCK_MONOTONIC ("#mono").
 function report(host, all) {
   const ns = (ms) => Math.round(ms * 1e6);
   for (const t of all) {
     host.print(ns(t.child - t.before) + " " + ns(t.created - t.before) + " " + ns(t.arrived - t.before));
   }
+  all.forEach((t, i) => host.print("#at " + (i + 1) + " " + ns(t.before)));
+  if (host.monoLine) host.print(host.monoLine(() => performance.now() * 1e6));
   return 0;
+}
+
+// monoLine is a "#mono" line for a runtime with process.hrtime.bigint()
+// (CLOCK_MONOTONIC): clock() in ns between two of its readings, the
+// tightest of a few.
+export function monoLine(clock, hrtime) {
+  let best = null;
+  for (let i = 0; i < 16; i++) {
+    const a = hrtime();
+    const c = clock();
+    const b = hrtime();
+    if (best === null || b - a < best[2] - best[0]) best = [a, c, b];
+  }
+  return "#mono " + best[0] + " " + Math.round(best[1]) + " " + best[2];
 }
 
 // calibration has a worker sleep at least us microseconds and print what

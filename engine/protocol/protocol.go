@@ -10,7 +10,9 @@
 // is put on the kernel's clock for tracing; and "#sync clock_ns
 // realtime_ns clock_ns", one CLOCK_REALTIME reading between two of the
 // benchmark's clock, by which a clock that is not CLOCK_MONOTONIC is put
-// on it.
+// on it; or "#mono mono_ns clock_ns mono_ns", one reading of the
+// benchmark's clock between two of CLOCK_MONOTONIC, printed by a host that
+// can read both (Node.js's process.hrtime).
 //
 // This package is opinionated: output is parsed as it streams, and what a
 // benchmark prints never decides how much memory spawnbench uses. A
@@ -56,6 +58,7 @@ const clockDirective = "#clock "
 const (
 	atDirective   = "#at "
 	syncDirective = "#sync "
+	monoDirective = "#mono "
 )
 
 // Sync is a "#sync" directive: a CLOCK_REALTIME reading (RealtimeNS)
@@ -101,6 +104,7 @@ type Collector struct {
 	// ats are the "#at" directives kept, at most max.
 	ats     []at
 	sync    *Sync  // the tightest "#sync" directive
+	mono    *Sync  // the tightest "#mono" directive: CLOCK_MONOTONIC around the benchmark's clock
 	lineNo  int    // lines completed so far
 	partial []byte // the unfinished line, at most MaxLineBytes
 	skip    bool   // the unfinished line is overlong and is being dropped
@@ -193,7 +197,11 @@ func (c *Collector) line(b []byte) {
 		return
 	}
 	if bytes.HasPrefix(b, []byte(syncDirective)) {
-		c.syncDirective(b)
+		c.syncDirective(b, &c.sync, "#sync clock_ns realtime_ns clock_ns")
+		return
+	}
+	if bytes.HasPrefix(b, []byte(monoDirective)) {
+		c.syncDirective(b, &c.mono, "#mono mono_ns clock_ns mono_ns")
 		return
 	}
 	if len(b) == 0 || b[0] == '#' {
@@ -406,6 +414,19 @@ func (c *Collector) Sync() *Sync {
 	return &s
 }
 
+// Mono is the tightest "#mono" directive the host printed, or nil: its
+// BeforeNS and AfterNS are CLOCK_MONOTONIC, its RealtimeNS the
+// benchmark's clock between them.
+func (c *Collector) Mono() *Sync {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mono == nil {
+		return nil
+	}
+	s := *c.mono
+	return &s
+}
+
 // Extra is the number of well-formed spawn lines printed beyond max: a
 // benchmark that prints more spawns than it was asked for.
 func (c *Collector) Extra() int {
@@ -485,21 +506,23 @@ func (c *Collector) atDirective(b []byte) {
 	c.ats = append(c.ats, at{k: v[0], ns: v[1]})
 }
 
-// syncDirective parses a "#sync clock_ns realtime_ns clock_ns" line: the
-// second clock reading not before the first; the tightest one is kept.
-func (c *Collector) syncDirective(b []byte) {
-	f := bytes.Fields(b[len(syncDirective):])
+// syncDirective parses a "#sync clock_ns realtime_ns clock_ns" (or
+// "#mono") line into *into: the second bracketing reading not before the
+// first; the tightest one is kept.
+func (c *Collector) syncDirective(b []byte, into **Sync, form string) {
+	_, rest, _ := bytes.Cut(b, []byte(" "))
+	f := bytes.Fields(rest)
 	var v [3]int64
 	ok := len(f) == 3
 	for i := 0; ok && i < 3; i++ {
 		v[i], ok = parseInt(f[i])
 	}
 	if !ok || v[2] < v[0] {
-		c.fail(fmt.Errorf("stdout line %d is not a clock-sync directive (#sync clock_ns realtime_ns clock_ns, the second clock reading not before the first): %s", c.lineNo, quote(b)))
+		c.fail(fmt.Errorf("stdout line %d is not a clock-sync directive (%s, the second bracketing reading not before the first): %s", c.lineNo, form, quote(b)))
 		return
 	}
 	s := Sync{BeforeNS: v[0], RealtimeNS: v[1], AfterNS: v[2]}
-	if c.sync == nil || s.AfterNS-s.BeforeNS < c.sync.AfterNS-c.sync.BeforeNS {
-		c.sync = &s
+	if *into == nil || s.AfterNS-s.BeforeNS < (*into).AfterNS-(*into).BeforeNS {
+		*into = &s
 	}
 }

@@ -92,7 +92,7 @@ func (r *Runner) endTrace(tr *tracedRun, c cell, row *results.ProcessRun, lines 
 		return nil
 	}
 	spawns := lines.Lines()
-	clock, slack, note := alignClock(c.env.Host, lines.Sync(), tr.hostBefore, hostAfter, row.ClockStepNS)
+	clock, slack, note := alignClock(c.env.Host, lines.Sync(), lines.Mono(), tr.hostBefore, hostAfter, row.ClockStepNS)
 	if note != "" {
 		row.TraceNote = note
 		return nil
@@ -125,12 +125,17 @@ func (r *Runner) endTrace(tr *tracedRun, c cell, row *results.ProcessRun, lines 
 }
 
 // alignClock puts host's payload clock on the trace's: as printed where
-// the host reads CLOCK_MONOTONIC, else by the payload's "#sync" reading;
-// slack is how far the join may look outside a spawn's window (the
-// clock's step and the alignment's error). note says why it cannot.
-func alignClock(host string, sync *protocol.Sync, before, after trace.Reading, stepNS int64) (c trace.Clock, slack int64, note string) {
+// the host reads CLOCK_MONOTONIC, else by the host's "#mono" reading (its
+// clock between two of CLOCK_MONOTONIC), else by the payload's "#sync"
+// reading; slack is how far the join may look outside a spawn's window
+// (the clock's step and the alignment's error). note says why it cannot.
+func alignClock(host string, sync, mono *protocol.Sync, before, after trace.Reading, stepNS int64) (c trace.Clock, slack int64, note string) {
 	if monotonicHosts[host] {
 		return trace.Monotonic, max(stepNS, 1), ""
+	}
+	if mono != nil {
+		c := trace.Direct(trace.Reading{Before: mono.BeforeNS, At: mono.RealtimeNS, After: mono.AfterNS})
+		return c, max(stepNS, 1) + c.ErrNS, ""
 	}
 	if !syncHosts[host] {
 		return trace.Clock{}, 0, fmt.Sprintf("host %s's clock is not CLOCK_MONOTONIC and cannot be put on it to within its step (no fine real-time clock to sync through): the trace cannot be joined to its spawns", host)

@@ -219,3 +219,11 @@ func Align(guest Reading, hostBefore, hostAfter Reading) (c Clock, ok bool) {
 	// mono = realtime - hMid; realtime = payload + gMid.
 	return Clock{OffsetNS: gMid - hMid2, ErrNS: gErr + hErr2}, true
 }
+
+// Direct puts a payload's clock on CLOCK_MONOTONIC from one reading of it
+// (At) between two of CLOCK_MONOTONIC (Before, After), which its host
+// took: mono = payload + OffsetNS within ErrNS.
+func Direct(r Reading) Clock {
+	mid, err := r.offset() // payload - mono
+	return Clock{OffsetNS: -mid, ErrNS: err}
+}
