@@ -1,0 +1,53 @@
+package trace
+
+import "testing"
+
+// Join gives each spawn the earliest task of its window not already
+// given, so overlapping windows (parallel mode) still pair each spawn
+// with its own task; a spawn whose window holds none made no OS thread.
+func TestJoinPairsEachSpawnWithItsTask(t *testing.T) {
+	tr := &Trace{Tasks: []Task{
+		{TID: 11, NewNS: 1010, WakeupNS: 1012, FirstRunNS: 1030, FirstCPU: 1},
+		{TID: 12, NewNS: 1110, WakeupNS: 1112, FirstRunNS: 1130, FirstCPU: 0},
+		{TID: 13, NewNS: 5000},
+	}}
+	an := Join(tr, []Spawn{
+		{CallNS: 1000, FirstNS: 1500}, // its window holds 11 and 12
+		{CallNS: 1100, FirstNS: 1400},
+		{CallNS: 2000, FirstNS: 2100}, // none
+	}, 1)
+	if !an[0].NewOSThread || *an[0].TaskNewNS != 10 || *an[0].TaskFirstRunNS != 30 || an[0].TaskFirstCPU != 1 {
+		t.Errorf("spawn 1: %+v, want task 11 at +10, first run +30 on CPU 1", an[0])
+	}
+	if !an[1].NewOSThread || *an[1].TaskNewNS != 10 || !InOrder(an[1], 300, 1) {
+		t.Errorf("spawn 2: %+v, want task 12 at +10, in order", an[1])
+	}
+	if an[2].NewOSThread || an[2].TaskNewNS != nil || InOrder(an[2], 100, 1) {
+		t.Errorf("spawn 3: %+v, want no new OS thread", an[2])
+	}
+	if InOrder(an[0], 20, 1) {
+		t.Error("a first instruction before the first run counts as in order")
+	}
+}
+
+// Align goes from a payload's clock to CLOCK_MONOTONIC through
+// CLOCK_REALTIME, within the brackets' half widths; a real-time clock set
+// during the process is refused.
+func TestAlignThroughRealtime(t *testing.T) {
+	// payload = mono - 5000; realtime = mono + 1e18.
+	guest := Reading{Before: 995_000 - 5000, At: 1e18 + 1_000_000, After: 1_005_000 - 5000}
+	host := Reading{Before: 2_000_000 - 10, At: 1e18 + 2_000_000, After: 2_000_000 + 10}
+	c, ok := Align(guest, host, host)
+	if !ok || c.OffsetNS < 5000-c.ErrNS || c.OffsetNS > 5000+c.ErrNS || c.ErrNS > 5100 {
+		t.Errorf("clock %+v (%v), want offset 5000 within the brackets", c, ok)
+	}
+	stepped := host
+	stepped.At += 1_000_000
+	if _, ok := Align(guest, host, stepped); ok {
+		t.Error("a real-time clock set by 1 ms during the process was not noticed")
+	}
+	d := Direct(Reading{Before: 100, At: 40, After: 120})
+	if d.OffsetNS != 70 || d.ErrNS > 11 {
+		t.Errorf("direct %+v, want offset 70 within 11", d)
+	}
+}
