@@ -18,10 +18,13 @@ import (
 // A run as root traces its @traced environments and no other: every
 // process of a traced twin is traced, and in at least 95% of the spawns
 // of every traced host (native, the embedded Wasmtime, the Wasmtime CLI
-// 46, WAMR; sequential and parallel; free and on one CPU) the kernel's
+// 46, WAMR, Node.js's raw workers; sequential and parallel; free and on
+// one CPU) the kernel's
 // times keep call <= new task <= wake-up <= first run <= first
 // instruction within the host's clock step, each spawn having made a new
-// OS thread. The untraced environments' rows carry no trace.
+// OS thread; wazero's spawns, goroutines, make none (the trace says so,
+// its clock put on CLOCK_MONOTONIC through #sync). The untraced
+// environments' rows carry no trace.
 func TestTracedRunInOrder(t *testing.T) {
 	fulltest.Only(t, "builds real payloads and traces real runtimes")
 	if _, err := trace.Open(); err != nil {
@@ -34,13 +37,15 @@ environments: [
 	{name: "wasi-threads", kind: "wasi-threads"},
 	{name: "wasmtime-46", kind: "wasmtime-cli", wasmtime: "wasmtime-46"},
 	{name: "wamr", kind: "wamr"},
+	{name: "wazero", kind: "wazero"},
+	{name: "manual-node", kind: "manual-node", n: [1, 10]},
 ]
 modes: ["sequential", "parallel"]
 n: [1, 30]
 samples: {min: 1, processes: 3, pause: "1ms"}
 schedule: settle: cap: "0s"
 placement: {one_cpu: ["native"]}
-anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "native@one-cpu"]
+anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "manual-node", "native@one-cpu"]
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +90,10 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "native@one-c
 			g.inOrder++
 		}
 	}
-	for _, e := range []string{"native@traced", "native@one-cpu@traced", "wasi-threads@traced", "wasmtime-46@traced", "wamr@traced"} {
+	if g := by["wazero@traced"]; g == nil || g.spawns == 0 || 100*g.newOS > 5*g.spawns {
+		t.Errorf("wazero@traced: %+v; want its spawns traced, at most 5%% of them a new OS thread (they are goroutines)", g)
+	}
+	for _, e := range []string{"native@traced", "native@one-cpu@traced", "wasi-threads@traced", "wasmtime-46@traced", "wamr@traced", "manual-node@traced"} {
 		if why, skipped := inv.Skipped[e]; skipped {
 			t.Logf("%s skipped: %s", e, why)
 			continue
