@@ -90,8 +90,12 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 			g.inOrder++
 		}
 	}
-	if g := by["wazero@traced"]; g == nil || g.spawns == 0 || 100*g.newOS > 5*g.spawns {
-		t.Errorf("wazero@traced: %+v; want its spawns traced, at most 5%% of them a new OS thread (they are goroutines)", g)
+	// A goroutine's start makes no OS thread unless Go's scheduler then
+	// starts one (a new M), now and then.
+	if g := by["wazero@traced"]; g == nil || g.spawns == 0 || 2*g.newOS >= g.spawns {
+		t.Errorf("wazero@traced: %+v; want its spawns traced, most of them no new OS thread (they are goroutines)", g)
+	} else {
+		t.Logf("wazero@traced: %d spawns, %d made a new OS thread", g.spawns, g.newOS)
 	}
 	for _, e := range []string{"native@traced", "native@one-cpu@traced", "wasi-threads@traced", "wasmtime-46@traced", "wamr@traced", "manual-node@traced"} {
 		if why, skipped := inv.Skipped[e]; skipped {
