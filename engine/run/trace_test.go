@@ -18,8 +18,8 @@ import (
 // A run as root traces its @traced environments and no other: every
 // process of a traced twin is traced, and in at least 95% of the spawns
 // of every traced host (native, the embedded Wasmtime, the Wasmtime CLI
-// 46, WAMR, Node.js's raw workers; sequential and parallel; free and on
-// one CPU) the kernel's
+// 46, WAMR, Node.js's raw workers and the JavaScript wasi-threads host
+// in Node.js; sequential and parallel; free and on one CPU) the kernel's
 // times keep call <= new task <= wake-up <= first run <= first
 // instruction within the host's clock step, each spawn having made a new
 // OS thread; wazero's spawns, goroutines, make none (the trace says so,
@@ -39,13 +39,14 @@ environments: [
 	{name: "wamr", kind: "wamr"},
 	{name: "wazero", kind: "wazero"},
 	{name: "manual-node", kind: "manual-node", n: [1, 10]},
+	{name: "wasi-threads-node", kind: "wasi-threads-node", n: [1, 10]},
 ]
 modes: ["sequential", "parallel"]
 n: [1, 30]
 samples: {min: 1, processes: 3, pause: "1ms"}
 schedule: settle: cap: "0s"
 placement: {one_cpu: ["native"]}
-anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "manual-node", "native@one-cpu"]
+anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "manual-node", "wasi-threads-node", "native@one-cpu"]
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 	} else {
 		t.Logf("wazero@traced: %d spawns, %d made a new OS thread", g.spawns, g.newOS)
 	}
-	for _, e := range []string{"native@traced", "native@one-cpu@traced", "wasi-threads@traced", "wasmtime-46@traced", "wamr@traced", "manual-node@traced"} {
+	for _, e := range []string{"native@traced", "native@one-cpu@traced", "wasi-threads@traced", "wasmtime-46@traced", "wamr@traced", "manual-node@traced", "wasi-threads-node@traced"} {
 		if why, skipped := inv.Skipped[e]; skipped {
 			t.Logf("%s skipped: %s", e, why)
 			continue
