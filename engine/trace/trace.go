@@ -314,7 +314,7 @@ func (s *Session) End() (*Trace, error) {
 		return nil, s.err
 	}
 	if !s.on {
-		return nil, errors.New("no process was started under the trace (the host ran none of its own, a warm browser's page, say)")
+		return nil, errors.New("no process was started under the trace: the host ran the benchmark in a process started before it (a warm browser's page), which a trace of the process's own tree cannot follow")
 	}
 	raw, lost, err := s.read()
 	if err != nil {
