@@ -45,7 +45,10 @@
  * from an origin of the host's own (WASI's monotonic clock in Wasmtime),
  *     #sync clock_ns realtime_ns clock_ns
  * one CLOCK_REALTIME reading between two of its clock, the tightest of a
- * few, which spawnbench uses to put that clock on CLOCK_MONOTONIC. Both
+ * few, which spawnbench uses to put that clock on CLOCK_MONOTONIC; under
+ * Emscripten in Node.js, whose clock cannot bracket CLOCK_REALTIME,
+ *     #mono mono_ns clock_ns mono_ns
+ * one reading of its clock between two of CLOCK_MONOTONIC instead. All
  * are printed after every join, outside anything measured; a reader that
  * does not know them skips them as comments.
  */
@@ -140,9 +143,33 @@ static inline void sb_print_at(int64_t k, int64_t ns) {
 }
 
 #ifdef __EMSCRIPTEN__
-/* timeOrigin + now() is no clock a "#sync" could bracket CLOCK_REALTIME
- * with here: none is printed. */
-static inline void sb_print_sync(void) {}
+/* sb_em_mono_ns is CLOCK_MONOTONIC in ns where the JavaScript host can
+ * read it (Node.js's process.hrtime, exact in a double for 104 days of
+ * uptime), else -1 (a browser). */
+EM_JS(double, sb_em_mono_ns, (void), {
+  if (typeof process !== 'undefined' && process.hrtime && process.hrtime.bigint)
+    return Number(process.hrtime.bigint());
+  return -1;
+});
+/* timeOrigin + now() cannot bracket CLOCK_REALTIME ("#sync"); under
+ * Node.js it is put between two CLOCK_MONOTONIC readings instead
+ * ("#mono mono_ns clock_ns mono_ns"); in a browser nothing is printed. */
+static inline void sb_print_sync(void) {
+  int64_t best[3] = {0, 0, -1};
+  for (int i = 0; i < 16; i++) {
+    double a = sb_em_mono_ns();
+    int64_t c = sb_now_ns();
+    double b = sb_em_mono_ns();
+    if (a < 0 || b < 0)
+      return;
+    if (best[2] < 0 || (int64_t)b - (int64_t)a < best[2] - best[0]) {
+      best[0] = (int64_t)a;
+      best[1] = c;
+      best[2] = (int64_t)b;
+    }
+  }
+  printf("#mono %lld %lld %lld\n", (long long)best[0], (long long)best[1], (long long)best[2]);
+}
 #else
 static inline void sb_print_sync(void) {
   int64_t best[3] = {0, 0, -1};
