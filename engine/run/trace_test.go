@@ -40,13 +40,14 @@ environments: [
 	{name: "wazero", kind: "wazero"},
 	{name: "manual-node", kind: "manual-node", n: [1, 10]},
 	{name: "wasi-threads-node", kind: "wasi-threads-node", n: [1, 10]},
+	{name: "emscripten", kind: "emscripten", n: [1, 10]},
 ]
 modes: ["sequential", "parallel"]
 n: [1, 30]
 samples: {min: 1, processes: 3, pause: "1ms"}
 schedule: settle: cap: "0s"
 placement: {one_cpu: ["native"]}
-anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "manual-node", "wasi-threads-node", "native@one-cpu"]
+anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "manual-node", "wasi-threads-node", "emscripten", "native@one-cpu"]
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 			runs[r.Environment]++
 		}
 	}
-	type tally struct{ spawns, newOS, inOrder int }
+	type tally struct{ spawns, newOS, inOrder, firstNewOS, firsts, seqLater, seqLaterNewOS int }
 	by := map[string]*tally{}
 	for _, s := range set.Samples {
 		if !strings.HasSuffix(s.Environment, "@traced") {
@@ -82,6 +83,19 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 			by[s.Environment] = g
 		}
 		g.spawns++
+		made := s.NewOSThread != nil && *s.NewOSThread
+		switch {
+		case s.Thread == 0:
+			g.firsts++
+			if made {
+				g.firstNewOS++
+			}
+		case s.Mode == "sequential":
+			g.seqLater++
+			if made {
+				g.seqLaterNewOS++
+			}
+		}
 		if s.NewOSThread == nil || !*s.NewOSThread {
 			continue
 		}
@@ -97,6 +111,21 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 		t.Errorf("wazero@traced: %+v; want its spawns traced, most of them no new OS thread (they are goroutines)", g)
 	} else {
 		t.Logf("wazero@traced: %d spawns, %d made a new OS thread", g.spawns, g.newOS)
+	}
+	// Emscripten starts a worker for a process's first spawn and reuses
+	// exited ones after: a new OS thread first, mostly none after in
+	// sequential mode (in parallel mode every thread needs a worker of
+	// its own); the spawns that made one are in order.
+	if _, skipped := inv.Skipped["emscripten@traced"]; !skipped {
+		g := by["emscripten@traced"]
+		switch {
+		case g == nil || g.firsts == 0:
+			t.Errorf("emscripten@traced: no traced spawns")
+		case g.firstNewOS != g.firsts || 2*g.seqLaterNewOS >= g.seqLater || 100*g.inOrder < 95*g.newOS:
+			t.Errorf("emscripten@traced: %+v; want every first spawn a new OS thread, most later ones none, those that made one in order", g)
+		default:
+			t.Logf("emscripten@traced: %+v", g)
+		}
 	}
 	for _, e := range []string{"native@traced", "native@one-cpu@traced", "wasi-threads@traced", "wasmtime-46@traced", "wamr@traced", "manual-node@traced", "wasi-threads-node@traced"} {
 		if why, skipped := inv.Skipped[e]; skipped {
