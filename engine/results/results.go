@@ -137,7 +137,7 @@ type SpawnTrace struct {
 	TaskFirstCPU   *int32 `json:"cpu,omitempty"`
 	// NewOSThread is true when the kernel made a new task for the spawn,
 	// false when the trace saw none in its window (a reused worker, a
-	// pool, a goroutine).
+	// pool, a goroutine), nil when the trace lost its window's events.
 	NewOSThread *bool `json:"os,omitempty"`
 }
 
@@ -299,7 +299,7 @@ var sampleColumns = []column[SpawnSample]{
 	addedLater(optInt64Col("task_wakeup_ns", func(r *SpawnSample) **int64 { return &r.TaskWakeupNS })).doc("the new task's first wake-up (sched:sched_wakeup_new), ns after the same start: an offset; null where not traced or not seen"),
 	addedLater(optInt64Col("task_first_run_ns", func(r *SpawnSample) **int64 { return &r.TaskFirstRunNS })).doc("the new task's first switch-in (sched:sched_switch with it as next), ns after the same start: an offset; before = task_new_ns, kernel = task_wakeup_ns - task_new_ns, scheduler = task_first_run_ns - task_wakeup_ns, in the new thread = spawn_ns - task_first_run_ns; null where not traced or not seen"),
 	addedLater(optInt32Col("task_first_cpu", func(r *SpawnSample) **int32 { return &r.TaskFirstCPU })).doc("the CPU of the new task's first run; null where not traced or not seen"),
-	addedLater(optBoolCol("new_os_thread", func(r *SpawnSample) **bool { return &r.NewOSThread })).doc("true when the kernel made a new task for this spawn, false when the trace saw none in its window (a reused worker, a pool, a goroutine); null where the process was not traced"),
+	addedLater(optBoolCol("new_os_thread", func(r *SpawnSample) **bool { return &r.NewOSThread })).doc("true when the kernel made a new task for this spawn, false when the trace saw none in its window (a reused worker, a pool, a goroutine); null where the process was not traced, or its trace lost the events of the spawn's window (runs.parquet's trace_note says so)"),
 }
 
 var runColumns = []column[ProcessRun]{

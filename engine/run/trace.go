@@ -109,13 +109,16 @@ func (r *Runner) endTrace(tr *tracedRun, c cell, row *results.ProcessRun, lines 
 	row.Traced = true
 	var notes []string
 	if got.Lost > 0 {
-		notes = append(notes, fmt.Sprintf("the trace lost %d events (its buffer was full): late spawns may say no new OS thread", got.Lost))
+		notes = append(notes, fmt.Sprintf("the trace lost %d events (its buffer was full): the spawns after its last complete moment have no trace", got.Lost))
 	}
 	row.TraceNote = strings.Join(notes, "; ")
 	out := make([]results.SpawnTrace, len(spawns))
 	for i, a := range trace.Join(got, at, slack) {
 		made := a.NewOSThread
 		out[i] = results.SpawnTrace{NewOSThread: &made, TaskNewNS: a.TaskNewNS, TaskWakeupNS: a.TaskWakeupNS, TaskFirstRunNS: a.TaskFirstRunNS}
+		if a.Unknown {
+			out[i].NewOSThread = nil // the events of its window were lost
+		}
 		if a.TaskFirstCPU >= 0 {
 			cpu := int32(a.TaskFirstCPU)
 			out[i].TaskFirstCPU = &cpu

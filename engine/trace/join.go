@@ -37,12 +37,15 @@ type Trace struct {
 	Events  int
 	Lost    int64
 	Foreign int
+	// CompleteUntil is the time until which the trace holds every event
+	// of the tree: a CPU's buffer that filled up dropped the rest.
+	CompleteUntil int64
 }
 
 // build keeps, of the events, the tree forked from forkers: its main
 // processes and every task they and their tasks created, in order.
 func build(evs []event, forkers []int) *Trace {
-	tr := &Trace{}
+	tr := &Trace{CompleteUntil: math.MaxInt64}
 	forker := map[int]bool{}
 	for _, f := range forkers {
 		forker[f] = true
@@ -103,7 +106,10 @@ type Spawn struct {
 // spawn's CallNS (as spawn_ns is), each nil where the trace did not see
 // it, and FirstCPU the CPU of the first run (-1 where not seen).
 type Anatomy struct {
-	NewOSThread                             bool
+	NewOSThread bool
+	// Unknown says the trace cannot tell whether the spawn made a task:
+	// its window runs past the trace's CompleteUntil and none was seen.
+	Unknown                                 bool
 	TaskNewNS, TaskWakeupNS, TaskFirstRunNS *int64
 	TaskFirstCPU                            int
 }
@@ -138,6 +144,9 @@ func Join(tr *Trace, spawns []Spawn, slackNS int64) []Anatomy {
 				a.TaskFirstRunNS, a.TaskFirstCPU = ptr(t.FirstRunNS-s.CallNS), t.FirstCPU
 			}
 			break
+		}
+		if !out[k].NewOSThread && hi > tr.CompleteUntil {
+			out[k].Unknown = true
 		}
 	}
 	return out

@@ -28,6 +28,13 @@ func TestJoinPairsEachSpawnWithItsTask(t *testing.T) {
 	if InOrder(an[0], 20, 1) {
 		t.Error("a first instruction before the first run counts as in order")
 	}
+	// A buffer that filled up at 1200: a spawn after it with no task seen
+	// is unknown, not "no OS thread"; one before it is still known.
+	tr.CompleteUntil = 1200
+	an = Join(tr, []Spawn{{CallNS: 1000, FirstNS: 1050}, {CallNS: 1060, FirstNS: 1070}, {CallNS: 2000, FirstNS: 2100}}, 1)
+	if !an[0].NewOSThread || an[0].Unknown || an[1].NewOSThread || an[1].Unknown || !an[2].Unknown {
+		t.Errorf("after a loss at 1200: %+v", an)
+	}
 }
 
 // Align goes from a payload's clock to CLOCK_MONOTONIC through

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,9 +125,10 @@ const (
 	evSwitch
 )
 
-// read reads every CPU's raw buffer of the stopped instance, and the
-// events it lost.
-func (s *Session) read() ([]event, int64, error) {
+// read reads every CPU's raw buffer of the stopped instance, the events
+// it lost, and until when it holds every event: the earliest last event
+// of a CPU whose buffer filled up (math.MaxInt64 when none did).
+func (s *Session) read() ([]event, int64, int64, error) {
 	subbuf := 4096
 	if b, err := os.ReadFile(filepath.Join(s.dir, "buffer_subbuf_size_kb")); err == nil {
 		if kb, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && kb > 0 {
@@ -135,7 +137,7 @@ func (s *Session) read() ([]event, int64, error) {
 	}
 	cpus, err := filepath.Glob(filepath.Join(s.dir, "per_cpu", "cpu*"))
 	if err != nil || len(cpus) == 0 {
-		return nil, 0, fmt.Errorf("read the trace: no per_cpu buffers in %s", s.dir)
+		return nil, 0, 0, fmt.Errorf("read the trace: no per_cpu buffers in %s", s.dir)
 	}
 	byID := map[uint16]int{}
 	var fmts [3]format
@@ -145,16 +147,19 @@ func (s *Session) read() ([]event, int64, error) {
 	}
 	var out []event
 	var lost int64
+	complete := int64(math.MaxInt64)
 	for _, dir := range cpus {
 		cpu, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "cpu"))
 		if err != nil {
 			continue
 		}
-		lost += statsLost(filepath.Join(dir, "stats"))
+		cpuLost := statsLost(filepath.Join(dir, "stats"))
+		lost += cpuLost
 		fd, err := unix.Open(filepath.Join(dir, "trace_pipe_raw"), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return nil, 0, fmt.Errorf("read the trace of CPU %d: %w", cpu, err)
+			return nil, 0, 0, fmt.Errorf("read the trace of CPU %d: %w", cpu, err)
 		}
+		first := len(out)
 		page := make([]byte, subbuf)
 		for {
 			n, err := unix.Read(fd, page)
@@ -167,9 +172,16 @@ func (s *Session) read() ([]event, int64, error) {
 			out = parsePage(page[:n], cpu, byID, &fmts, out)
 		}
 		unix.Close(fd)
+		if cpuLost > 0 {
+			last := int64(0) // nothing kept: nothing is known
+			for _, e := range out[first:] {
+				last = max(last, e.ts)
+			}
+			complete = min(complete, last)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ts < out[j].ts })
-	return out, lost, nil
+	return out, lost, complete, nil
 }
 
 // statsLost sums what a CPU buffer's stats say it lost.

@@ -316,12 +316,12 @@ func (s *Session) End() (*Trace, error) {
 	if !s.on {
 		return nil, errors.New("no process was started under the trace: the host ran the benchmark in a process started before it (a warm browser's page), which a trace of the process's own tree cannot follow")
 	}
-	raw, lost, err := s.read()
+	raw, lost, complete, err := s.read()
 	if err != nil {
 		return nil, err
 	}
 	tr := build(raw, s.forkers)
-	tr.Lost = lost
+	tr.Lost, tr.CompleteUntil = lost, complete
 	return tr, nil
 }
 
