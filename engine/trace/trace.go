@@ -78,8 +78,8 @@ type Tracer struct {
 	root    string // the tracefs mount
 	formats map[string]format
 	seq     atomic.Int64
-	// Mounted says the tracer mounted tracefs itself (it leaves it
-	// mounted: another run may be using it).
+	// Mounted is where the tracer mounted tracefs itself, "" where it
+	// was mounted already; it stays mounted (another run may use it).
 	Mounted string
 }
 
