@@ -118,6 +118,13 @@ type SpawnSample struct {
 	Invocation int32
 	// Machine is the ID of the machine that measured it (Machine.ID).
 	Machine string
+	// The kernel's events of the spawn's new task, where its process was
+	// traced (anatomy.go); nil where it was not.
+	TaskNewNS      *int64 `json:",omitempty"`
+	TaskWakeupNS   *int64 `json:",omitempty"`
+	TaskFirstRunNS *int64 `json:",omitempty"`
+	TaskFirstCPU   *int32 `json:",omitempty"`
+	NewOSThread    *bool  `json:",omitempty"`
 }
 
 // ProcessRun is one benchmark process (or page): one row of runs.parquet.
@@ -210,6 +217,10 @@ type ProcessRun struct {
 	// page's, never the page's own; nil for a process, and in sets
 	// written before the column.
 	RefusedRequests *int64 `json:",omitempty"`
+	// Traced is true for a process whose spawns were traced in the
+	// kernel, and TraceNote says why a process was not (anatomy.go).
+	Traced    bool   `json:",omitempty"`
+	TraceNote string `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
