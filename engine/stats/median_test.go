@@ -29,7 +29,7 @@ func TestMedianIntervalCoversTheMedian(t *testing.T) {
 		draw   func() float64
 		median float64
 	}{
-		"lognormal": {func() float64 { return 40 * math.Exp(0.5*rng.NormFloat64()) }, 40},
+		"lognormal":                       {func() float64 { return 40 * math.Exp(0.5*rng.NormFloat64()) }, 40},
 		"shifted exponential around zero": {func() float64 { return rng.ExpFloat64() - math.Ln2 }, 0},
 		"normal, negative":                {func() float64 { return -3 + rng.NormFloat64() }, -3},
 	}
