@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -132,3 +133,65 @@ func TestAnatomyPlotIsShownWithItsSection(t *testing.T) {
 }
 
 func textfmtTime(v report.Float) string { return " of " + textfmt.TimeUS(float64(v)) + ")" }
+
+// The JSON carries the anatomy as the issue names it: anatomy.rows[]
+// with environment, figure ("first" or "steady"), spawn_us, processes
+// and parts[] of {name, median_us, low_us, high_us}, names before,
+// kernel, scheduler and in_thread; and the tracing's cost.
+func TestAnatomyJSONShape(t *testing.T) {
+	t.Parallel()
+	r := reporttest.Build(t, reporttest.TracedSet())
+	var b bytes.Buffer
+	if err := Write(r, &b, FormatJSON, nil); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Anatomy struct {
+			Rows []map[string]any `json:"rows"`
+		} `json:"anatomy"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Anatomy.Rows) == 0 {
+		t.Fatal("no anatomy.rows in the JSON")
+	}
+	withParts := 0
+	for _, row := range doc.Anatomy.Rows {
+		for _, key := range []string{"environment", "figure", "spawn_us", "processes", "parts", "tracing_cost", "new_os_thread_share"} {
+			if _, ok := row[key]; !ok {
+				t.Fatalf("a row lacks %q: %v", key, row)
+			}
+		}
+		if f := row["figure"]; f != "first" && f != "steady" {
+			t.Errorf("figure %v", f)
+		}
+		parts := row["parts"].([]any)
+		if len(parts) == 0 {
+			continue
+		}
+		withParts++
+		var names []string
+		for _, p := range parts {
+			part := p.(map[string]any)
+			for _, key := range []string{"name", "median_us", "low_us", "high_us"} {
+				if _, ok := part[key]; !ok {
+					t.Fatalf("a part lacks %q: %v", key, part)
+				}
+			}
+			names = append(names, part["name"].(string))
+		}
+		if got := strings.Join(names, " "); got != "before kernel scheduler in_thread" {
+			t.Errorf("parts named %s", got)
+		}
+		cost := row["tracing_cost"].(map[string]any)
+		for _, key := range []string{"ratio", "low", "high", "traced_us", "untraced_us", "beyond_interval"} {
+			if _, ok := cost[key]; !ok {
+				t.Fatalf("a tracing cost lacks %q: %v", key, cost)
+			}
+		}
+	}
+	if withParts == 0 {
+		t.Error("no row has parts")
+	}
+}
