@@ -82,6 +82,9 @@ func TestAnatomySentenceSaysWhereTheTimeGoes(t *testing.T) {
 	if !strings.Contains(md.String(), s) || !strings.Contains(md.String(), "## Where the time goes\n") {
 		t.Error("the report lacks the sentence or the section")
 	}
+	if !strings.Contains(BottomLineText(r), s) {
+		t.Error("the bottom line run prints lacks the sentence")
+	}
 }
 
 // A set that traced nothing has no section, no sentence and no plot, and

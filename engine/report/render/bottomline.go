@@ -243,6 +243,9 @@ func BottomLineText(r *report.Report) string {
 	if a := answerText(bl); a != "" {
 		b.WriteString(a + "\n")
 	}
+	if t := anatomyText(r); t != "" {
+		b.WriteString(t + "\n")
+	}
 	fmt.Fprintf(&b, "Bottom line (%s mode; typical spawn, and ÷ %s with its 95%% interval over processes):\n", bl.Mode, bl.Baseline)
 	for _, row := range bl.Rows {
 		first, fr := bottomTexts(row.First, row.Environment == bl.Baseline)
