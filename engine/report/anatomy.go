@@ -263,65 +263,29 @@ func (r *Report) anatomyRow(row string, bc *BottomCell, mode, figure string, col
 	if len(procs) == 0 {
 		return nil
 	}
-	out := &AnatomyRow{Row: row, Environment: bc.Environment, Traced: twin, Placement: bc.Placement, Figure: figure, Mode: mode, Column: col, Processes: len(procs)}
-	var spawnMedians []float64
-	newThreads := 0
-	// parts[i] holds each process's median of part i; sched the
-	// scheduler part's per process and placement.
-	var parts [4][]float64
-	sched := map[results.Placement][]float64{}
-	placed := map[results.Placement]int{}
+	t := newTally()
 	for _, p := range procs {
-		var spawns []float64
-		var own [4][]float64
-		ownSched := map[results.Placement][]float64{}
-		for _, s := range p.Spawns {
-			out.Spawns++
-			spawns = append(spawns, float64(s.SpawnNS)/1e3)
-			ps, ok := SpawnParts(s)
-			if *s.NewOSThread {
-				newThreads++
-			}
-			if !ok {
-				continue
-			}
-			for i, v := range ps {
-				own[i] = append(own[i], float64(v)/1e3)
-			}
-			if pl := firstRunPlacement(s); pl != results.UnknownPlacement {
-				placed[pl]++
-				ownSched[pl] = append(ownSched[pl], float64(ps[2])/1e3)
-			}
-		}
-		spawnMedians = append(spawnMedians, stats.Median(spawns))
-		for i := range own {
-			if len(own[i]) > 0 {
-				parts[i] = append(parts[i], stats.Median(own[i]))
-			}
-		}
-		for pl, v := range ownSched {
-			sched[pl] = append(sched[pl], stats.Median(v))
-		}
+		t.add(p.Spawns)
 	}
-	m, lo, hi := stats.MedianInterval(spawnMedians)
-	out.SpawnUS, out.SpawnLowUS, out.SpawnHighUS = Float(m), Float(lo), Float(hi)
-	out.NewThreadShare = Float(float64(newThreads) / float64(out.Spawns))
-	out.Parts = []AnatomyPart{}
-	if len(parts[0]) > 0 {
+	out := &AnatomyRow{Row: row, Environment: bc.Environment, Traced: twin, Placement: bc.Placement, Figure: figure, Mode: mode, Column: col,
+		Processes: len(procs), Spawns: t.spawns, NewThreadShare: Float(float64(t.newThreads) / float64(t.spawns)), Parts: []AnatomyPart{}}
+	spawn := partOf("", t.spawnMedians)
+	out.SpawnUS, out.SpawnLowUS, out.SpawnHighUS = spawn.MedianUS, spawn.LowUS, spawn.HighUS
+	if len(t.parts[0]) > 0 {
 		largest := math.Inf(-1)
 		for i, name := range PartNames {
-			part := partOf(name, parts[i])
+			part := partOf(name, t.parts[i])
 			out.Parts = append(out.Parts, part)
 			if float64(part.MedianUS) > largest {
 				largest, out.Largest = float64(part.MedianUS), name
 			}
 		}
 	}
-	known := placed[results.SameCPU] + placed[results.OtherCPU]
+	known := t.placed[results.SameCPU] + t.placed[results.OtherCPU]
 	for _, pl := range []results.Placement{results.SameCPU, results.OtherCPU} {
-		if len(sched[pl]) > 0 {
+		if len(t.sched[pl]) > 0 {
 			out.SchedulerByPlacement = append(out.SchedulerByPlacement, PlacementPart{Placement: pl,
-				Share: Float(float64(placed[pl]) / float64(known)), AnatomyPart: partOf(PartScheduler, sched[pl])})
+				Share: Float(float64(t.placed[pl]) / float64(known)), AnatomyPart: partOf(PartScheduler, t.sched[pl])})
 		}
 	}
 	for i := range costs {
@@ -330,6 +294,56 @@ func (r *Report) anatomyRow(row string, bc *BottomCell, mode, figure string, col
 		}
 	}
 	return out
+}
+
+// tally gathers a view's traced spawns process by process: each
+// process's median spawn, its median of each part (over its spawns that
+// have parts) and of the scheduler's part in each placement, and the
+// counts the shares come from.
+type tally struct {
+	spawns, newThreads int
+	spawnMedians       []float64
+	parts              [4][]float64
+	sched              map[results.Placement][]float64
+	placed             map[results.Placement]int
+}
+
+func newTally() *tally {
+	return &tally{sched: map[results.Placement][]float64{}, placed: map[results.Placement]int{}}
+}
+
+// add tallies one process's traced spawns.
+func (t *tally) add(spawns []results.SpawnSample) {
+	var whole []float64
+	var parts [4][]float64
+	sched := map[results.Placement][]float64{}
+	for _, s := range spawns {
+		t.spawns++
+		whole = append(whole, float64(s.SpawnNS)/1e3)
+		if *s.NewOSThread {
+			t.newThreads++
+		}
+		ps, ok := SpawnParts(s)
+		if !ok {
+			continue
+		}
+		for i, v := range ps {
+			parts[i] = append(parts[i], float64(v)/1e3)
+		}
+		if pl := firstRunPlacement(s); pl != results.UnknownPlacement {
+			t.placed[pl]++
+			sched[pl] = append(sched[pl], float64(ps[2])/1e3)
+		}
+	}
+	t.spawnMedians = append(t.spawnMedians, stats.Median(whole))
+	for i := range parts {
+		if len(parts[i]) > 0 {
+			t.parts[i] = append(t.parts[i], stats.Median(parts[i]))
+		}
+	}
+	for pl, v := range sched {
+		t.sched[pl] = append(t.sched[pl], stats.Median(v))
+	}
 }
 
 // partOf is one part over processes: the median of the processes'

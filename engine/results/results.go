@@ -34,7 +34,7 @@
 // came from; one (machine, environment, mode, n) cell is one measurement.
 //
 // Its files follow three seams. The schema: the row types (results.go),
-// their columns (columns.go), the provenance (provenance.go), CPU lists
+// their columns (columns.go; the kernel trace's in anatomy.go), the provenance (provenance.go), CPU lists
 // and kinds (cpus.go, hosts.go) and the set in memory (set.go). The
 // store: Parquet files (parquet.go), reading a directory back whole
 // (read.go), the journal (journal.go), the one Writer (writer.go), its
