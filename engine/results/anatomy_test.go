@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"spawnbench/engine/protocol"
 )
 
 // The trace columns survive a set's Parquet files: the times and the CPU
@@ -76,4 +78,40 @@ func TestAnatomyColumnsAreDescribedAndLast(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A process's traced flag and note survive the journal and its
+// compaction, as the rest of its row does. (A spawn's kernel events are
+// the journal's spawn arrays' to carry, with the capture that makes
+// them.)
+func TestTracedRunSurvivesTheJournal(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
+	run := ProcessRun{Environment: "native@traced", Kind: "native", Mode: "sequential", N: 1, Status: StatusOK, Invocation: id, Traced: true}
+	if err := w.Process(run, []protocol.Line{{SpawnNS: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	run.Environment, run.Traced, run.TraceNote = "native", false, "tracefs is not mounted"
+	if err := w.Process(run, []protocol.Line{{SpawnNS: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(stage string) {
+		t.Helper()
+		set, err := Read(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+		if len(set.Runs) != 2 || !set.Runs[0].Traced || set.Runs[0].TraceNote != "" || set.Runs[1].Traced || set.Runs[1].TraceNote != "tracefs is not mounted" {
+			t.Fatalf("%s: runs %+v", stage, set.Runs)
+		}
+	}
+	check("from the journal")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted")
 }
