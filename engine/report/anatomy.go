@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"spawnbench/engine/results"
@@ -69,9 +70,20 @@ type Anatomy struct {
 	// row with a traced twin, in the bottom line's order, the row's
 	// headline figure and, beside a one-CPU headline, its free one.
 	Rows []AnatomyRow `json:"rows"`
-	// Costs divide every cell of every traced twin by its untraced
-	// environment's.
+	// Costs divide every cell of every traced twin whose processes were
+	// all traced by its untraced environment's.
 	Costs []TracingCost `json:"costs"`
+	// NotTraced says why processes that were to be traced were not
+	// (runs.parquet's trace_note), one entry per reason.
+	NotTraced []TraceNote `json:"not_traced,omitempty"`
+}
+
+// TraceNote is one reason processes were not traced, with the
+// environments and the number of processes it held back.
+type TraceNote struct {
+	Note         string   `json:"note"`
+	Environments []string `json:"environments"`
+	Processes    int      `json:"processes"`
 }
 
 // AnatomyRow is one figure of one bottom-line row, split into its parts.
@@ -176,10 +188,11 @@ func untracedOf(env string) string {
 // anatomyOf builds the report's anatomy; nil where the set has no traced
 // twin of a bottom-line cell and no tracing cost to state.
 func anatomyOf(r *Report) *Anatomy {
-	if len(r.tracedOf) == 0 {
+	notes := traceNotes(r)
+	if len(r.tracedOf) == 0 && len(notes) == 0 {
 		return nil
 	}
-	a := &Anatomy{Costs: tracingCosts(r)}
+	a := &Anatomy{Costs: tracingCosts(r), NotTraced: notes}
 	if b := r.BottomLine; b != nil {
 		for _, fig := range []struct {
 			name string
@@ -209,10 +222,71 @@ func anatomyOf(r *Report) *Anatomy {
 			}
 		}
 	}
-	if len(a.Rows) == 0 && len(a.Costs) == 0 {
+	if len(a.Rows) == 0 && len(a.Costs) == 0 && len(a.NotTraced) == 0 {
 		return nil
 	}
 	return a
+}
+
+// traceNotes gathers the measured processes' trace notes, in the
+// report's order of environments, one entry per note.
+func traceNotes(r *Report) []TraceNote {
+	var out []TraceNote
+	for _, env := range r.Environments {
+		for _, mode := range r.Modes {
+			for _, n := range r.columnNs() {
+				g := r.Groups[CellKey{env, mode, n}]
+				if g == nil {
+					continue
+				}
+				for _, run := range g.Runs {
+					if run.TraceNote == "" {
+						continue
+					}
+					i := slices.IndexFunc(out, func(t TraceNote) bool { return t.Note == run.TraceNote })
+					if i < 0 {
+						out = append(out, TraceNote{Note: run.TraceNote})
+						i = len(out) - 1
+					}
+					out[i].Processes++
+					if !slices.Contains(out[i].Environments, env) {
+						out[i].Environments = append(out[i].Environments, env)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// columnNs are the report's thread counts, each once.
+func (r *Report) columnNs() []int32 {
+	var out []int32
+	for _, c := range r.Columns {
+		if !slices.Contains(out, c.N) {
+			out = append(out, c.N)
+		}
+	}
+	return out
+}
+
+// allTraced is true when every ok process of the cell was traced: a
+// twin's processes that could not be traced measure no tracing.
+func (r *Report) allTraced(env, mode string, n int32) bool {
+	g := r.Groups[CellKey{env, mode, n}]
+	if g == nil {
+		return false
+	}
+	ok := 0
+	for _, run := range g.Runs {
+		if run.Status == results.StatusOK {
+			if !run.Traced {
+				return false
+			}
+			ok++
+		}
+	}
+	return ok > 0
 }
 
 // tracingCosts divides every cell of each traced twin by its untraced
@@ -225,7 +299,9 @@ func tracingCosts(r *Report) []TracingCost {
 			continue
 		}
 		for _, q := range r.cellRatios(twin, of) {
-			out = append(out, r.costOf(q))
+			if r.allTraced(twin, q.Mode, q.N) {
+				out = append(out, r.costOf(q))
+			}
 		}
 	}
 	return out

@@ -261,3 +261,31 @@ func TestNoAnatomyWithoutTracedProcesses(t *testing.T) {
 		t.Error("the JSON of a set with no traced process has an anatomy key")
 	}
 }
+
+// Twins whose processes could not be traced (a run as an ordinary user)
+// give no parts and no cost, and the anatomy says why, once per reason.
+func TestUntracedTwinsSayWhy(t *testing.T) {
+	t.Parallel()
+	s := reporttest.TracedSet()
+	const why = "tracefs is not mounted, and mounting it needs root"
+	for i := range s.Runs {
+		if run := &s.Runs[i]; strings.HasSuffix(run.Environment, report.TracedSuffix) {
+			run.Traced, run.TraceNote = false, why
+		}
+	}
+	for i := range s.Samples {
+		smp := &s.Samples[i]
+		smp.TaskNewNS, smp.TaskWakeupNS, smp.TaskFirstRunNS, smp.TaskFirstCPU, smp.NewOSThread = nil, nil, nil, nil, nil
+	}
+	r := reporttest.Build(t, s)
+	a := r.Anatomy
+	if a == nil || len(a.Rows) != 0 || len(a.Costs) != 0 || len(a.NotTraced) != 1 {
+		t.Fatalf("anatomy %+v, want no rows, no costs and one reason", a)
+	}
+	n := a.NotTraced[0]
+	// Six twins: two cells of 12 and 8 processes, and one of 8 (n = 100's
+	// two views are one cell of processes).
+	if n.Note != why || n.Processes != 6*(12+8) || len(n.Environments) != 6 {
+		t.Errorf("reason %+v, want %q over 6 twins' 120 processes", n, why)
+	}
+}

@@ -45,6 +45,10 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 	}
 	bl := r.BottomLine
 	b.WriteString("## Where the time goes\n\n")
+	writeNotTraced(a, b)
+	if len(a.Rows) == 0 && len(a.Costs) == 0 {
+		return
+	}
 	fmt.Fprintf(b, "A traced process's spawns split at the kernel's own events into four parts that add up to each spawn: "+
 		"before the new task (from the parent's clock reading before the create call to the kernel's new task: the runtime's work on the caller), "+
 		"the kernel's (from the new task to its wake-up: clone), the scheduler's (from the wake-up to the child's first run on a CPU) "+
@@ -97,6 +101,19 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 	}
 	writeSchedulerByPlacement(r, b)
 	writeTracingCost(r, b)
+}
+
+// writeNotTraced says which processes were to be traced and were not,
+// and why, as the run recorded it.
+func writeNotTraced(a *report.Anatomy, b *strings.Builder) {
+	if len(a.NotTraced) == 0 {
+		return
+	}
+	b.WriteString("Processes that were to be traced and were not: their spawns have no parts, and their cells measure no tracing.\n\n")
+	for _, n := range a.NotTraced {
+		fmt.Fprintf(b, "- %s of %s: %s\n", textfmt.Plural(n.Processes, "process", "processes"), textfmt.List(n.Environments, "and"), mdEscape(n.Note))
+	}
+	b.WriteString("\n")
 }
 
 // writeSchedulerByPlacement sets the scheduler's part of the spawns whose

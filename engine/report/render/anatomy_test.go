@@ -198,3 +198,31 @@ func TestAnatomyJSONShape(t *testing.T) {
 		t.Error("no row has parts")
 	}
 }
+
+// A set whose twins could not be traced says so, and why, in the
+// section, and says nothing of where the time goes in the bottom line.
+func TestAnatomySaysWhyNothingWasTraced(t *testing.T) {
+	t.Parallel()
+	s := reporttest.TracedSet()
+	for i := range s.Runs {
+		if run := &s.Runs[i]; strings.HasSuffix(run.Environment, report.TracedSuffix) {
+			run.Traced, run.TraceNote = false, "not root | no tracefs"
+		}
+	}
+	for i := range s.Samples {
+		s.Samples[i].NewOSThread = nil
+	}
+	r := reporttest.Build(t, s)
+	var md bytes.Buffer
+	if err := Write(r, &md, FormatMarkdown, nil); err != nil {
+		t.Fatal(err)
+	}
+	text := md.String()
+	if !strings.Contains(text, "## Where the time goes\n\nProcesses that were to be traced and were not") ||
+		!strings.Contains(text, `- 120 processes of native@traced, native@one-cpu@traced, wasi-threads@traced, wasi-threads@one-cpu@traced, wazero@traced and emscripten@traced: not root \| no tracefs`) {
+		t.Errorf("the section does not say why nothing was traced:\n%s", text[strings.Index(text, "## Where the time goes"):][:600])
+	}
+	if anatomyText(r) != "" || strings.Contains(text, "### What tracing costs") {
+		t.Error("an untraced set states parts or a cost")
+	}
+}
