@@ -27,10 +27,10 @@ var (
 		report.PartInThread:  "In the new thread",
 	}
 	partPhrases = map[string]string{
-		report.PartBefore:    "the runtime's work before the new task",
+		report.PartBefore:    "the work before the new task",
 		report.PartKernel:    "the kernel's",
 		report.PartScheduler: "the scheduler's",
-		report.PartInThread:  "the runtime's work in the new thread",
+		report.PartInThread:  "the work in the new thread",
 	}
 )
 

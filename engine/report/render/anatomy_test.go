@@ -61,8 +61,8 @@ func TestAnatomySentenceSaysWhereTheTimeGoes(t *testing.T) {
 	r := reporttest.Build(t, reporttest.TracedSet())
 	s := anatomyText(r)
 	for _, want := range []string{
-		"in native, the runtime's work in the new thread at the first spawn (",
-		"in emscripten, the runtime's work in the new thread at the first spawn (",
+		"in native, the work in the new thread at the first spawn (",
+		"in emscripten, the work in the new thread at the first spawn (",
 		"with no new OS thread in steady state",
 		"wazero made no new OS thread for a spawn.",
 	} {
