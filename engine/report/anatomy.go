@@ -74,8 +74,11 @@ type Anatomy struct {
 	// all traced by its untraced environment's.
 	Costs []TracingCost `json:"costs"`
 	// NotTraced says why processes that were to be traced were not
-	// (runs.parquet's trace_note), one entry per reason.
+	// (runs.parquet's trace_note of an untraced process), one entry per
+	// reason; Limits what limits the trace of traced ones (events lost,
+	// say: the note of a traced process).
 	NotTraced []TraceNote `json:"not_traced,omitempty"`
+	Limits    []TraceNote `json:"trace_limits,omitempty"`
 }
 
 // TraceNote is one reason processes were not traced, with the
@@ -188,11 +191,11 @@ func untracedOf(env string) string {
 // anatomyOf builds the report's anatomy; nil where the set has no traced
 // twin of a bottom-line cell and no tracing cost to state.
 func anatomyOf(r *Report) *Anatomy {
-	notes := traceNotes(r)
-	if len(r.tracedOf) == 0 && len(notes) == 0 {
+	notes, limits := traceNotes(r, false), traceNotes(r, true)
+	if len(r.tracedOf) == 0 && len(notes) == 0 && len(limits) == 0 {
 		return nil
 	}
-	a := &Anatomy{Costs: tracingCosts(r), NotTraced: notes}
+	a := &Anatomy{Costs: tracingCosts(r), NotTraced: notes, Limits: limits}
 	if b := r.BottomLine; b != nil {
 		for _, fig := range []struct {
 			name string
@@ -222,15 +225,16 @@ func anatomyOf(r *Report) *Anatomy {
 			}
 		}
 	}
-	if len(a.Rows) == 0 && len(a.Costs) == 0 && len(a.NotTraced) == 0 {
+	if len(a.Rows) == 0 && len(a.Costs) == 0 && len(a.NotTraced) == 0 && len(a.Limits) == 0 {
 		return nil
 	}
 	return a
 }
 
-// traceNotes gathers the measured processes' trace notes, in the
-// report's order of environments, one entry per note.
-func traceNotes(r *Report) []TraceNote {
+// traceNotes gathers the trace notes of the measured processes that
+// were traced (or were not), in the report's order of environments, one
+// entry per note.
+func traceNotes(r *Report, traced bool) []TraceNote {
 	var out []TraceNote
 	for _, env := range r.Environments {
 		for _, mode := range r.Modes {
@@ -240,7 +244,7 @@ func traceNotes(r *Report) []TraceNote {
 					continue
 				}
 				for _, run := range g.Runs {
-					if run.TraceNote == "" {
+					if run.TraceNote == "" || run.Traced != traced {
 						continue
 					}
 					i := slices.IndexFunc(out, func(t TraceNote) bool { return t.Note == run.TraceNote })

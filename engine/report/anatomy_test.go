@@ -41,7 +41,7 @@ func TestSpawnPartsAddUpToTheSpawn(t *testing.T) {
 		t.Fatalf("the fixture has %d spawns with parts and %d without; the test needs both", split, whole)
 	}
 	yes := true
-	if _, ok := report.SpawnParts(results.SpawnSample{SpawnNS: 10, NewOSThread: &yes}); ok {
+	if _, ok := report.SpawnParts(results.SpawnSample{SpawnNS: 10, SpawnTrace: results.SpawnTrace{NewOSThread: &yes}}); ok {
 		t.Error("a spawn that made a new thread but lacks its events has parts")
 	}
 }
@@ -287,5 +287,26 @@ func TestUntracedTwinsSayWhy(t *testing.T) {
 	// two views are one cell of processes).
 	if n.Note != why || n.Processes != 6*(12+8) || len(n.Environments) != 6 {
 		t.Errorf("reason %+v, want %q over 6 twins' 120 processes", n, why)
+	}
+}
+
+// A traced process's note says what limits its trace, not why it was
+// not traced: it is kept apart, and its process still gives parts.
+func TestATracedProcessNoteIsALimit(t *testing.T) {
+	t.Parallel()
+	s := reporttest.TracedSet()
+	for i := range s.Runs {
+		if run := &s.Runs[i]; run.Environment == "native@traced" && run.N == 1 && run.Process < 2 {
+			run.TraceNote = "3 events lost"
+		}
+	}
+	a := reporttest.Build(t, s).Anatomy
+	if len(a.NotTraced) != 0 || len(a.Limits) != 1 || a.Limits[0].Processes != 2 || a.Limits[0].Environments[0] != "native@traced" {
+		t.Fatalf("not traced %+v, limits %+v; want one limit of 2 processes of native@traced", a.NotTraced, a.Limits)
+	}
+	for _, row := range a.Rows {
+		if row.Traced == "native@traced" && row.Figure == report.FigureFirst && (row.Processes != 12 || len(row.Parts) != 4) {
+			t.Errorf("native's free first spawn: %d processes, %d parts; want 12 and 4", row.Processes, len(row.Parts))
+		}
 	}
 }

@@ -22,8 +22,8 @@ func TestAnatomyColumnsRoundTrip(t *testing.T) {
 	}
 	s.Samples = []SpawnSample{
 		{Environment: "native@traced", Kind: "native", Mode: "sequential", N: 2, Thread: 0, SpawnNS: 50_000, Invocation: 1, ClockTrusted: true,
-			TaskNewNS: i64(10_000), TaskWakeupNS: i64(14_000), TaskFirstRunNS: i64(20_000), TaskFirstCPU: i32(1), NewOSThread: &yes},
-		{Environment: "native@traced", Kind: "native", Mode: "sequential", N: 2, Thread: 1, SpawnNS: 40_000, Invocation: 1, ClockTrusted: true, NewOSThread: &no},
+			SpawnTrace: SpawnTrace{TaskNewNS: i64(10_000), TaskWakeupNS: i64(14_000), TaskFirstRunNS: i64(20_000), TaskFirstCPU: i32(1), NewOSThread: &yes}},
+		{Environment: "native@traced", Kind: "native", Mode: "sequential", N: 2, Thread: 1, SpawnNS: 40_000, Invocation: 1, ClockTrusted: true, SpawnTrace: SpawnTrace{NewOSThread: &no}},
 		{Environment: "native", Kind: "native", Mode: "sequential", N: 1, SpawnNS: 30_000, Invocation: 1, ClockTrusted: true},
 	}
 	for i := range s.Runs {

@@ -45,8 +45,8 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 	}
 	bl := r.BottomLine
 	b.WriteString("## Where the time goes\n\n")
-	writeNotTraced(a, b)
 	if len(a.Rows) == 0 && len(a.Costs) == 0 {
+		writeNotTraced(a, b)
 		return
 	}
 	fmt.Fprintf(b, "A traced process's spawns split at the kernel's own events into four parts that add up to each spawn: "+
@@ -56,6 +56,7 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 		"Each part is the median over processes of each process's median, with its %.0f%% interval over processes; the spawn is the same statistic of the whole, "+
 		"so the parts' medians add up to it only roughly. They come from each environment's traced twin (NAME@traced), measured interleaved with the rest; "+
 		"the bottom line's figures are untraced (docs/anatomy.md).\n\n", 100*r.Confidence)
+	writeNotTraced(a, b)
 	for _, fig := range []struct {
 		name string
 		col  report.Column
@@ -104,16 +105,25 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 }
 
 // writeNotTraced says which processes were to be traced and were not,
-// and why, as the run recorded it.
+// and why, and what limits the trace of traced ones, as the run recorded
+// it.
 func writeNotTraced(a *report.Anatomy, b *strings.Builder) {
-	if len(a.NotTraced) == 0 {
-		return
+	for _, list := range []struct {
+		notes []report.TraceNote
+		lead  string
+	}{
+		{a.NotTraced, "Processes that were to be traced and were not: their spawns have no parts, and their cells measure no tracing."},
+		{a.Limits, "Traced processes whose trace says what limits it:"},
+	} {
+		if len(list.notes) == 0 {
+			continue
+		}
+		b.WriteString(list.lead + "\n\n")
+		for _, n := range list.notes {
+			fmt.Fprintf(b, "- %s of %s: %s\n", textfmt.Plural(n.Processes, "process", "processes"), textfmt.List(n.Environments, "and"), mdEscape(n.Note))
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("Processes that were to be traced and were not: their spawns have no parts, and their cells measure no tracing.\n\n")
-	for _, n := range a.NotTraced {
-		fmt.Fprintf(b, "- %s of %s: %s\n", textfmt.Plural(n.Processes, "process", "processes"), textfmt.List(n.Environments, "and"), mdEscape(n.Note))
-	}
-	b.WriteString("\n")
 }
 
 // writeSchedulerByPlacement sets the scheduler's part of the spawns whose
