@@ -162,10 +162,13 @@ type TracingCost struct {
 	UntracedLowUS  Float `json:"untraced_low_us"`
 	UntracedHighUS Float `json:"untraced_high_us"`
 	// BeyondInterval is true when the traced figure lies outside the
-	// untraced cell's interval: tracing moved the figure more than the
-	// untraced cell's own uncertainty. Nil where that cell has no
-	// interval.
+	// untraced cell's interval. Nil where that cell has no interval.
 	BeyondInterval *bool `json:"beyond_interval"`
+	// Moved is true when, moreover, the cost's own interval excludes 1:
+	// tracing, not the traced cell's noise, put the figure there (a
+	// noisy traced cell of a few processes can land outside by chance).
+	// Nil where the untraced cell has no interval.
+	Moved *bool `json:"moved"`
 }
 
 // tracedEnvironment is env's traced twin in the report, or "".
@@ -318,7 +321,8 @@ func (r *Report) costOf(q Ratio) TracingCost {
 	c := TracingCost{Ratio: q, TracedUS: t.Stats.TypicalUS, UntracedUS: u.Stats.TypicalUS, UntracedLowUS: u.Stats.LowUS, UntracedHighUS: u.Stats.HighUS}
 	if u.Stats.Bounded() {
 		beyond := t.Stats.TypicalUS < u.Stats.LowUS || t.Stats.TypicalUS > u.Stats.HighUS
-		c.BeyondInterval = &beyond
+		moved := beyond && (q.Low > 1 || q.High < 1)
+		c.BeyondInterval, c.Moved = &beyond, &moved
 	}
 	return c
 }

@@ -206,10 +206,10 @@ func TestAnatomyOfATracedSet(t *testing.T) {
 	if len(a.Costs) != 6*3 {
 		t.Errorf("%d costs, want 18 (six twins, three columns)", len(a.Costs))
 	}
-	if c := costs["native@one-cpu"]; c == nil || c.BeyondInterval == nil || !*c.BeyondInterval || c.Ratio.Ratio < 1.1 || c.Low <= 1 {
+	if c := costs["native@one-cpu"]; c == nil || c.BeyondInterval == nil || !*c.BeyondInterval || !*c.Moved || c.Ratio.Ratio < 1.1 || c.Low <= 1 {
 		t.Errorf("native@one-cpu steady: cost %+v, want about 1.18×, beyond the untraced interval", c)
 	}
-	if c := costs["emscripten"]; c == nil || c.BeyondInterval == nil || *c.BeyondInterval || c.Low > 1 || c.High < 1 {
+	if c := costs["emscripten"]; c == nil || c.BeyondInterval == nil || *c.BeyondInterval || *c.Moved || c.Low > 1 || c.High < 1 {
 		t.Errorf("emscripten steady: cost %+v, want none", c)
 	}
 	if row := rows[key{report.FigureSteady, "native@one-cpu"}]; row.Cost != costs["native@one-cpu"] {
@@ -307,6 +307,38 @@ func TestATracedProcessNoteIsALimit(t *testing.T) {
 	for _, row := range a.Rows {
 		if row.Traced == "native@traced" && row.Figure == report.FigureFirst && (row.Processes != 12 || len(row.Parts) != 4) {
 			t.Errorf("native's free first spawn: %d processes, %d parts; want 12 and 4", row.Processes, len(row.Parts))
+		}
+	}
+}
+
+// A traced cell whose own noise puts its figure outside the untraced
+// interval, by a cost whose interval holds 1, is beyond the interval but
+// moved nothing; a clear cost moved it.
+func TestTracingMovesAFigureOnlyBeyondItsOwnNoise(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		traced [][]float64
+		moved  bool
+	}{
+		{"noisy", [][]float64{{10}, {30}, {150}, {500}, {2000}}, false},
+		{"clear", [][]float64{{60}, {61}, {62}, {63}, {64}, {65}}, true},
+	} {
+		s := &results.Set{Provenance: reporttest.Provenance("", "")}
+		reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 1, Processes: 12,
+			SpawnNS: func(p, _ int) int64 { return int64(40_000 + 100*p) }})
+		reporttest.AddCell(s, reporttest.Cell{Env: "native@traced", Mode: "sequential", N: 1, Processes: len(tc.traced), SpawnNS: reporttest.US(tc.traced)})
+		for i := range s.Runs {
+			s.Runs[i].Traced = s.Runs[i].Environment == "native@traced"
+		}
+		a := reporttest.Build(t, s).Anatomy
+		if a == nil || len(a.Costs) != 1 {
+			t.Fatalf("%s: anatomy %+v, want one cost", tc.name, a)
+		}
+		c := a.Costs[0]
+		if c.BeyondInterval == nil || !*c.BeyondInterval || c.Moved == nil || *c.Moved != tc.moved {
+			t.Errorf("%s: traced %v µs against untraced [%v, %v], cost %v [%v, %v]: beyond %v, moved %v; want beyond, moved %v",
+				tc.name, c.TracedUS, c.UntracedLowUS, c.UntracedHighUS, c.Ratio.Ratio, c.Low, c.High, *c.BeyondInterval, *c.Moved, tc.moved)
 		}
 	}
 }

@@ -166,7 +166,7 @@ func writeTracingCost(r *report.Report, b *strings.Builder) {
 	b.WriteString("### What tracing costs\n\n")
 	var moved []string
 	for _, row := range a.Rows {
-		if c := row.Cost; c != nil && c.BeyondInterval != nil && *c.BeyondInterval {
+		if c := row.Cost; c != nil && c.Moved != nil && *c.Moved {
 			moved = append(moved, fmt.Sprintf("%s's %s (%s× %s)", row.Environment, columnPhrase(r.BottomLine, row.Column), textfmt.Ratio(float64(c.Ratio.Ratio)), plainInterval(c.Low, c.High)))
 		}
 	}
@@ -175,13 +175,21 @@ func writeTracingCost(r *report.Report, b *strings.Builder) {
 	} else {
 		fmt.Fprintf(b, "Tracing moved %s beyond the untraced interval. ", textfmt.List(moved, "and"))
 	}
+	b.WriteString("It moved a figure where the traced figure lies outside the untraced cell's interval and the cost's own interval excludes 1; " +
+		"a traced figure outside by no more than its own noise moved nothing. ")
 	fmt.Fprintf(b, "Either way the bottom line's figures are the untraced cells' and the parts the traced twins': each traced twin's figure ÷ its environment's, "+
 		"with the %.0f%% interval over both cells' processes, is what tracing costs that cell.\n\n", 100*r.Confidence)
 	var rows [][]string
 	for _, c := range a.Costs {
 		beyond := "n/a"
-		if c.BeyondInterval != nil {
-			beyond = map[bool]string{true: "yes", false: "no"}[*c.BeyondInterval]
+		switch {
+		case c.BeyondInterval == nil:
+		case *c.Moved:
+			beyond = "yes: moved"
+		case *c.BeyondInterval:
+			beyond = "yes, within the cost's noise"
+		default:
+			beyond = "no"
 		}
 		rows = append(rows, []string{c.Baseline, c.Mode, columnLabel(c.Column),
 			textfmt.Figure(float64(c.UntracedUS), float64(c.UntracedLowUS), float64(c.UntracedHighUS), c.BaselineProcesses),

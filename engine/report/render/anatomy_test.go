@@ -188,7 +188,7 @@ func TestAnatomyJSONShape(t *testing.T) {
 			t.Errorf("parts named %s", got)
 		}
 		cost := row["tracing_cost"].(map[string]any)
-		for _, key := range []string{"ratio", "low", "high", "traced_us", "untraced_us", "beyond_interval"} {
+		for _, key := range []string{"ratio", "low", "high", "traced_us", "untraced_us", "beyond_interval", "moved"} {
 			if _, ok := cost[key]; !ok {
 				t.Fatalf("a tracing cost lacks %q: %v", key, cost)
 			}
