@@ -125,6 +125,28 @@ func optInt32Col[T any](name string, f func(*T) **int32) column[T] {
 	}
 }
 
+// optBoolCol stores nil as null.
+func optBoolCol[T any](name string, f func(*T) **bool) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		put: func(b array.Builder, r *T) {
+			if v := *f(r); v != nil {
+				b.(*array.BooleanBuilder).Append(*v)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if a.IsNull(i) {
+				*f(r) = nil
+				return
+			}
+			v := a.(*array.Boolean).Value(i)
+			*f(r) = &v
+		},
+	}
+}
+
 func boolCol[T any](name string, f func(*T) *bool) column[T] {
 	return column[T]{
 		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean},

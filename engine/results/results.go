@@ -118,6 +118,27 @@ type SpawnSample struct {
 	Invocation int32
 	// Machine is the ID of the machine that measured it (Machine.ID).
 	Machine string
+	// SpawnTrace is what the kernel's trace says of the spawn, for a
+	// traced process (ProcessRun.Traced); all nil otherwise.
+	SpawnTrace
+}
+
+// SpawnTrace is what the kernel's trace (engine/trace) says of one
+// spawn: when the new task the spawn made was created, first woken and
+// first run, in ns after the same start as SpawnNS (the parent's
+// reading just before the create call), and on which CPU it first ran;
+// and whether the spawn made a new task at all. All nil where the
+// process was not traced; the times nil also where it made none, or
+// the trace did not see that event.
+type SpawnTrace struct {
+	TaskNewNS      *int64 `json:"new,omitempty"`
+	TaskWakeupNS   *int64 `json:"wake,omitempty"`
+	TaskFirstRunNS *int64 `json:"run,omitempty"`
+	TaskFirstCPU   *int32 `json:"cpu,omitempty"`
+	// NewOSThread is true when the kernel made a new task for the spawn,
+	// false when the trace saw none in its window (a reused worker, a
+	// pool, a goroutine).
+	NewOSThread *bool `json:"os,omitempty"`
 }
 
 // ProcessRun is one benchmark process (or page): one row of runs.parquet.
@@ -210,6 +231,12 @@ type ProcessRun struct {
 	// page's, never the page's own; nil for a process, and in sets
 	// written before the column.
 	RefusedRequests *int64 `json:",omitempty"`
+	// Traced says the process's spawns were traced in the kernel
+	// (engine/trace; the spec's anatomy block), their SpawnTrace filled;
+	// TraceNote says why a process of a traced environment was not, or
+	// what limits its trace. False and "" in sets written before.
+	Traced    bool   `json:",omitempty"`
+	TraceNote string `json:",omitempty"`
 }
 
 // CalibrationCheck is one clock check: one row of calibration.parquet.
@@ -268,6 +295,11 @@ var sampleColumns = []column[SpawnSample]{
 	int64Col("clock_step_ns", func(r *SpawnSample) *int64 { return &r.ClockStepNS }).doc("one step of the host's benchmark clock as the host declares it, ns (a browser's coarsened performance.now(), say)"),
 	int32Col("invocation", func(r *SpawnSample) *int32 { return &r.Invocation }).doc("the invocation that measured it (provenance.json's invocations[].id)"),
 	dictStringCol("machine", func(r *SpawnSample) *string { return &r.Machine }).doc("the ID of the machine that measured it; part of every key: (machine, environment, mode, n, process, thread) is one spawn"),
+	addedLater(optInt64Col("task_new_ns", func(r *SpawnSample) **int64 { return &r.TaskNewNS })).doc("when the kernel created the spawn's new task (task:task_newtask), ns after the same start as spawn_ns, on CLOCK_MONOTONIC or a clock put on it: an offset; null where the process was not traced or the spawn made no new task"),
+	addedLater(optInt64Col("task_wakeup_ns", func(r *SpawnSample) **int64 { return &r.TaskWakeupNS })).doc("the new task's first wake-up (sched:sched_wakeup_new), ns after the same start: an offset; null where not traced or not seen"),
+	addedLater(optInt64Col("task_first_run_ns", func(r *SpawnSample) **int64 { return &r.TaskFirstRunNS })).doc("the new task's first switch-in (sched:sched_switch with it as next), ns after the same start: an offset; before = task_new_ns, kernel = task_wakeup_ns - task_new_ns, scheduler = task_first_run_ns - task_wakeup_ns, in the new thread = spawn_ns - task_first_run_ns; null where not traced or not seen"),
+	addedLater(optInt32Col("task_first_cpu", func(r *SpawnSample) **int32 { return &r.TaskFirstCPU })).doc("the CPU of the new task's first run; null where not traced or not seen"),
+	addedLater(optBoolCol("new_os_thread", func(r *SpawnSample) **bool { return &r.NewOSThread })).doc("true when the kernel made a new task for this spawn, false when the trace saw none in its window (a reused worker, a pool, a goroutine); null where the process was not traced"),
 }
 
 var runColumns = []column[ProcessRun]{
@@ -310,6 +342,8 @@ var runColumns = []column[ProcessRun]{
 	addedLater(optInt64Col("settle_ns", func(r *ProcessRun) **int64 { return &r.SettleNS })).doc("how long the run waited before the process, the cell's pause included, for the machine's other work to fall below schedule.settle's bar, ns; null where it did not settle"),
 	addedLater(optFloat64PtrCol("settle_others_cpus", func(r *ProcessRun) **float64 { return &r.SettleOthersCPUs })).doc("the machine's other work over the settle step's last window, in CPUs: at most the bar unless the wait reached its cap; null where it did not settle"),
 	addedLater(optInt64Col("refused_requests", func(r *ProcessRun) **int64 { return &r.RefusedRequests })).doc("the requests a page's server refused (403) because they lacked the page's secret: someone else's (another local user, a web page in another browser), never the page's own, and none of them reached the page; the error column describes the first few; null for a process, and in sets older than the column"),
+	addedLater(boolCol("traced", func(r *ProcessRun) *bool { return &r.Traced })).doc("true when the process's spawns were traced in the kernel (an \"@traced\" environment of the spec's anatomy block) and samples.parquet's task_* columns filled; false otherwise, and in sets older than the column"),
+	addedLater(optStringCol("trace_note", func(r *ProcessRun) *string { return &r.TraceNote })).doc("why a process of a traced environment was not traced (not root, no tracefs, a clock that cannot be put on CLOCK_MONOTONIC, ...), or what limits its trace (events lost); null otherwise"),
 }
 
 var calibrationColumns = []column[CalibrationCheck]{
