@@ -169,6 +169,16 @@ func planText(p *spec.RunPlan, model *cost.Model, wide bool) string {
 	} else {
 		say("target precision ±%.3g%% (reported, not enforced: adaptive is off)", s.Samples.Precision*100)
 	}
+	if b := s.BottomLine; b != nil {
+		covered := 0
+		for _, c := range p.Cells {
+			if b.Covers(c.Env, c.N) {
+				covered++
+			}
+		}
+		say("bottom line: %d cells (%s at n %v) get rounds of %d processes until the 95%% interval is within ±%.3g%%, at most %d processes and %s of added rounds per cell: up to %s more than the expected times, which count the planned processes only",
+			covered, strings.Join(b.Environments, ", "), b.N, b.Round, b.Precision*100, b.MaxProcesses, b.Budget, time.Duration(covered)*b.Budget)
+	}
 	for _, e := range s.Environments {
 		if e.Pinning != nil {
 			say("pinning of %s: %s", e.Name, spec.Pinning(s.CPUsOf(e)))

@@ -132,8 +132,8 @@ func bottomLine(r *Report) *BottomLine {
 	seen := map[hostKey]bool{}
 	envs := append([]string{r.Baseline}, slices.DeleteFunc(slices.Clone(r.Environments), func(e string) bool { return e == r.Baseline })...)
 	for _, env := range envs {
-		if r.twinOf[env] != "" {
-			continue // a one-CPU twin: its row is its environment's
+		if r.twinOf[env] != "" || r.tracedOf[env] != "" {
+			continue // a one-CPU or traced twin: its row is its environment's
 		}
 		first, steady := r.Cell(env, b.Mode, b.First), r.Cell(env, b.Mode, b.Steady)
 		host := ""

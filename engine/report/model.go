@@ -236,6 +236,9 @@ type Report struct {
 	// BottomLine is the answer first (bottomline.go); nil when the set
 	// holds no cell of the baseline.
 	BottomLine *BottomLine `json:"bottom_line,omitempty"`
+	// Anatomy splits the bottom line's figures into their parts, from
+	// their traced twins (anatomy.go); nil where the set traced none.
+	Anatomy *Anatomy `json:"anatomy,omitempty"`
 
 	// Groups keeps the measured samples, for the plots.
 	Groups map[CellKey]*Group `json:"-"`
@@ -245,6 +248,9 @@ type Report struct {
 	// twinOf maps each one-CPU twin to the environment it measures
 	// pinned (spec's placement block).
 	twinOf map[string]string
+	// tracedOf maps each traced twin (NAME@traced) to the environment
+	// it measures traced.
+	tracedOf map[string]string
 	// CellMachines is the machine that measured each cell (nil where no
 	// invocation says).
 	CellMachines map[CellKey]*results.Machine `json:"-"`
@@ -476,7 +482,7 @@ func (r *Report) setAxes(inputs []Input, m *measured) {
 	}
 	r.Environments = append(r.Environments, sortedKeys(r.Skipped)...)
 
-	r.kinds, r.families, r.twinOf = map[string]string{}, map[string]string{}, map[string]string{}
+	r.kinds, r.families, r.twinOf, r.tracedOf = map[string]string{}, map[string]string{}, map[string]string{}, map[string]string{}
 	var nList []int32
 	for _, k := range m.keys {
 		if !slices.Contains(nList, k.N) {
@@ -486,7 +492,11 @@ func (r *Report) setAxes(inputs []Input, m *measured) {
 		if r.kinds[k.Env] == "" {
 			r.kinds[k.Env] = g.kind
 		}
-		if g.placementOf != "" {
+		// A traced twin of a one-CPU twin is no one-CPU twin of its own:
+		// each environment has one, untraced.
+		if of := untracedOf(k.Env); of != "" {
+			r.tracedOf[k.Env] = of
+		} else if g.placementOf != "" {
 			r.twinOf[k.Env] = g.placementOf
 		}
 		if r.families[k.Env] == "" {
@@ -572,6 +582,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[Warning]bool) 
 	}
 	r.Warnings = warningsOf(warnings)
 	r.BottomLine = bottomLine(r)
+	r.Anatomy = anatomyOf(r)
 }
 
 // fillCell computes c from the measured data of its (environment, mode, n).
@@ -659,6 +670,9 @@ func ratios(r *Report, warnings map[Warning]bool) []Ratio {
 // one-CPU twin the baseline's one-CPU twin where the set has it, so
 // that a ratio compares like placement with like.
 func (r *Report) baselineOf(env string) string {
+	if of := r.tracedOf[env]; of != "" {
+		return r.baselineOf(of) // as its untraced environment is divided
+	}
 	if r.twinOf[env] == "" {
 		return r.Baseline
 	}

@@ -60,6 +60,16 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 		if e := m.estimate(); e != nil {
 			st.precision, st.ok, st.above = e.Precision, e.Processes, e.Windowed || e.Occasions > 0
 		}
+		// The steady state's view too, where the bottom line quotes it:
+		// the cell has converged only when both views have.
+		if a := c.adaptive; a != nil && a.Last > 0 {
+			if e := m.lastEstimate(r.Set(), a.Last); e == nil {
+				st.precision = math.Inf(1)
+			} else if e.Precision > st.precision || e.Windowed || e.Occasions > 0 {
+				st.precision = max(st.precision, e.Precision)
+				st.above = st.above || e.Windowed || e.Occasions > 0
+			}
+		}
 	}
 	return states
 }

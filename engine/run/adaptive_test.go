@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"spawnbench/engine/results"
 )
@@ -100,5 +101,60 @@ samples: {min: 8, processes: 2}
 		if *r.FirstSpawnNS != ps[0] || *r.TypicalSpawnNS < lo || *r.TypicalSpawnNS > hi {
 			t.Errorf("process %d: first %d typical %d; spawns %v", r.Process, *r.FirstSpawnNS, *r.TypicalSpawnNS, ps)
 		}
+	}
+}
+
+func TestBottomLineAddsRoundsToItsCellsAlone(t *testing.T) {
+	t.Parallel()
+	// A target no real cell reaches: the bottom line's cell gets rounds
+	// up to its max_processes, the other environment keeps its planned
+	// processes.
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}, {name: "other", kind: "native", cflags: ["-O1"]}]
+n: [100]
+samples: {min: 1, processes: 5}
+bottom_line: {environments: ["native"], n: [100], precision: 0.00001, max_processes: 9, round: 3, budget: "1h"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, r := range set.Runs {
+		if !r.Warmup {
+			got[r.Environment]++
+		}
+	}
+	if got["native"] != 9 || got["other"] != 5 {
+		t.Errorf("processes %v, want native 9 (5 planned, rounds of 3 to max_processes 9) and other its 5 planned", got)
+	}
+}
+
+// The steady state's view of a cell is its processes' last k spawns:
+// a cell whose every process ends in slow spawns has a last-k figure of
+// those, whatever its all-spawns figure says.
+func TestLastEstimateReadsEachProcesssLastSpawns(t *testing.T) {
+	set := &results.Set{}
+	cell := &measuredCell{}
+	start := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	for p := range int32(6) {
+		run := results.ProcessRun{Environment: "e", Mode: "sequential", N: 100, Process: p, Status: results.StatusOK, Machine: "m", StartedAt: start.Add(time.Duration(p) * time.Second)}
+		cell.runs = append(cell.runs, run)
+		for th := range int32(100) {
+			ns := int64(1000)
+			if th >= 90 {
+				ns = 20000 + int64(p)*10
+			}
+			set.Samples = append(set.Samples, results.SpawnSample{Environment: "e", Mode: "sequential", N: 100, Process: p, Thread: th, SpawnNS: ns, Machine: "m"})
+		}
+	}
+	// A warm-up's spawns and another cell's are not the cell's.
+	set.Samples = append(set.Samples, results.SpawnSample{Environment: "e", Mode: "sequential", N: 100, Process: 0, Thread: 100, SpawnNS: 1, Machine: "m", Warmup: true},
+		results.SpawnSample{Environment: "e", Mode: "parallel", N: 100, Process: 0, Thread: 99, SpawnNS: 1, Machine: "m"})
+	e := cell.lastEstimate(set, 10)
+	if e == nil || e.Processes != 6 || e.Center < 20 || e.Center > 20.06 {
+		t.Fatalf("last-10 estimate %+v, want 6 processes at about 20.0-20.05 µs", e)
+	}
+	if e10 := cell.lastEstimate(set, 100); e10 == nil || e10.Center > 2 {
+		t.Errorf("last-100 estimate %+v, want the all-spawns figure near 1 µs", e10)
 	}
 }

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"slices"
+
 	"spawnbench/engine/results"
 	"spawnbench/engine/stats"
 )
@@ -55,6 +57,51 @@ func (c *measuredCell) estimate() *stats.Estimate {
 			procs = append(procs, stats.Process{Value: r.TypicalUS(), Start: r.StartedAt, Occasion: int(r.Occasion)})
 		}
 	}
+	return stats.Summarize(procs)
+}
+
+// lastEstimate is the cell's figure over the last k spawns of each of its
+// ok processes (the steady state's view), from the set's samples; nil
+// for none.
+func (c *measuredCell) lastEstimate(set *results.Set, k int) *stats.Estimate {
+	if len(c.runs) == 0 {
+		return nil
+	}
+	type proc struct {
+		machine string
+		process int32
+	}
+	ok := map[proc]results.ProcessRun{}
+	for _, r := range c.runs {
+		if r.Status == results.StatusOK {
+			ok[proc{r.Machine, r.Process}] = r
+		}
+	}
+	first := c.runs[0]
+	spawns := map[proc][]results.SpawnSample{}
+	for _, s := range set.Samples {
+		if s.Warmup || s.Environment != first.Environment || s.Mode != first.Mode || s.N != first.N {
+			continue
+		}
+		if _, isOK := ok[proc{s.Machine, s.Process}]; isOK {
+			spawns[proc{s.Machine, s.Process}] = append(spawns[proc{s.Machine, s.Process}], s)
+		}
+	}
+	var procs []stats.Process
+	for p, ss := range spawns {
+		// The set keeps a process's spawns in spawn order; sorting by
+		// thread makes that a property of this code, not of the writer.
+		slices.SortFunc(ss, func(a, b results.SpawnSample) int { return int(a.Thread - b.Thread) })
+		ns := make([]int64, 0, k)
+		for _, s := range ss[max(0, len(ss)-k):] {
+			ns = append(ns, s.SpawnNS)
+		}
+		red := stats.ReduceSpawns(ns)
+		run := ok[p]
+		procs = append(procs, stats.Process{Value: red.TypicalNS / 1e3, Start: run.StartedAt, Occasion: int(run.Occasion)})
+	}
+	// Map order is random; the drift test reads processes in start order.
+	slices.SortFunc(procs, func(a, b stats.Process) int { return a.Start.Compare(b.Start) })
 	return stats.Summarize(procs)
 }
 

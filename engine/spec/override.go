@@ -98,7 +98,8 @@ func (o Overrides) Apply(s *Spec) error {
 		}
 	}
 	if o.Processes > 0 {
-		s.Samples.Processes, s.Samples.Min, s.Samples.Adaptive = o.Processes, 1, false
+		// Exactly that many: no adaptive rounds, the bottom line's neither.
+		s.Samples.Processes, s.Samples.Min, s.Samples.Adaptive, s.BottomLine = o.Processes, 1, false, nil
 	}
 	h := sha256.Sum256([]byte(s.Hash + "\x00" + o.String()))
 	s.Hash = hex.EncodeToString(h[:])

@@ -55,6 +55,10 @@ type AdaptivePolicy struct {
 	Round int
 	// Budget is the wall time the added rounds may spend on the cell.
 	Budget time.Duration
+	// Last, when above 0, judges the cell's precision on its processes'
+	// last Last spawns too (the wider of the two views): the steady state
+	// the bottom line quotes at n of views.minN or more.
+	Last int
 }
 
 // Key is the cell's identity everywhere: "environment/mode/n".
@@ -134,6 +138,13 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 				}
 				if s.Samples.Adaptive {
 					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(s.Samples.MaxProcesses, procs), Round: s.Samples.Round, Budget: s.Samples.Budget}
+				}
+				if b := s.BottomLine; b.Covers(e, n) {
+					c.Precision = b.Precision
+					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(b.MaxProcesses, procs), Round: b.Round, Budget: b.Budget}
+					if n >= s.Views.MinN {
+						c.Adaptive.Last = s.Views.Last
+					}
 				}
 				p.Cells = append(p.Cells, c)
 			}
@@ -316,6 +327,7 @@ type adaptiveJSON struct {
 	MaxProcesses int    `json:"max_processes"`
 	Round        int    `json:"round"`
 	Budget       string `json:"budget"`
+	Last         int    `json:"last,omitempty"`
 }
 
 // MarshalJSON renders the resolved plan: provenance, cells with their
@@ -334,7 +346,7 @@ func (p *RunPlan) MarshalJSON() ([]byte, error) {
 			cj.Settle = &settleJSON{BelowCPUs: st.BelowCPUs, Cap: st.Cap.String(), Window: st.Window.String()}
 		}
 		if a := c.Adaptive; a != nil {
-			cj.Adaptive = &adaptiveJSON{MaxProcesses: a.MaxProcesses, Round: a.Round, Budget: a.Budget.String()}
+			cj.Adaptive = &adaptiveJSON{MaxProcesses: a.MaxProcesses, Round: a.Round, Budget: a.Budget.String(), Last: a.Last}
 		}
 		out.Cells = append(out.Cells, cj)
 	}

@@ -68,6 +68,29 @@ type Spec struct {
 	BuildTimeout time.Duration
 	Schedule     ScheduleSpec
 	Calibration  *Calibration
+	// BottomLine is the adaptive stopping of the bottom line's cells; nil
+	// when the spec has none.
+	BottomLine *BottomLinePolicy
+}
+
+// BottomLinePolicy is the spec's bottom_line block (the schema's
+// #BottomLine): adaptive stopping for the cells of Environments (and
+// their one-CPU twins) at N.
+type BottomLinePolicy struct {
+	Environments []string
+	N            []int
+	Precision    float64
+	MaxProcesses int
+	Round        int
+	Budget       time.Duration
+}
+
+// Covers reports whether the policy adapts environment e's cell at n.
+func (b *BottomLinePolicy) Covers(e EnvironmentSpec, n int) bool {
+	if b == nil || !slices.Contains(b.N, n) {
+		return false
+	}
+	return slices.Contains(b.Environments, e.Name) || e.PlacementOf != "" && slices.Contains(b.Environments, e.PlacementOf)
 }
 
 // SourceFile is one file a spec imports.
@@ -245,6 +268,14 @@ type rawSpec struct {
 		N         []int    `json:"n"`
 		Processes *int     `json:"processes"`
 	} `json:"anatomy"`
+	BottomLine *struct {
+		Environments []string `json:"environments"`
+		N            []int    `json:"n"`
+		Precision    float64  `json:"precision"`
+		MaxProcesses int      `json:"max_processes"`
+		Round        int      `json:"round"`
+		Budget       string   `json:"budget"`
+	} `json:"bottom_line"`
 	Schedule struct {
 		Order     string `json:"order"`
 		Seed      *int64 `json:"seed"`
@@ -449,6 +480,17 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 	}
 	if err := s.addOneCPUTwins(path, files, user, raw.Placement.OneCPU, raw.Placement.N, raw.Placement.CPU, raw.Placement.Processes); err != nil {
 		return nil, err
+	}
+	if b := raw.BottomLine; b != nil {
+		at := position(path, files, user.LookupPath(cue.ParsePath("bottom_line")))
+		for _, name := range b.Environments {
+			if !slices.ContainsFunc(s.Environments, func(e EnvironmentSpec) bool { return e.Name == name }) {
+				return nil, inputErrorf("%s: bottom_line.environments names %q, which the spec does not declare; name one of its environments", at, name)
+			}
+		}
+		budget, _ := time.ParseDuration(b.Budget)
+		s.BottomLine = &BottomLinePolicy{Environments: b.Environments, N: b.N, Precision: b.Precision,
+			MaxProcesses: b.MaxProcesses, Round: b.Round, Budget: budget}
 	}
 	if err := s.addTracedTwins(path, files, user, raw.Anatomy.Traced, raw.Anatomy.N, raw.Anatomy.Processes); err != nil {
 		return nil, err

@@ -32,7 +32,10 @@
 // shares move by a few percent; a trimmed mean moves with the shares.
 // Logarithms, because spawn times are multiplicative and the question is
 // a ratio. There is one quantile everywhere (Quantile, Hyndman and Fan's
-// definition 8, as benchmath's median), and so one median. Descriptions
+// definition 8, as benchmath's median), and so one median; where values
+// may be zero or negative (the parts of a spawn, two clocks apart), a
+// median over processes with its order-statistics interval
+// (MedianInterval) stands in for the log-scale figure. Descriptions
 // that are not estimates live here too (the pooled mean, median and 95th
 // percentile, a spread, the regimes of a cell's spawns, how compare's
 // changes moved together): whoever prints a number computes none.

@@ -23,6 +23,9 @@ func writeBottomLine(r *report.Report, b *strings.Builder) {
 	if a := answerText(bl); a != "" {
 		b.WriteString("**" + a + "**\n\n")
 	}
+	if t := anatomyText(r); t != "" {
+		b.WriteString(t + " The parts are in \"Where the time goes\".\n\n")
+	}
 	fmt.Fprintf(b, "How much slower a thread spawn is than %s, in %s mode: each figure is the typical spawn over independent processes, "+
 		"each ratio that ÷ %s's with its %.0f%% interval over both cells' processes (its processes : %s's).",
 		bl.Baseline, bl.Mode, bl.Baseline, 100*r.Confidence, bl.Baseline)
@@ -239,6 +242,9 @@ func BottomLineText(r *report.Report) string {
 	var b strings.Builder
 	if a := answerText(bl); a != "" {
 		b.WriteString(a + "\n")
+	}
+	if t := anatomyText(r); t != "" {
+		b.WriteString(t + "\n")
 	}
 	fmt.Fprintf(&b, "Bottom line (%s mode; typical spawn, and ÷ %s with its 95%% interval over processes):\n", bl.Mode, bl.Baseline)
 	for _, row := range bl.Rows {

@@ -67,6 +67,7 @@ func writeReportMarkdown(r *report.Report, w io.Writer, plots []Plot) error {
 		return err
 	}
 	writeBottomLine(r, &b)
+	writeAnatomy(r, &b, plots)
 	writeTypical(r, &b)
 	writeReportRatios(r, &b)
 	writeAgainst(r, &b)
@@ -113,13 +114,21 @@ func more(n int) string {
 // Sections are the parts of the Markdown report that docs quote by name
 // (between <!-- spawnbench ... --> markers, regenerated from a committed
 // set by the docs test): the bottom line's table and notes, the earlier
-// study's claims, and its table beside the set's.
-var Sections = []string{"bottom-line", "claims", "earlier-table"}
+// study's claims, its table beside the set's, and where the time goes
+// (a set with traced twins).
+var Sections = []string{"bottom-line", "claims", "earlier-table", "anatomy"}
 
 // WriteSection writes one of Sections, without its heading.
 func WriteSection(r *report.Report, w io.Writer, name string) error {
 	var b strings.Builder
 	switch name {
+	case "anatomy":
+		if r.Anatomy == nil || r.BottomLine == nil {
+			return &inputerr.Error{Msg: "the set has no anatomy: none of its bottom line's environments was traced (the spec's anatomy block)"}
+		}
+		var all strings.Builder
+		writeAnatomy(r, &all, nil)
+		b.WriteString(strings.TrimPrefix(all.String(), "## Where the time goes\n\n"))
 	case "bottom-line", "claims", "earlier-table":
 		if r.BottomLine == nil {
 			return &inputerr.Error{Msg: "the set has no bottom line: it holds no cell of the baseline"}

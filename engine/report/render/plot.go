@@ -82,6 +82,11 @@ func WritePlots(r *report.Report, dir string) ([]Plot, error) {
 	} else if p != nil {
 		out = append(out, *p)
 	}
+	if p, err := anatomyPlot(r, dir); err != nil {
+		return nil, err
+	} else if p != nil {
+		out = append(out, *p)
+	}
 	for _, mode := range r.Modes {
 		if mode != "sequential" {
 			continue
@@ -533,9 +538,13 @@ func drawWithLegend(c draw.Canvas, p *plot.Plot, leg *plot.Legend) {
 	leg.Draw(draw.Crop(c, c.Size().X-lw, 0, 0, -vg.Points(40)))
 }
 
-// writePlots links the plots (the release plot is shown with its table).
+// writePlots links the plots (the release and anatomy plots are shown
+// with their tables).
 func writePlots(r *report.Report, b *strings.Builder, plots []Plot) {
-	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool { return filepath.Base(p.Path) == releasesPlotBase+".png" })
+	plots = slices.DeleteFunc(slices.Clone(plots), func(p Plot) bool {
+		base := filepath.Base(p.Path)
+		return base == releasesPlotBase+".png" || base == anatomyPlotBase+".png"
+	})
 	if len(plots) > 0 {
 		b.WriteString("## Plots\n\n")
 		for _, p := range plots {
