@@ -29,8 +29,8 @@ func TestMainJobReplicatesEveryCell(t *testing.T) {
 		cells := map[string]map[int]int{} // environment, n: processes of the first mode
 		kinds := map[string]string{}
 		for _, cell := range p.Cells {
-			if cell.Env.Placement == spec.PlaceOneCPU {
-				continue // the bottom line's cells only, held by TestOneCPUTwins
+			if cell.Env.Placement == spec.PlaceOneCPU || cell.Env.Traced {
+				continue // the bottom line's cells only, held by TestOneCPUTwins and TestTracedTwins
 			}
 			if cells[cell.Env.Name] == nil {
 				cells[cell.Env.Name] = map[int]int{}

@@ -844,7 +844,11 @@ func (s *Spec) addTracedTwins(path string, files map[string]string, user cue.Val
 		twin.Name, twin.Traced, twin.TracedOf = TracedName(name), true, name
 		twin.PlacementOf = ""
 		if processes != nil {
-			twin.Processes = processes
+			// Exactly that many at every n: the parts are medians over
+			// processes, and the twins are no part of the study's sample
+			// policy (its 100 spawns at n = 1 would be 100 processes).
+			one := 1
+			twin.Processes, twin.Min = processes, &one
 		}
 		twin.Against = ""
 		if twins[e.Against] {
