@@ -166,7 +166,11 @@ func makeBase() (string, error) {
 }
 
 // cgroup2Mount is where the cgroup v2 hierarchy is mounted.
-func cgroup2Mount() (string, error) {
+func cgroup2Mount() (string, error) { return MountOf("cgroup2") }
+
+// MountOf is where a file system of type fstype (cgroup2, tracefs) is
+// mounted, from this process's mountinfo: the first such mount.
+func MountOf(fstype string) (string, error) {
 	info, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return "", err
@@ -174,11 +178,11 @@ func cgroup2Mount() (string, error) {
 	for _, line := range strings.Split(string(info), "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
 		f, g := strings.Fields(pre), strings.Fields(post)
-		if ok && len(f) >= 5 && len(g) >= 1 && g[0] == "cgroup2" {
+		if ok && len(f) >= 5 && len(g) >= 1 && g[0] == fstype {
 			return f[4], nil
 		}
 	}
-	return "", errors.New("no cgroup2 file system is mounted")
+	return "", fmt.Errorf("no %s file system is mounted", fstype)
 }
 
 // delegationHint says how to have cgroups where systemd's user manager

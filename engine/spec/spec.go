@@ -801,13 +801,7 @@ func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Val
 			twin.Against = OneCPUName(e.Against)
 		}
 		if ns != nil {
-			twin.N = nil
-			for _, n := range s.NOf(e) {
-				if slices.Contains(ns, n) {
-					twin.N = append(twin.N, n)
-				}
-			}
-			if len(twin.N) == 0 {
+			if twin.N = s.nWithin(e, ns); len(twin.N) == 0 {
 				return inputErrorf("%s: placement.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
 			}
 		}
@@ -855,19 +849,25 @@ func (s *Spec) addTracedTwins(path string, files map[string]string, user cue.Val
 			twin.Against = TracedName(e.Against)
 		}
 		if ns != nil {
-			twin.N = nil
-			for _, n := range s.NOf(e) {
-				if slices.Contains(ns, n) {
-					twin.N = append(twin.N, n)
-				}
-			}
-			if len(twin.N) == 0 {
+			if twin.N = s.nWithin(e, ns); len(twin.N) == 0 {
 				return inputErrorf("%s: anatomy.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
 			}
 		}
 		s.Environments = append(s.Environments, twin)
 	}
 	return nil
+}
+
+// nWithin is the thread counts of ns that e measures, in e's order: a
+// twin's n.
+func (s *Spec) nWithin(e EnvironmentSpec, ns []int) []int {
+	var out []int
+	for _, n := range s.NOf(e) {
+		if slices.Contains(ns, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // OneCPUName is the name of environment name's one-CPU twin.

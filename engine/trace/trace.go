@@ -145,20 +145,7 @@ func open() (*Tracer, error) {
 }
 
 // findMount is where tracefs is mounted.
-func findMount() (string, error) {
-	info, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(info), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if ok && len(f) >= 5 && len(g) >= 1 && g[0] == "tracefs" {
-			return f[4], nil
-		}
-	}
-	return "", errors.New("tracefs is not mounted")
-}
+func findMount() (string, error) { return proc.MountOf("tracefs") }
 
 // RemoveStale removes the trace instances of spawnbenches that are gone
 // (a keeper killed with its spawnbench leaves them).
