@@ -72,7 +72,7 @@ func TestSlurmArray(t *testing.T) {
 		t.Errorf("no benchfmt file: %v", err)
 	}
 
-	if _, stderr, code := runCLI(t, work, "run", "specs/sequential.cue", "-o", "whole"); code != 0 {
+	if _, stderr, code := runBinary(t, work, "run", "specs/sequential.cue", "-o", "whole"); code != 0 {
 		t.Fatalf("unsharded run: exit %d: %s", code, stderr)
 	}
 	whole, err := results.Read(filepath.Join(work, "whole"))
@@ -151,7 +151,7 @@ func slurmCheckout(t *testing.T, root, spec string) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(bin, filepath.Join(work, "bin", "spawnbench")); err != nil {
+	if err := os.Symlink(binary(t), filepath.Join(work, "bin", "spawnbench")); err != nil {
 		t.Fatal(err)
 	}
 	return work
