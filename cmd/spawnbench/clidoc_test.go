@@ -30,7 +30,7 @@ func slug(h string) string {
 	return b.String()
 }
 
-var update = flag.Bool("update", false, "rewrite the generated block of docs/cli.md")
+var update = flag.Bool("update", false, "rewrite the generated block of docs/cli.md and the command goldens (testdata/golden)")
 
 // cliBlockStart and cliBlockEnd enclose docs/cli.md's generated block.
 const (

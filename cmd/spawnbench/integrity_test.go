@@ -122,8 +122,8 @@ func TestReportCannotBreakItsInput(t *testing.T) {
 	os.Symlink("loop-b", filepath.Join(dir, "loop-a"))
 	os.Symlink("loop-a", filepath.Join(dir, "loop-b"))
 	for _, cmd := range [][]string{{"report", set, "-o"}, {"run", p, "-o"}} {
-		wantRefused(t, append(cmd, "dangling"), "symbolic link", "does not exist")
-		wantRefused(t, append(cmd, "loop-a"), "symbolic link", "loop")
+		wantRefused(t, append(cmd, filepath.Join(dir, "dangling")), "symbolic link", "does not exist")
+		wantRefused(t, append(cmd, filepath.Join(dir, "loop-a")), "symbolic link", "loop")
 	}
 }
 

@@ -359,7 +359,8 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 		return k
 	}
 	whole := filepath.Join(dir, "whole")
-	if _, stderr, code := runCLI(t, "run", p, "-o", whole, "--seed", "11"); code != 0 {
+	// The built binary, whose recorded version is checked below.
+	if _, stderr, code := runBinary(t, dir, "run", p, "-o", whole, "--seed", "11"); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 	}
 	wholeSet, err := results.Read(whole)
@@ -369,8 +370,8 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 	if inv := wholeSet.Provenance.Last(); inv.Seed != 11 || inv.Order != "interleave" || len(inv.Resolved) == 0 || len(inv.Args) == 0 {
 		t.Errorf("--seed 11: recorded order %q seed %d, resolved %d bytes, args %v", inv.Order, inv.Seed, len(inv.Resolved), inv.Args)
 	}
-	// The version is the checkout's VCS revision, which the test binary is
-	// built from.
+	// The version is the checkout's VCS revision, which the tests' binary
+	// is built from.
 	if v := wholeSet.Provenance.Last().Version; !regexp.MustCompile(`^[0-9a-f]{40}(\+dirty)?$`).MatchString(v) {
 		t.Errorf("spawnbench_version %q is not a VCS revision", v)
 	}
