@@ -13,9 +13,10 @@ import (
 	"spawnbench/engine/wasmhost"
 )
 
-// newWasmtimeCmd is the command that runs one wasi-threads module on the embedded Wasmtime host.
-// It is the process the wasi-threads environment starts for every
-// repetition, and it exits with the module's own exit code.
+// newWasmtimeCmd is the command that runs one wasi-threads module on the
+// embedded Wasmtime host. It is the process the wasi-threads environment
+// starts for every repetition, and it exits with the module's own exit
+// code.
 func newWasmtimeCmd(c *cli) *cobra.Command {
 	var opts wasmtimeFlags
 	cmd := &cobra.Command{

@@ -10,9 +10,9 @@ import (
 	"spawnbench/engine/wazerohost"
 )
 
-// newWazeroCmd is the command that runs one wasi-threads module on wazero. It is the process the
-// wazero environments start for every repetition, and it exits with the
-// module's own exit code.
+// newWazeroCmd is the command that runs one wasi-threads module on
+// wazero. It is the process the wazero environments start for every
+// repetition, and it exits with the module's own exit code.
 func newWazeroCmd(c *cli) *cobra.Command {
 	var opts wazeroFlags
 	cmd := &cobra.Command{
