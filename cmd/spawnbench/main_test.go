@@ -21,6 +21,7 @@ import (
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/env"
 	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
 	"spawnbench/internal/fulltest"
 	"spawnbench/internal/reexec"
 )
@@ -48,6 +49,11 @@ func TestMain(m *testing.M) {
 	// In-process, the embedded runtimes' hosts (spawnbench wasmtime and
 	// wazero) are a built spawnbench: this test binary has no such command.
 	env.HostExecutable = func() (string, error) { return fulltest.BuildBinary("spawnbench/cmd/spawnbench") }
+	// A spec's evaluation is bounded by the resident memory of the whole
+	// process (engine/spec tests the bound), which in-process is every
+	// parallel test's: the tests' specs are small, so the bound is lifted
+	// rather than tripped by a neighbour's report.
+	spec.EvalMemory = 1 << 40
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
