@@ -15,7 +15,6 @@ import (
 	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -432,19 +431,11 @@ func (c *slurmCluster) logs(work string) string {
 	return b.String()
 }
 
-// oneCluster lets one test's Slurm cluster run at a time: two at once on
-// one host, each with its directory and ports, were seen to hang, each
-// batch step retrying its job-complete RPC for minutes.
-var oneCluster sync.Mutex
-
 // startSlurm starts munged, slurmctld and slurmd in the foreground as
 // children of the test, each stopped in t.Cleanup (slurmd first, munged
 // last, after cancelling any job left), and waits for the node to be idle.
-// It holds oneCluster until the last of them has stopped.
 func startSlurm(t *testing.T) *slurmCluster {
 	t.Helper()
-	oneCluster.Lock()
-	t.Cleanup(oneCluster.Unlock) // registered first, so run last
 	mungeUser, err := user.Lookup("munge")
 	if err != nil {
 		t.Skipf("no munge user (the munge package creates it): %v", err)
