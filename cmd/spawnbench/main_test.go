@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,6 +56,17 @@ func TestMain(m *testing.M) {
 	// parallel test's: the tests' specs are small, so the bound is lifted
 	// rather than tripped by a neighbour's report.
 	spec.EvalMemory = 1 << 40
+	// The package's tests mostly wait (for their benchmarks' sleeps, for
+	// processes to start and end) rather than compute: twice as many run
+	// at once as go test's default of one a CPU, unless -parallel is
+	// given. The tests that judge the machine's load are not parallel, so
+	// they still run alone.
+	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
