@@ -35,7 +35,7 @@ samples: {min: 4, processes: 2}
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.Command(bin, "run", p, "-o", "out")
+	cmd := exec.Command(binary(t), "run", p, "-o", "out")
 	cmd.Dir = dir
 	cmd.Env = append(sharedCache(), "TMPDIR="+tmp)
 	var stderr bytes.Buffer

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +11,9 @@ import (
 	"spawnbench/engine/spec"
 )
 
-func init() {
+func init() { commands = append(commands, newCalibrateCmd) }
+
+func newCalibrateCmd(c *cli) *cobra.Command {
 	var out string
 	var only []string
 	cmd := &cobra.Command{
@@ -52,25 +53,25 @@ Ctrl-C keeps the checks made so far and exits 130.`,
 			if out == "" {
 				out = defaultOutDir(s.SafeName())
 			}
-			ses, err := openSession(cmd.Context(), out)
+			ses, err := c.openSession(cmd.Context(), out, "")
 			if err != nil {
 				return err
 			}
-			defer ses.close()
-			calErr := ses.runner.Calibrate(ses.ctx, s, envs)
+			defer ses.Close()
+			calErr := ses.Runner().Calibrate(ses.Context(), s, envs)
 			if calErr != nil && !run.IsInterrupt(calErr) {
 				return calErr
 			}
-			run.WriteVerdicts(os.Stdout, ses.runner.Set().Calibration, s.Calibration)
+			run.WriteVerdicts(c.stdout, ses.Runner().Set().Calibration, s.Calibration)
 			if calErr == nil {
-				_, calErr = ses.writeReport()
+				_, calErr = ses.WriteReport()
 			}
 			if calErr != nil {
-				fmt.Fprintf(os.Stderr, "spawnbench: interrupted; the checks made so far are kept in %s\n", out)
+				fmt.Fprintf(c.stderr, "spawnbench: interrupted; the checks made so far are kept in %s\n", out)
 				return calErr
 			}
-			fmt.Fprintf(os.Stderr, "spawnbench: calibration in %s\n", out)
-			for _, c := range ses.runner.Set().Calibration {
+			fmt.Fprintf(c.stderr, "spawnbench: calibration in %s\n", out)
+			for _, c := range ses.Runner().Set().Calibration {
 				if !c.Pass {
 					return errClockFailed
 				}
@@ -80,7 +81,7 @@ Ctrl-C keeps the checks made so far and exits 130.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "result directory (default results/<time>-calibrate); later runs into it are marked by the verdicts")
 	cmd.Flags().StringArrayVar(&only, "env", nil, "calibrate only this environment (repeatable)")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // errClockFailed makes a failed verdict visible in the exit status (1).

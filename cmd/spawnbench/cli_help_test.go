@@ -14,8 +14,7 @@ import (
 // exit codes; every command a user types has an example; the internal
 // wasmtime entry point is hidden from the list but still documented.
 func TestHelpTeachesTheWorkflow(t *testing.T) {
-	dir := t.TempDir()
-	root, _, code := runCLI(t, dir, "--help")
+	root, _, code := runCLI(t, "--help")
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
@@ -27,16 +26,16 @@ func TestHelpTeachesTheWorkflow(t *testing.T) {
 	if strings.Contains(root, "  wasmtime ") {
 		t.Errorf("the internal wasmtime command is listed among the user commands:\n%s", root)
 	}
-	for _, c := range rootCmd.Commands() {
+	for _, c := range testRoot().Commands() {
 		if c.Name() == "help" || c.Name() == "completion" {
 			continue
 		}
-		out, _, code := runCLI(t, dir, c.Name(), "--help")
+		out, _, code := runCLI(t, c.Name(), "--help")
 		if code != 0 || !strings.Contains(out, "Examples:") {
 			t.Errorf("spawnbench %s --help: exit %d, no example:\n%s", c.Name(), code, out)
 		}
 	}
-	if out, _, _ := runCLI(t, dir, "version"); !strings.HasPrefix(out, "spawnbench ") {
+	if out, _, _ := runCLI(t, "version"); !strings.HasPrefix(out, "spawnbench ") {
 		t.Errorf("spawnbench version printed %q", out)
 	}
 }
@@ -108,14 +107,14 @@ samples: {min: 10, processes: 5}
 	var sets []string
 	for _, name := range []string{"a", "b", "c"} {
 		out := filepath.Join(dir, name)
-		mustRun(t, dir, "run", p, "-o", out)
+		mustRun(t, "run", p, "-o", out)
 		sets = append(sets, out)
 	}
-	stdout, stderr, code := runCLI(t, dir, append(append([]string{"compare"}, sets...), "--alpha", "0.01", "--confidence", "0.99")...)
+	stdout, stderr, code := runCLI(t, append(append([]string{"compare"}, sets...), "--alpha", "0.01", "--confidence", "0.99")...)
 	if code != 0 || strings.Count(stdout, "# spawnbench compare") != 2 || !strings.Contains(stdout, "Change [99% CI]") || !strings.Contains(stdout, "α = 0.01") {
 		t.Errorf("compare a b c --alpha 0.01: exit %d, %s\n%s", code, stderr, stdout)
 	}
-	js, _, code := runCLI(t, dir, append(append([]string{"compare"}, sets...), "--format", "json")...)
+	js, _, code := runCLI(t, append(append([]string{"compare"}, sets...), "--format", "json")...)
 	if code != 0 || !strings.Contains(js, `"comparisons"`) {
 		t.Errorf("compare a b c --format json: exit %d:\n%.300s", code, js)
 	}

@@ -19,8 +19,10 @@ import (
 // go test ./cmd/spawnbench -run TestCLIReferenceIsCurrent -update
 // rewrites it. spawnbench man DIR writes the same help as man pages.
 
-func init() {
-	rootCmd.AddCommand(&cobra.Command{
+func init() { commands = append(commands, newManCmd) }
+
+func newManCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
 		Use:   "man DIR",
 		Short: "Write a man page for each command into DIR",
 		Long: `Man writes spawnbench.1 and a page for each command (spawnbench-run.1,
@@ -41,7 +43,7 @@ where man looks, or read one with man -l.`,
 			}
 			return nil
 		},
-	})
+	}
 }
 
 // cliReference is the generated part of docs/cli.md: a section per

@@ -14,7 +14,9 @@ import (
 // compareFormats are the formats compare writes.
 var compareFormats = []string{render.FormatMarkdown, render.FormatCSV, render.FormatJSON}
 
-func init() {
+func init() { commands = append(commands, newCompareCmd) }
+
+func newCompareCmd(c *cli) *cobra.Command {
 	var format, out string
 	var opts report.CompareOptions
 	cmd := &cobra.Command{
@@ -59,8 +61,8 @@ an error.`,
 			if err := report.CheckCompareOptions(opts); err != nil {
 				return err
 			}
-			return interruptible(cmd.Context(), false, func() error {
-				inputs, err := readResultDirs(args)
+			return c.interruptible(cmd.Context(), false, func() error {
+				inputs, err := c.readResultDirs(args)
 				if err != nil {
 					return err
 				}
@@ -72,7 +74,7 @@ an error.`,
 					}
 					cs = append(cs, c)
 				}
-				return writeOutput(out, func(w io.Writer) error { return render.WriteComparisons(w, format, cs) })
+				return c.writeOutput(out, func(w io.Writer) error { return render.WriteComparisons(w, format, cs) })
 			})
 		},
 	}
@@ -80,5 +82,5 @@ an error.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().Float64Var(&opts.Alpha, "alpha", report.CompareAlpha, "the test's level: a change is significant when p < alpha")
 	cmd.Flags().Float64Var(&opts.Confidence, "confidence", report.Confidence, "the confidence of each change's interval")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

@@ -87,7 +87,7 @@ n: [1]
 samples: min: 1
 `)
 	out := filepath.Join(dir, "out")
-	_, stderr, code := runCLI(t, dir, "run", p, "-o", out)
+	_, stderr, code := runCLI(t, "run", p, "-o", out)
 	pid := pidIn(t, filepath.Join(dir, "esc.pid"), time.Second)
 	defer syscall.Kill(pid, syscall.SIGKILL)
 	if code != 0 {
@@ -114,7 +114,7 @@ n: [1]
 samples: min: 3
 `)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd := exec.Command(binary(t), "run", p, "-o", out)
 	cmd.Dir = dir
 	cmd.Env = sharedCache()
 	stderr := &fulltest.LockedBuffer{}
@@ -168,7 +168,7 @@ func ordinaryUser(t *testing.T) (sb, dir string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, "spawnbench")
-	fulltest.CopyFile(t, bin, copied, 0o755)
+	fulltest.CopyFile(t, binary(t), copied, 0o755)
 	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestNothingMeasuredFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeSpec(t, dir, "environments: ["+tc.envs+"]\nn: [1]\nsamples: min: 1\n"+tc.limits+"\n")
-			_, stderr, code := runCLI(t, dir, "run", p, "-o", filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-")))
+			_, stderr, code := runCLI(t, "run", p, "-o", filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-")))
 			if code != tc.code || !strings.Contains(stderr, "nothing was measured") || strings.Contains(stderr, "results in") {
 				t.Fatalf("exit %d, want %d, nothing measured and no results; stderr %s", code, tc.code, stderr)
 			}
@@ -315,7 +315,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"wasmtime"}, "give the module to run"},
 		{[]string{"plan", "--shards", "-1", p}, "give a shard count >= 1"},
 	} {
-		_, stderr, code := runCLI(t, dir, tc.args...)
+		_, stderr, code := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}

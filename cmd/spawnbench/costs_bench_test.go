@@ -81,7 +81,7 @@ func TestRunBesideManySets(t *testing.T) {
 		writeSpec(t, d, "name: \"tiny\"\nenvironments: [{name: \"native\", kind: \"native\"}]\nmodes: [\"sequential\"]\nn: [1]\nsamples: {min: 1, processes: 1, warmup: 0}\n")
 	}
 	if os.Getenv(benchSetsVariable) != "" {
-		t.Logf("sets in %s (with cost summaries) and %s (without); time `%s run s.cue -o out` from there against the same from %s", beside, old, bin, empty)
+		t.Logf("sets in %s (with cost summaries) and %s (without); time `%s run s.cue -o out` from there against the same from %s", beside, old, binary(t), empty)
 	}
 	cache := filepath.Join(root, ".cache") // one probe and build cache for all
 	measure := func(dir string, command ...string) (time.Duration, int64, string) {
@@ -108,7 +108,7 @@ func TestRunBesideManySets(t *testing.T) {
 		kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
 		return wall, kb << 10, string(out)
 	}
-	tiny := []string{bin, "run", "s.cue", "-o", "out"}
+	tiny := []string{binary(t), "run", "s.cue", "-o", "out"}
 	measure(empty, tiny...) // builds native and probes the machine, once
 	_, floor, _ := measure(empty, "true")
 	for _, c := range []struct{ what, dir string }{{"sets with their cost summaries", beside}, {"sets written before cost summaries", old}} {

@@ -304,7 +304,7 @@ func TestDeployFiles(t *testing.T) {
 				if schedulerShards != shard.Count {
 					t.Errorf("%v: %d shards, but the scheduler runs %d", args, shard.Count, schedulerShards)
 				}
-				_, stderr, code := runCLI(t, root, "plan", flags.positional[0], "--shards", strconv.Itoa(shard.Count))
+				_, stderr, code := runCLI(t, "plan", filepath.Join(root, flags.positional[0]), "--shards", strconv.Itoa(shard.Count))
 				if code != 0 {
 					t.Errorf("spawnbench plan %s --shards %d: exit %d: %s", flags.positional[0], shard.Count, code, stderr)
 				}
@@ -357,8 +357,9 @@ type parsedFlags struct {
 // defaults.
 func parseCommandLine(t *testing.T, args []string) (*cobra.Command, parsedFlags) {
 	t.Helper()
-	cmd, rest, err := rootCmd.Find(args)
-	if err != nil || cmd == rootCmd {
+	root := testRoot()
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd == root {
 		t.Fatalf("spawnbench %v: no such command (%v)", args, err)
 	}
 	defer resetFlags(cmd)

@@ -12,24 +12,24 @@ import (
 	"spawnbench/engine/report"
 )
 
-// writeDesign prints plan --precision P --from SET: for every cell SET
+// writeDesign prints (on standard output) plan --precision P --from SET: for every cell SET
 // measured, the occasions and processes per occasion that reach ±P at the
 // least wall time, from SET's variance components and costs.
-func writeDesign(w io.Writer, from string, precision float64, format string, wide bool) error {
+func (c *cli) writeDesign(from string, precision float64, format string, wide bool) error {
 	if !(precision > 0 && precision < 1) {
 		return usageError{fmt.Errorf("plan --precision %g: give a relative half-width between 0 and 1, e.g. 0.05 for ±5%%", precision)}
 	}
-	in, err := readResultDir(from)
+	inputs, err := c.readResultDirs([]string{from})
 	if err != nil {
 		return err
 	}
-	r, err := report.Build([]report.Input{in}, report.Options{})
+	r, err := report.Build(inputs, report.Options{})
 	if err != nil {
 		return err
 	}
 	designs := r.Design(precision)
 	if format == "json" {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(designs)
 	}
@@ -83,7 +83,7 @@ func writeDesign(w io.Writer, from string, precision float64, format string, wid
 	}
 	say("Measure a design with schedule.occasions (or run --occasions K) and each cell's processes (samples.processes, or an environment's processes) = occasions × processes per occasion; " +
 		"the figure and interval are then computed over occasions.")
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(c.stdout, b.String())
 	return err
 }
 

@@ -66,7 +66,7 @@ pinning: cpus: [0]
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, errText, code := runCLI(t, dir, "report", out, "--format", "json")
+	stdout, errText, code := runCLI(t, "report", out, "--format", "json")
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errText)
 	}

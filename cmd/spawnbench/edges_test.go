@@ -48,7 +48,7 @@ func exitOf(t *testing.T, cmd *exec.Cmd) int {
 // interrupted.
 func resumedWhole(t *testing.T, dir, spec, out string, processes int) {
 	t.Helper()
-	mustRun(t, dir, "run", spec, "-o", out, "--resume")
+	mustRun(t, "run", spec, "-o", out, "--resume")
 	set, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "run", p, "-o", out)
+			cmd := exec.Command(binary(t), "run", p, "-o", out)
 			cmd.Dir = dir
 			cmd.Env = sharedCache()
 			stderr := &fulltest.LockedBuffer{}
@@ -126,7 +126,7 @@ func TestClosedOutputIsAnInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, strings.Replace(edgeSpec, "min: 12", "min: 2", 1))
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command("/bin/sh", "-c", `exec "$0" run "$1" -o "$2" >&-`, bin, p, out)
+	cmd := exec.Command("/bin/sh", "-c", `exec "$0" run "$1" -o "$2" >&-`, binary(t), p, out)
 	cmd.Dir = dir
 	cmd.Env = sharedCache()
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -172,7 +172,7 @@ func TestDamagedJournalLineIsSkipped(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI(t, dir, "report", out)
+	stdout, stderr, code := runCLI(t, "report", out)
 	lineNo := "line(s) " + strconv.Itoa(hit+1) + ","
 	if code != 0 || !strings.Contains(stderr, lineNo) || !strings.Contains(stderr, "they held 1 process(es)") || !strings.Contains(stdout, "INCOMPLETE") {
 		t.Errorf("report: exit %d, stderr %q; want the warning naming %q and 1 process", code, stderr, lineNo)
@@ -184,7 +184,7 @@ func TestDamagedJournalLineIsSkipped(t *testing.T) {
 	if len(set.Runs) != len(processLines)-1 {
 		t.Errorf("%d processes kept, want every other one of the journal's %d", len(set.Runs), len(processLines))
 	}
-	_, stderr, code = runCLI(t, dir, "run", p, "-o", out, "--resume")
+	_, stderr, code = runCLI(t, "run", p, "-o", out, "--resume")
 	if code != 0 || !strings.Contains(stderr, "kept in "+filepath.Join(out, results.DamagedFile)) {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}

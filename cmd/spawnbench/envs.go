@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -16,7 +15,9 @@ import (
 	"spawnbench/engine/spec"
 )
 
-func init() {
+func init() { commands = append(commands, newEnvsCmd) }
+
+func newEnvsCmd(c *cli) *cobra.Command {
 	var wide bool
 	cmd := &cobra.Command{
 		Use:   "envs",
@@ -36,7 +37,7 @@ the row, with the install command of ready kinds too.`,
 				return err
 			}
 			if wide {
-				tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "KIND\tPAYLOAD\tHOST\tSTATUS\tVERSION / PROBLEM\tINSTALL")
 				for _, r := range rows {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.label, r.payload, r.host, r.status, r.detail, r.install)
@@ -58,12 +59,12 @@ the row, with the install command of ready kinds too.`,
 					b.WriteString(wrap("install: "+r.install, "    ", "      "))
 				}
 			}
-			_, err = io.WriteString(os.Stdout, b.String())
+			_, err = io.WriteString(c.stdout, b.String())
 			return err
 		},
 	}
 	wideFlag(cmd, &wide, "each kind on one line with its versions and install command")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // envRow is one kind (or Wasmtime release) as envs lists it.

@@ -18,7 +18,7 @@ import (
 func TestEnvsShowsEveryRuntimeReady(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
 	t.Parallel()
-	stdout, stderr, code := runCLI(t, repoRoot(t), "envs")
+	stdout, stderr, code := runCLI(t, "envs")
 	if code != 0 {
 		t.Fatalf("envs: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -30,7 +30,7 @@ samples: {min: 2, processes: 1, pause: "1s"}
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", p, "-o", "out", "--progress-every", "150ms")
+	cmd := exec.Command(binary(t), "run", p, "-o", "out", "--progress-every", "150ms")
 	cmd.Dir = dir
 	cmd.Env = sharedCache()
 	cmd.Stdout, cmd.Stderr = log, log
@@ -56,7 +56,7 @@ samples: {min: 2, processes: 1, pause: "1s"}
 	if !strings.Contains(string(b), "native") || !strings.Contains(string(b), "processes: 2 ok") {
 		t.Errorf("no line for the finished cell:\n%s", b)
 	}
-	_, stderr, code := runCLI(t, dir, "run", p, "-o", "out2", "--progress-every", "0s")
+	_, stderr, code := runCLI(t, "run", p, "-o", filepath.Join(dir, "out2"), "--progress-every", "0s")
 	if code != 2 || !strings.Contains(stderr, "--progress-every 0s") {
 		t.Errorf("--progress-every 0s: exit %d, %s", code, stderr)
 	}
@@ -74,7 +74,7 @@ n: [1, 10]
 samples: {min: 10, processes: 1}
 `)
 	// --wide: a sentence on one line, as the patterns below read it.
-	stdout, stderr, code := runCLI(t, dir, "plan", p, "--wide")
+	stdout, stderr, code := runCLI(t, "plan", p, "--wide")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -91,14 +91,14 @@ samples: {min: 10, processes: 1}
 		t.Errorf("want mine's cells marked as estimated from their kind, native's not:\n%s", stdout)
 	}
 	ref := filepath.Join(repoRoot(t), "results", "reference")
-	stdout, stderr, code = runCLI(t, dir, "plan", p, "--costs", ref, "--wide")
+	stdout, stderr, code = runCLI(t, "plan", p, "--costs", ref, "--wide")
 	if strings.Contains(stdout, "rescaled") {
 		t.Errorf("--costs %s: rescaled, want the set's costs as measured:\n%s", ref, stdout)
 	}
 	if code != 0 || !strings.Contains(stdout, "expected times from "+ref) {
 		t.Errorf("--costs %s: exit %d, %s\n%s", ref, code, stderr, stdout)
 	}
-	_, stderr, code = runCLI(t, dir, "plan", p, "--costs", filepath.Join(dir, "nowhere"))
+	_, stderr, code = runCLI(t, "plan", p, "--costs", filepath.Join(dir, "nowhere"))
 	if code != 2 || !strings.Contains(stderr, "no result set there") {
 		t.Errorf("--costs nowhere: exit %d, %s", code, stderr)
 	}
@@ -149,28 +149,29 @@ func TestMergeWarnsAboutShards(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, tinyFleetSpec)
+	at := func(name string) string { return filepath.Join(dir, name) }
 	for _, args := range [][]string{
-		{"--shard", "0/3", "-o", "s0"},
-		{"--shard", "1/3", "-o", "s1"},
-		{"--shard", "2/3", "-o", "s2", "--costs", "s0"},
+		{"--shard", "0/3", "-o", at("s0")},
+		{"--shard", "1/3", "-o", at("s1")},
+		{"--shard", "2/3", "-o", at("s2"), "--costs", at("s0")},
 	} {
-		if _, stderr, code := runCLI(t, dir, append([]string{"run", specPath}, args...)...); code != 0 {
+		if _, stderr, code := runCLI(t, append([]string{"run", specPath}, args...)...); code != 0 {
 			t.Fatalf("run %v: exit %d: %s", args, code, stderr)
 		}
 	}
-	_, stderr, _ := runCLI(t, dir, "merge", "-o", "m1", "s0", "s1")
+	_, stderr, _ := runCLI(t, "merge", "-o", at("m1"), at("s0"), at("s1"))
 	if !strings.Contains(stderr, "WARNING: no shard 2/3 in the merge") || strings.Contains(stderr, "different costs") {
 		t.Errorf("merging shards 0/3 and 1/3:\n%s", stderr)
 	}
-	_, stderr, _ = runCLI(t, dir, "merge", "-o", "m2", "s0", "s1", "s2")
+	_, stderr, _ = runCLI(t, "merge", "-o", at("m2"), at("s0"), at("s1"), at("s2"))
 	if !strings.Contains(stderr, "WARNING: the shards of 3 were split with different costs") || strings.Contains(stderr, "no shard") {
 		t.Errorf("merging shards split with different costs:\n%s", stderr)
 	}
 	// Resuming a shard with other costs would cut another shard.
-	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "2/3", "-o", "s2", "--resume"); code != 2 || !strings.Contains(stderr, "give the same --costs") {
+	if _, stderr, code := runCLI(t, "run", specPath, "--shard", "2/3", "-o", at("s2"), "--resume"); code != 2 || !strings.Contains(stderr, "give the same --costs") {
 		t.Errorf("resume with other costs: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "2/3", "-o", "s2", "--resume", "--costs", "s0"); code != 0 {
+	if _, stderr, code := runCLI(t, "run", specPath, "--shard", "2/3", "-o", at("s2"), "--resume", "--costs", at("s0")); code != 0 {
 		t.Errorf("resume with the same costs: exit %d, %s", code, stderr)
 	}
 }

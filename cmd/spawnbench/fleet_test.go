@@ -26,13 +26,14 @@ func TestShardsMergeAndReport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, tinyFleetSpec)
-	if _, stderr, code := runCLI(t, dir, "run", specPath, "--shard", "0/2", "-o", "s0"); code != 0 {
+	at := func(name string) string { return filepath.Join(dir, name) }
+	if _, stderr, code := runCLI(t, "run", specPath, "--shard", "0/2", "-o", at("s0")); code != 0 {
 		t.Fatalf("shard 0: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := runCLIWith(t, dir, append(sharedCache(), "SPAWNBENCH_SHARD=1/2"), "run", specPath, "-o", "s1"); code != 0 {
 		t.Fatalf("shard 1: exit %d: %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, dir, "merge", "-o", "merged", "s0", "s1"); code != 0 || strings.Contains(stderr, "WARNING") {
+	if _, stderr, code := runCLI(t, "merge", "-o", at("merged"), at("s0"), at("s1")); code != 0 || strings.Contains(stderr, "WARNING") {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	set, err := results.Read(filepath.Join(dir, "merged"))
@@ -51,13 +52,13 @@ func TestShardsMergeAndReport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "merged", "report.md")); err != nil {
 		t.Errorf("merge wrote no report: %v", err)
 	}
-	out, stderr, code := runCLI(t, dir, "report", "merged")
+	out, stderr, code := runCLI(t, "report", at("merged"))
 	if code != 0 || !strings.Contains(out, "native-o1") || !strings.Contains(out, "Ratio to native") {
 		t.Errorf("report of the merged set: exit %d: %s\n%s", code, stderr, out)
 	}
 
 	other := writeSpec(t, t.TempDir(), strings.Replace(tinyFleetSpec, "n: [1, 2]", "n: [3]", 1))
-	if _, stderr, code := runCLI(t, dir, "run", other, "-o", "other"); code != 0 {
+	if _, stderr, code := runCLI(t, "run", other, "-o", at("other")); code != 0 {
 		t.Fatalf("other spec: exit %d: %s", code, stderr)
 	}
 	for _, c := range []struct {

@@ -25,9 +25,9 @@ n: [4]
 samples: min: 8
 `
 
-func mustRun(t *testing.T, dir string, args ...string) {
+func mustRun(t *testing.T, args ...string) {
 	t.Helper()
-	if _, stderr, code := runCLI(t, dir, args...); code != 0 {
+	if _, stderr, code := runCLI(t, args...); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
 }
@@ -42,9 +42,9 @@ func fileBytes(t *testing.T, path string) []byte {
 }
 
 // wantRefused runs args and wants exit 2 with every one of want in stderr.
-func wantRefused(t *testing.T, dir string, args []string, want ...string) {
+func wantRefused(t *testing.T, args []string, want ...string) {
 	t.Helper()
-	_, stderr, code := runCLI(t, dir, args...)
+	_, stderr, code := runCLI(t, args...)
 	if code != 2 {
 		t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		return
@@ -66,8 +66,8 @@ func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	r1, r2 := filepath.Join(dir, "r1"), filepath.Join(dir, "r2")
-	mustRun(t, dir, "run", p, "-o", r1)
-	mustRun(t, dir, "run", p, "-o", r2)
+	mustRun(t, "run", p, "-o", r1)
+	mustRun(t, "run", p, "-o", r2)
 	samples := fileBytes(t, filepath.Join(r1, results.SamplesFile))
 	os.Remove(filepath.Join(r1, results.RunsFile))
 	missing := filepath.Join(r1, results.RunsFile)
@@ -78,7 +78,7 @@ func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
 		{"compare", r1, r2},
 		{"merge", "-o", filepath.Join(dir, "m"), r1, r2},
 	} {
-		wantRefused(t, dir, args, missing, "is missing")
+		wantRefused(t, args, missing, "is missing")
 	}
 	if !bytes.Equal(samples, fileBytes(t, filepath.Join(r1, results.SamplesFile))) {
 		t.Errorf("samples.parquet of the set missing runs.parquet was replaced")
@@ -86,7 +86,7 @@ func TestMissingOrSwappedFileIsNeverOverwritten(t *testing.T) {
 	// The other run's runs.parquet in r1: the same spec, another set.
 	os.WriteFile(missing, fileBytes(t, filepath.Join(r2, results.RunsFile)), 0o644)
 	for _, args := range [][]string{{"report", r1}, {"run", p, "-o", r1, "--resume"}} {
-		wantRefused(t, dir, args, missing, "belongs to result set")
+		wantRefused(t, args, missing, "belongs to result set")
 	}
 	if !bytes.Equal(samples, fileBytes(t, filepath.Join(r1, results.SamplesFile))) {
 		t.Errorf("samples.parquet of the mixed set was replaced")
@@ -101,29 +101,29 @@ func TestReportCannotBreakItsInput(t *testing.T) {
 	dir := t.TempDir()
 	p := writeSpec(t, dir, quickSpec)
 	set := filepath.Join(dir, "set")
-	mustRun(t, dir, "run", p, "-o", set)
+	mustRun(t, "run", p, "-o", set)
 	// journal.jsonl is not there between runs: its name is refused as
 	// one the set keeps; the others, there, would be overwritten.
-	wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(set, results.JournalFile)}, "keeps for its own files")
-	wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(dir, results.JournalFile)}, "keeps for its own files")
+	wantRefused(t, []string{"report", set, "-o", filepath.Join(set, results.JournalFile)}, "keeps for its own files")
+	wantRefused(t, []string{"report", set, "-o", filepath.Join(dir, results.JournalFile)}, "keeps for its own files")
 	for _, name := range []string{results.CalibrationFile, results.SamplesFile, results.ProvenanceFile, results.LockFile} {
-		wantRefused(t, dir, []string{"report", set, "-o", filepath.Join(set, name)}, "would overwrite", "summary.")
+		wantRefused(t, []string{"report", set, "-o", filepath.Join(set, name)}, "would overwrite", "summary.")
 	}
-	mustRun(t, dir, "report", set)
-	mustRun(t, dir, "run", p, "-o", set, "--resume")
+	mustRun(t, "report", set)
+	mustRun(t, "run", p, "-o", set, "--resume")
 	// Item 13: -o DIR/report.md is refused without suggesting itself;
 	// -o DIR and a dangling or looping link say what they are.
-	_, stderr, _ := runCLI(t, dir, "report", set, "-o", filepath.Join(set, "report.md"))
+	_, stderr, _ := runCLI(t, "report", set, "-o", filepath.Join(set, "report.md"))
 	if i := strings.Index(stderr, "e.g. -o "); i < 0 || strings.Contains(stderr[i:], "report.md") {
 		t.Errorf("refusal of -o DIR/report.md suggests %q", stderr)
 	}
-	wantRefused(t, dir, []string{"report", set, "-o", set}, "is a directory")
+	wantRefused(t, []string{"report", set, "-o", set}, "is a directory")
 	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling"))
 	os.Symlink("loop-b", filepath.Join(dir, "loop-a"))
 	os.Symlink("loop-a", filepath.Join(dir, "loop-b"))
 	for _, cmd := range [][]string{{"report", set, "-o"}, {"run", p, "-o"}} {
-		wantRefused(t, dir, append(cmd, "dangling"), "symbolic link", "does not exist")
-		wantRefused(t, dir, append(cmd, "loop-a"), "symbolic link", "loop")
+		wantRefused(t, append(cmd, filepath.Join(dir, "dangling")), "symbolic link", "does not exist")
+		wantRefused(t, append(cmd, filepath.Join(dir, "loop-a")), "symbolic link", "loop")
 	}
 }
 
@@ -141,25 +141,25 @@ func TestForeignDirectoryIsLeftAlone(t *testing.T) {
 	for _, f := range users {
 		os.WriteFile(f, []byte("mine"), 0o644)
 	}
-	wantRefused(t, dir, []string{"run", p, "-o", foreign}, "already holds other files")
+	wantRefused(t, []string{"run", p, "-o", foreign}, "already holds other files")
 	s0, s1 := filepath.Join(dir, "s0"), filepath.Join(dir, "s1")
-	mustRun(t, dir, "run", p, "-o", s0)
-	mustRun(t, dir, "run", p, "-o", s1)
-	wantRefused(t, dir, []string{"merge", "-o", foreign, s0, s1}, "already holds other files")
+	mustRun(t, "run", p, "-o", s0)
+	mustRun(t, "run", p, "-o", s1)
+	wantRefused(t, []string{"merge", "-o", foreign, s0, s1}, "already holds other files")
 	// A user's files inside a result set.
 	set := filepath.Join(dir, "set")
-	mustRun(t, dir, "run", p, "-o", set)
+	mustRun(t, "run", p, "-o", set)
 	os.MkdirAll(filepath.Join(set, "notes"), 0o755)
 	users = append(users, filepath.Join(set, ".draft.tmp-1"), filepath.Join(set, "notes", ".x.tmp-3"), filepath.Join(set, "plots", ".y.tmp-4"))
 	for _, f := range users[2:] {
 		os.WriteFile(f, []byte("mine"), 0o644)
 	}
-	mustRun(t, dir, "run", p, "-o", set, "--resume")
+	mustRun(t, "run", p, "-o", set, "--resume")
 	// --plots replaces earlier plots, never a user's files.
 	figures := filepath.Join(dir, "figures")
-	mustRun(t, dir, "report", set, "--plots", figures)
-	mustRun(t, dir, "report", set, "--plots", figures)
-	wantRefused(t, dir, []string{"report", set, "--plots", foreign}, "not a spawnbench plot")
+	mustRun(t, "report", set, "--plots", figures)
+	mustRun(t, "report", set, "--plots", figures)
+	wantRefused(t, []string{"report", set, "--plots", foreign}, "not a spawnbench plot")
 	for _, f := range users {
 		if b, err := os.ReadFile(f); err != nil || string(b) != "mine" {
 			t.Errorf("a user's file %s: %q, %v", f, b, err)
@@ -179,8 +179,8 @@ n: [4]
 samples: min: 8
 `)
 	s0, s1 := filepath.Join(dir, "s0"), filepath.Join(dir, "s1")
-	mustRun(t, dir, "run", p, "--shard", "0/2", "-o", s0)
-	mustRun(t, dir, "run", p, "--shard", "1/2", "-o", s1)
+	mustRun(t, "run", p, "--shard", "0/2", "-o", s0)
+	mustRun(t, "run", p, "--shard", "1/2", "-o", s1)
 	interrupted := 0
 	for i, after := range []time.Duration{5, 20, 40, 60, 80, 120, 160, 250, 3000} {
 		out := filepath.Join(dir, "m", string(rune('a'+i)))
@@ -199,7 +199,7 @@ samples: min: 8
 			if _, err := os.Lstat(out); err == nil {
 				t.Errorf("after %v: an interrupted merge left %s", after, out)
 			}
-			mustRun(t, dir, "merge", "-o", out, s0, s1)
+			mustRun(t, "merge", "-o", out, s0, s1)
 		default:
 			t.Errorf("after %v: merge exit %d (%v)", after, code, err)
 		}
@@ -213,7 +213,7 @@ samples: min: 8
 	stale := filepath.Join(dir, "m", ".z"+atomicfile.TempMarker+"123")
 	os.MkdirAll(stale, 0o755)
 	os.WriteFile(filepath.Join(stale, results.JournalFile), []byte(`{"k":"base"}`+"\n"), 0o644)
-	mustRun(t, dir, "merge", "-o", filepath.Join(dir, "m", "z"), s0, s1)
+	mustRun(t, "merge", "-o", filepath.Join(dir, "m", "z"), s0, s1)
 	if _, err := os.Stat(stale); err == nil {
 		t.Errorf("a killed merge's hidden directory stays")
 	}
@@ -257,11 +257,11 @@ samples: {min: 100000, pause: "2ms"}
 			t.Fatalf("samples.parquet exists already: not a journal-only set")
 		}
 		check := func(when string) {
-			stdout, stderr, code := runCLI(t, dir, "report", out)
+			stdout, stderr, code := runCLI(t, "report", out)
 			if code != 0 || !strings.Contains(stdout, "INCOMPLETE") || !strings.Contains(stdout, "native") && !strings.Contains(stdout, "again") {
 				t.Errorf("%s: report: exit %d, %s\n%s", when, code, stderr, stdout)
 			}
-			if _, stderr, code := runCLI(t, dir, "compare", out, out); code != 0 {
+			if _, stderr, code := runCLI(t, "compare", out, out); code != 0 {
 				t.Errorf("%s: compare: exit %d, %s", when, code, stderr)
 			}
 		}
@@ -272,7 +272,7 @@ samples: {min: 100000, pause: "2ms"}
 		outs = append(outs, out)
 	}
 	merged := filepath.Join(dir, "merged")
-	mustRun(t, dir, append([]string{"merge", "-o", merged}, outs...)...)
+	mustRun(t, append([]string{"merge", "-o", merged}, outs...)...)
 	set, err := results.Read(merged)
 	if err != nil {
 		t.Fatal(err)
@@ -310,8 +310,8 @@ samples: min: 2
 	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	cmd.Wait()
-	wantRefused(t, dir, []string{"run", b, "-o", out}, "unfinished run of another spec", a, "--resume")
-	mustRun(t, dir, "run", a, "-o", out, "--resume")
+	wantRefused(t, []string{"run", b, "-o", out}, "unfinished run of another spec", a, "--resume")
+	mustRun(t, "run", a, "-o", out, "--resume")
 	set, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +320,7 @@ samples: min: 2
 		t.Errorf("after the resume: %v", inc)
 	}
 	// Finished, the directory takes another spec's cells again.
-	mustRun(t, dir, "run", b, "-o", out)
+	mustRun(t, "run", b, "-o", out)
 }
 
 // TestInterruptedReportLeavesNoTempFile: item 13. Ctrl-C while report

@@ -70,7 +70,7 @@ samples: {min: 1, processes: 3}
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := exec.Command(bin, "run", p, "-o", out, "--costs", costs)
+	run := exec.Command(binary(t), "run", p, "-o", out, "--costs", costs)
 	run.Dir = dir
 	run.Env = sharedCache()
 	stderr := &fulltest.LockedBuffer{}

@@ -48,12 +48,14 @@ var version = func() string {
 	return unknown
 }()
 
-// rootCmd is the spawnbench command; each subcommand adds itself from its
-// own file's init function.
-var rootCmd = &cobra.Command{
-	Use:   "spawnbench",
-	Short: "Measure thread spawn time in WebAssembly environments and natively",
-	Long: `spawnbench measures how long a thread spawn takes once C is compiled to
+// newRoot is the spawnbench command for one invocation, c: a tree of its
+// own, so no flag's value outlives the call; each subcommand's file adds
+// its constructor to commands from its init function.
+func newRoot(c *cli) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "spawnbench",
+		Short: "Measure thread spawn time in WebAssembly environments and natively",
+		Long: `spawnbench measures how long a thread spawn takes once C is compiled to
 WebAssembly (wasi-threads in Wasmtime and WAMR, the JavaScript wasi-threads
 host, Emscripten, raw web workers; in Node.js, Bun, Deno, Chromium and
 Firefox) against native pthreads, in fresh processes, and writes Parquet
@@ -79,30 +81,40 @@ whose files are not one set (nothing is written); 130 interrupted by
 Ctrl-C, SIGTERM or a closed output pipe (every finished process is kept;
 continue with run --resume). spawnbench wasmtime and spawnbench wazero exit
 with their module's own code instead.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
-	Version:       version,
-	Args: func(cmd *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return unknownCommand(cmd, args[0])
-		}
-		return nil
-	},
-	RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	suggestions(root)
+	for _, sub := range commands {
+		root.AddCommand(sub(c))
+	}
+	return root
 }
 
 func init() {
-	rootCmd.AddCommand(&cobra.Command{
-		Use:   "version",
-		Short: "Print spawnbench's version (the VCS revision it was built from)",
-		Long: `Version prints the VCS revision the binary was built from, with "+dirty"
+	commands = append(commands, func(c *cli) *cobra.Command {
+		return &cobra.Command{
+			Use:   "version",
+			Short: "Print spawnbench's version (the VCS revision it was built from)",
+			Long: `Version prints the VCS revision the binary was built from, with "+dirty"
 when the checkout had uncommitted changes (build with go build
 -buildvcs=true, as .ci/setup does; otherwise it says unknown). Every
 invocation records it in the provenance; spawnbench --version prints the
 same.`,
-		Example: "  spawnbench version",
-		Args:    exactArgs(0, "version takes no arguments"),
-		Run:     func(*cobra.Command, []string) { fmt.Println("spawnbench", version) },
+			Example: "  spawnbench version",
+			Args:    exactArgs(0, "version takes no arguments"),
+			Run:     func(*cobra.Command, []string) { fmt.Fprintln(c.stdout, "spawnbench", version) },
+		}
 	})
 }
 
@@ -113,7 +125,7 @@ func main() {
 	// Then: an interrupt from here on (or caught since the interrupt
 	// package's init) exits 130, never by the signal.
 	ctx := interrupt.Start()
-	if err := rootCmd.ExecuteContext(ctx); err != nil {
+	if err := execute(ctx, os.Stdout, os.Stderr, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "spawnbench:", err)
 		os.Exit(exitCode(err))
 	}

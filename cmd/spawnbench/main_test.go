@@ -3,25 +3,30 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"spawnbench/engine/atomicfile"
+	"spawnbench/engine/env"
 	"spawnbench/engine/results"
+	"spawnbench/engine/spec"
 	"spawnbench/internal/fulltest"
 	"spawnbench/internal/reexec"
 )
-
-var bin string
 
 // cacheHome is the XDG_CACHE_HOME of the tests' runs: one cache for the
 // package, as a user's runs share theirs, so each payload is built and
@@ -29,8 +34,9 @@ var bin string
 // probing gives its runs a cache of their own (ownCache).
 var cacheHome string
 
-// TestMain builds the real binary once; the tests run it as a user would,
-// from a directory other than the repository.
+// TestMain sets the package's cache for the runs the tests make in-process
+// (runCLI) and for those of the built binary (runBinary); the binary is
+// built only when a test needs one (binary).
 func TestMain(m *testing.M) {
 	reexec.Dispatch()
 	// The test binary holds package main, whose interrupt package catches
@@ -41,12 +47,43 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	cacheHome = filepath.Join(dir, "cache")
-	if bin, err = fulltest.BuildBinary("spawnbench/cmd/spawnbench"); err != nil {
-		panic(err)
+	os.Setenv("XDG_CACHE_HOME", cacheHome)
+	// In-process, the embedded runtimes' hosts (spawnbench wasmtime and
+	// wazero) are a built spawnbench: this test binary has no such command.
+	env.HostExecutable = func() (string, error) { return fulltest.BuildBinary("spawnbench/cmd/spawnbench") }
+	// A spec's evaluation is bounded by the resident memory of the whole
+	// process (engine/spec tests the bound), which in-process is every
+	// parallel test's: the tests' specs are small, so the bound is lifted
+	// rather than tripped by a neighbour's report.
+	spec.EvalMemory = 1 << 40
+	// The package's tests mostly wait (for their benchmarks' sleeps, for
+	// processes to start and end) rather than compute: twice as many run
+	// at once as go test's default of one a CPU, unless -parallel is
+	// given. The tests that judge the machine's load are not parallel, so
+	// they still run alone.
+	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// binary is spawnbench's built binary, for the tests where a process
+// boundary is the point: signals, containment, the working directory,
+// the environment, other users.
+func binary(t testing.TB) string {
+	t.Helper()
+	return fulltest.Spawnbench(t)
+}
+
+// testRoot is a command tree whose output is discarded, for the tests
+// that read the tree itself.
+func testRoot() *cobra.Command {
+	return newRoot(&cli{stdout: io.Discard, stderr: io.Discard, args: []string{"spawnbench"}})
 }
 
 // sharedCache is the environment of a run that uses the package's cache.
@@ -60,15 +97,31 @@ func ownCache(dir string) []string {
 	return append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
 }
 
-func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+// runCLI runs spawnbench with args in-process, as main does: execute with
+// the program named spawnbench, its error printed on stderr and mapped to
+// the exit status. It runs in the test's working directory (the package's)
+// and environment, so paths in args are absolute; a test about either
+// runs the binary (runBinary).
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e fulltest.LockedBuffer
+	if err := execute(t.Context(), &o, &e, append([]string{"spawnbench"}, args...)); err != nil {
+		fmt.Fprintln(&e, "spawnbench:", err)
+		code = exitCode(err)
+	}
+	return o.String(), e.String(), code
+}
+
+// runBinary runs the built spawnbench in dir with the package's cache.
+func runBinary(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	return runCLIWith(t, dir, sharedCache(), args...)
 }
 
-// runCLIWith runs spawnbench in dir with the environment env.
+// runCLIWith runs the built spawnbench in dir with the environment env.
 func runCLIWith(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	return fulltest.Run(t, cmd)
@@ -100,7 +153,7 @@ n: [2]
 samples: {min: 4, processes: 1}
 `)
 	// An unknown kind is bad input; a spec without it runs.
-	_, stderr, code := runCLI(t, dir, "run", p)
+	_, stderr, code := runBinary(t, dir, "run", p)
 	if code != 2 || !strings.Contains(stderr, `unknown kind "wasmtime-someday"`) {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -109,7 +162,7 @@ environments: [{name: "native", kind: "native"}]
 n: [2]
 samples: {min: 4, processes: 1}
 `)
-	stdout, stderr, code := runCLI(t, dir, "run", p)
+	stdout, stderr, code := runBinary(t, dir, "run", p)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -132,12 +185,11 @@ samples: {min: 4, processes: 1}
 func TestPlanAndEnvs(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
 	t.Parallel()
-	dir := t.TempDir()
-	stdout, stderr, code := runCLI(t, dir, "plan", filepath.Join(repoRoot(t), "specs", "sequential.cue"), "--env", "native")
+	stdout, stderr, code := runCLI(t, "plan", filepath.Join(repoRoot(t), "specs", "sequential.cue"), "--env", "native")
 	if code != 0 || !strings.Contains(stdout, "4 cells, 130 processes") {
 		t.Errorf("plan: exit %d\n%s%s", code, stdout, stderr)
 	}
-	stdout, _, code = runCLI(t, dir, "envs")
+	stdout, _, code = runCLI(t, "envs")
 	if code != 0 || !strings.Contains(stdout, "native") || !strings.Contains(stdout, "ready") {
 		t.Errorf("envs: exit %d\n%s", code, stdout)
 	}
@@ -165,13 +217,17 @@ samples: {min: 1, processes: 1}
 		{[]string{"plan", bad}, "out of bound"},
 	}
 	for _, c := range cases {
-		_, stderr, code := runCLI(t, dir, c.args...)
+		_, stderr, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "results")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("bad input wrote %s/results", dir)
+	// In-process, a run's default directory is under the test's working
+	// directory, the package's, which holds no results/ of its own.
+	for _, d := range []string{dir, "."} {
+		if _, err := os.Stat(filepath.Join(d, "results")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("bad input wrote %s/results", d)
+		}
 	}
 }
 
@@ -193,7 +249,7 @@ n: [1]
 samples: {min: 100000, processes: 1, pause: "2ms"}
 `)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd := exec.Command(binary(t), "run", p, "-o", out)
 	cmd.Env = sharedCache()
 	var stderr fulltest.LockedBuffer
 	cmd.Stderr = &stderr
@@ -231,7 +287,7 @@ samples: {min: 100000, processes: 1, pause: "2ms"}
 // env, its stderr kept.
 func startLogged(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *fulltest.LockedBuffer) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	stderr := &fulltest.LockedBuffer{}
@@ -277,12 +333,12 @@ schedule: settle: cap: "0s" // measured processes at once, beside the test's own
 `)
 	out := filepath.Join(dir, "out")
 	first, stderr := startRun(t, dir, p, out)
-	_, second, code := runCLI(t, dir, "run", p, "-o", out)
+	_, second, code := runCLI(t, "run", p, "-o", out)
 	want := fmt.Sprintf("pid %d, started", first.Process.Pid)
 	if code != 2 || !strings.Contains(second, want) {
 		t.Errorf("second writer: exit %d, stderr %q; want 2 naming %q", code, second, want)
 	}
-	_, second, code = runCLI(t, dir, "calibrate", "-o", out)
+	_, second, code = runCLI(t, "calibrate", "-o", out)
 	if code != 2 || !strings.Contains(second, want) {
 		t.Errorf("calibrate into a held directory: exit %d, stderr %q", code, second)
 	}
@@ -322,7 +378,8 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 		return k
 	}
 	whole := filepath.Join(dir, "whole")
-	if _, stderr, code := runCLI(t, dir, "run", p, "-o", whole, "--seed", "11"); code != 0 {
+	// The built binary, whose recorded version is checked below.
+	if _, stderr, code := runBinary(t, dir, "run", p, "-o", whole, "--seed", "11"); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 	}
 	wholeSet, err := results.Read(whole)
@@ -332,8 +389,8 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 	if inv := wholeSet.Provenance.Last(); inv.Seed != 11 || inv.Order != "interleave" || len(inv.Resolved) == 0 || len(inv.Args) == 0 {
 		t.Errorf("--seed 11: recorded order %q seed %d, resolved %d bytes, args %v", inv.Order, inv.Seed, len(inv.Resolved), inv.Args)
 	}
-	// The version is the checkout's VCS revision, which the test binary is
-	// built from.
+	// The version is the checkout's VCS revision, which the tests' binary
+	// is built from.
 	if v := wholeSet.Provenance.Last().Version; !regexp.MustCompile(`^[0-9a-f]{40}(\+dirty)?$`).MatchString(v) {
 		t.Errorf("spawnbench_version %q is not a VCS revision", v)
 	}
@@ -345,7 +402,7 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 			time.Sleep(after)
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
-			_, stderr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
+			_, stderr, code := runCLI(t, "run", p, "-o", out, "--resume")
 			if code != 0 {
 				t.Fatalf("resume: exit %d: %s", code, stderr)
 			}
@@ -391,7 +448,7 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 	os.WriteFile(other, []byte(`environments: [{name: "native", kind: "native"}]
 n: [2]
 `), 0o644)
-	if _, stderr, code := runCLI(t, dir, "run", other, "-o", whole, "--resume"); code != 2 || !strings.Contains(stderr, "was made by spec") {
+	if _, stderr, code := runCLI(t, "run", other, "-o", whole, "--resume"); code != 2 || !strings.Contains(stderr, "was made by spec") {
 		t.Errorf("resume with another spec: exit %d, %s", code, stderr)
 	}
 }
@@ -407,7 +464,7 @@ func TestInterruptDuringBuild(t *testing.T) {
 n: [1]
 `)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd := exec.Command(binary(t), "run", p, "-o", out)
 	cmd.Env = ownCache(dir) // its build is what is interrupted
 	stderr := &fulltest.LockedBuffer{}
 	cmd.Stderr = stderr
@@ -453,7 +510,7 @@ samples: {min: 2, processes: 1}
 calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processes: 1}}
 `)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "calibrate", p, "-o", out)
+	cmd := exec.Command(binary(t), "calibrate", p, "-o", out)
 	cmd.Env = sharedCache()
 	stderr := &fulltest.LockedBuffer{}
 	cmd.Stderr = stderr
@@ -475,7 +532,7 @@ calibration: {sleep_us: [1000, 30000000], repeats: 1, coherence: {n: 2, processe
 	if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Fatalf("exit %v; stderr %s", err, stderr.String())
 	}
-	if _, stderr, code := runCLI(t, dir, "run", p, "-o", out); code != 0 {
+	if _, stderr, code := runCLI(t, "run", p, "-o", out); code != 0 {
 		t.Fatalf("run after calibrate: exit %d: %s", code, stderr)
 	}
 	set, err := results.Read(out)
@@ -502,7 +559,7 @@ samples: {min: 1, processes: 1}
 limits: timeout: "60s"
 `)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", p, "-o", out)
+	cmd := exec.Command(binary(t), "run", p, "-o", out)
 	cmd.Env = append(sharedCache(), "GODEBUG=gctrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

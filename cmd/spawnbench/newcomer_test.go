@@ -55,7 +55,7 @@ func TestErrorsANewcomerCanActOn(t *testing.T) {
 		{[]string{"compare", reference, reference, "-o", filepath.Join(dir, "changes.parquet")},
 			[]string{"compare writes no .parquet file", "(md, csv or json)"}},
 	} {
-		wantRefused(t, dir, c.args, c.want...)
+		wantRefused(t, c.args, c.want...)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cells.xlsx")); err == nil {
 		t.Error("report -o cells.xlsx wrote the file it refused")
@@ -96,13 +96,13 @@ samples: {min: 1, processes: 1}
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ dir, into string }{{mine, filepath.Join(mine, "results")}, {empty, empty}} {
-		_, stderr, code := runCLI(t, dir, "report", c.dir)
+		_, stderr, code := runCLI(t, "report", c.dir)
 		m := suggested.FindStringSubmatch(stderr)
 		if code != 2 || m == nil || m[1] != c.into {
 			t.Errorf("report %s: exit %d, %q; want 2 and a run into %s", c.dir, code, stderr, c.into)
 			continue
 		}
-		if _, stderr, code := runCLI(t, dir, "run", p, "-o", m[1]); code != 0 {
+		if _, stderr, code := runCLI(t, "run", p, "-o", m[1]); code != 0 {
 			t.Errorf("the suggested run -o %s is refused: exit %d, %s", m[1], code, stderr)
 		}
 	}
@@ -113,7 +113,7 @@ samples: {min: 1, processes: 1}
 	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, dir, []string{"run", p, "-o", other, "--resume"}, "already holds other files (notes.txt) but no result set", "choose another -o, e.g. -o "+filepath.Join(other, "results"))
+	wantRefused(t, []string{"run", p, "-o", other, "--resume"}, "already holds other files (notes.txt) but no result set", "choose another -o, e.g. -o "+filepath.Join(other, "results"))
 	if entries, _ := os.ReadDir(other); len(entries) != 1 || string(fileBytes(t, filepath.Join(other, "notes.txt"))) != "mine\n" {
 		t.Errorf("a refused run changed the user's directory: %v", entries)
 	}
@@ -130,12 +130,12 @@ n: [1, 2, 3, 4, 5]
 samples: {min: 1, processes: 1}
 `)
 	mon, wed := filepath.Join(dir, "mon"), filepath.Join(dir, "wed")
-	mustRun(t, dir, "run", p, "-o", mon)
-	mustRun(t, dir, "run", p, "-o", wed)
-	_, stderr, code := runCLI(t, dir, "merge", "-o", filepath.Join(dir, "week"), mon, wed)
+	mustRun(t, "run", p, "-o", mon)
+	mustRun(t, "run", p, "-o", wed)
+	_, stderr, code := runCLI(t, "merge", "-o", filepath.Join(dir, "week"), mon, wed)
 	want := mon + " and " + wed + " both measured native/sequential/1, native/sequential/2, native/sequential/3 and 2 more cells on machine "
 	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "merge them with --occasions") || strings.Contains(stderr, "native/sequential/4") {
 		t.Errorf("merge of two runs of the same cells: exit %d, %q; want 2, %q and --occasions", code, stderr, want)
 	}
-	mustRun(t, dir, "merge", "--occasions", "-o", filepath.Join(dir, "week"), mon, wed)
+	mustRun(t, "merge", "--occasions", "-o", filepath.Join(dir, "week"), mon, wed)
 }

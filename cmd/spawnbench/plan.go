@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +20,9 @@ import (
 	"spawnbench/engine/spec"
 )
 
-func init() {
+func init() { commands = append(commands, newPlanCmd) }
+
+func newPlanCmd(c *cli) *cobra.Command {
 	var only []string
 	var format string
 	var seed int64
@@ -69,7 +70,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 				if from == "" || !cmd.Flags().Changed("precision") {
 					return usageError{fmt.Errorf("plan: --precision P and --from SET go together, e.g. plan --precision 0.05 --from results/reference")}
 				}
-				return writeDesign(os.Stdout, from, precision, format, wide)
+				return c.writeDesign(from, precision, format, wide)
 			}
 			if format != "text" && format != "json" {
 				return usageError{fmt.Errorf("plan: --format %q: give text or json", format)}
@@ -96,16 +97,16 @@ overhead), after Kalibera and Jones, and the expected time.`,
 				if err != nil {
 					return err
 				}
-				fmt.Print(summary)
+				fmt.Fprint(c.stdout, summary)
 				return nil
 			}
 			if format == "json" {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(c.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(plan)
 			}
-			fmt.Print(planText(plan, machineCosts(cmd.Context(), model, costs, plan, os.Stderr), wide))
-			fmt.Print(planSkips(cmd.Context(), plan, wide))
+			fmt.Fprint(c.stdout, planText(plan, machineCosts(cmd.Context(), model, costs, plan, c.stderr), wide))
+			fmt.Fprint(c.stdout, planSkips(cmd.Context(), plan, wide))
 			return nil
 		},
 	}
@@ -117,7 +118,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 	cmd.Flags().StringVar(&from, "from", "", "the measured result set whose variance components and costs --precision designs from")
 	wideFlag(cmd, &wide, "each cell's kind and payload; each shard's cells and each sentence on one line")
 	costsFlag(cmd, &costs)
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // costsFlag adds --costs, the one way plan and run take their costs.

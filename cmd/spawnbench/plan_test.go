@@ -41,7 +41,7 @@ pinning: cpus: [0]
 	}
 	var runs [2]plan
 	for i := range runs {
-		stdout, stderr, code := runCLI(t, dir, "plan", p, "--format", "json", "--seed", "9")
+		stdout, stderr, code := runCLI(t, "plan", p, "--format", "json", "--seed", "9")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -66,7 +66,7 @@ pinning: cpus: [0]
 	if string(a) != string(b) {
 		t.Error("--seed 9 gave two orders")
 	}
-	stdout, _, code := runCLI(t, dir, "plan", p, "--shards", "2")
+	stdout, _, code := runCLI(t, "plan", p, "--shards", "2")
 	if code != 0 || len(regexp.MustCompile(`(?m)^shard [01]/2: \d+ cells, \d+ processes, expected \d`).FindAllString(stdout, -1)) != 2 ||
 		!strings.Contains(stdout, "a/sequential/1") || !strings.Contains(stdout, "expected per shard from") {
 		t.Errorf("--shards 2: exit %d\n%s", code, stdout)
@@ -79,7 +79,7 @@ pinning: cpus: [0]
 		{[]string{"plan", p, "--format", "yaml"}, "--format"},
 		{[]string{"plan", p, "--shards", "5"}, "at most 4 shards"},
 	} {
-		_, stderr, code := runCLI(t, dir, c.args...)
+		_, stderr, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
@@ -89,7 +89,7 @@ pinning: cpus: [0]
 // TestSchemaCommandPrintsOneFile: the printed schema constrains the top
 // level (the full agreement with cue vet is tested in engine/spec).
 func TestSchemaCommandPrintsOneFile(t *testing.T) {
-	stdout, stderr, code := runCLI(t, t.TempDir(), "schema")
+	stdout, stderr, code := runCLI(t, "schema")
 	if code != 0 || !strings.Contains(stdout, "\n#Spec\n") || strings.Contains(stdout, "package ") {
 		t.Errorf("exit %d, stderr %s\n%s", code, stderr, stdout)
 	}
@@ -197,6 +197,6 @@ func TestPlanRefusesAPairItsHostCannotRun(t *testing.T) {
 		p := writeSpec(t, dir, `n: [1]
 environments: [{name: "e", payload: "emscripten", host: "`+host+`"}]
 `)
-		wantRefused(t, dir, []string{"plan", p}, "s.cue:2: environment \"e\": an Emscripten build cannot run on "+host+": ", why, "hosts that run it: chromium, firefox, node")
+		wantRefused(t, []string{"plan", p}, "s.cue:2: environment \"e\": an Emscripten build cannot run on "+host+": ", why, "hosts that run it: chromium, firefox, node")
 	}
 }

@@ -35,11 +35,11 @@ environments: [{name: "wasmtime-new", kind: "wasmtime-cli", wasmtime: "` + cli +
 	}
 	want := "refuses wasi-threads (-S threads was removed after 46): use " + env.WasmtimeCLIVersions()[0] + " or earlier"
 
-	stdout, stderr, code := runCLI(t, dir, "plan", specPath, "--wide") // the skip on one line
+	stdout, stderr, code := runCLI(t, "plan", specPath, "--wide") // the skip on one line
 	if code != 0 || !strings.Contains(stdout, "run will skip wasmtime-new: wasmtime ") || !strings.Contains(stdout, want) {
 		t.Errorf("plan: exit %d, want 0 and the skip with %q:\n%s%s", code, want, stdout, stderr)
 	}
-	stdout, stderr, code = runCLI(t, dir, "run", specPath, "-o", filepath.Join(dir, "out"))
+	stdout, stderr, code = runCLI(t, "run", specPath, "-o", filepath.Join(dir, "out"))
 	if code != 2 || !strings.Contains(stderr, "wasmtime-new: toolchain cannot run it: wasmtime ") || !strings.Contains(stderr, want) {
 		t.Errorf("run: exit %d, want 2 and the skip with %q:\n%s%s", code, want, stdout, stderr)
 	}

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +23,9 @@ import (
 	"spawnbench/engine/textfmt"
 )
 
-func init() {
+func init() { commands = append(commands, newReportCmd) }
+
+func newReportCmd(c *cli) *cobra.Command {
 	var format, out, baseline, plots string
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
@@ -79,14 +80,14 @@ Go benchmark lines for benchstat (benchstat -col /environment FILE).`,
 				return err
 			}
 			baselineGiven := cmd.Flags().Changed("baseline")
-			return interruptible(cmd.Context(), false, func() error { return writeReport(args, out, plots, format, baseline, baselineGiven) })
+			return c.interruptible(cmd.Context(), false, func() error { return c.writeReport(args, out, plots, format, baseline, baselineGiven) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", render.FormatMarkdown, textfmt.List(reportFormats, "or")+" (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&baseline, "baseline", report.DefaultBaseline, "environment the ratio table divides by")
 	cmd.Flags().StringVar(&plots, "plots", "", "also write SVG and PNG plots into this directory")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // reportFormats are the formats report writes.
@@ -94,8 +95,8 @@ var reportFormats = []string{render.FormatMarkdown, render.FormatCSV, render.For
 
 // writeReport reads the result directories and writes their report to
 // out (standard output when empty), plots into plots when given.
-func writeReport(args []string, out, plots, format, baseline string, baselineGiven bool) error {
-	inputs, err := readResultDirs(args)
+func (c *cli) writeReport(args []string, out, plots, format, baseline string, baselineGiven bool) error {
+	inputs, err := c.readResultDirs(args)
 	if err != nil {
 		return err
 	}
@@ -125,9 +126,9 @@ func writeReport(args []string, out, plots, format, baseline string, baselineGiv
 	}
 	if format == render.FormatParquet && len(inputs) == 1 {
 		// One set's table is the set's own cells.parquet, stamped with it.
-		return writeOutput(out, func(w io.Writer) error { return render.WriteSetCells(r, inputs[0].Set, w) })
+		return c.writeOutput(out, func(w io.Writer) error { return render.WriteSetCells(r, inputs[0].Set, w) })
 	}
-	return writeOutput(out, func(w io.Writer) error { return render.Write(r, w, format, links) })
+	return c.writeOutput(out, func(w io.Writer) error { return render.Write(r, w, format, links) })
 }
 
 // checkPlotsDir is an input error when --plots cannot be a directory.
@@ -213,82 +214,25 @@ func formatFor(command, flag, out string, changed bool, known []string) (string,
 		command, out, command, filepath.Ext(out), textfmt.List(exts, "or"), textfmt.List(known, "or"))}
 }
 
-// readResultDirs reads each directory with readResultDir, in order.
-func readResultDirs(dirs []string) ([]report.Input, error) {
+// readResultDirs reads each directory with results.ReadDir, in order.
+func (c *cli) readResultDirs(dirs []string) ([]report.Input, error) {
 	inputs := make([]report.Input, 0, len(dirs))
 	for _, dir := range dirs {
-		in, err := readResultDir(dir)
+		set, err := results.ReadDir(dir, c.stderr)
 		if err != nil {
 			return nil, err
 		}
-		inputs = append(inputs, in)
+		inputs = append(inputs, report.Input{Dir: dir, Set: set})
 	}
 	return inputs, nil
-}
-
-// readResultDir reads one result directory, turning every way it can fail
-// to be one into an input error that says what was expected. A set whose
-// data is still only in its journal (a first run killed, or still
-// running) reads as what the journal holds, marked incomplete; damaged
-// lines of a journal are skipped with a warning.
-func readResultDir(dir string) (report.Input, error) {
-	st, err := os.Stat(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("result directory %s does not exist", dir)}
-	} else if err != nil {
-		return report.Input{}, fmt.Errorf("read results: %w", err)
-	}
-	if !st.IsDir() {
-		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s is a file; give the result directory that holds %s", dir, results.SamplesFile)}
-	}
-	set, err := results.Read(dir)
-	var bad *results.FormatError
-	for try := 0; try < 3 && errors.As(err, &bad) && journalled(dir); try++ {
-		// A run writing the set may be between two renames of a
-		// compaction: a moment later its files agree again.
-		time.Sleep(200 * time.Millisecond)
-		set, err = results.Read(dir)
-	}
-	switch {
-	case errors.Is(err, results.ErrNoSet):
-		how := "make them with `spawnbench run SPEC.cue -o " + dir + "`"
-		if into := runInto(dir); into != dir {
-			how = "it holds other files, so measure into a new directory: `spawnbench run SPEC.cue -o " + into + "`"
-		}
-		return report.Input{}, &inputerr.Error{Msg: fmt.Sprintf("%s holds no spawnbench results: %s is missing (%s)", dir, results.SamplesFile, how)}
-	case errors.As(err, &bad):
-		return report.Input{}, &inputerr.Error{Msg: bad.Error()}
-	case err != nil:
-		return report.Input{}, fmt.Errorf("read results in %s: %w", dir, err)
-	}
-	if warn := set.DamageWarning(dir); warn != "" {
-		fmt.Fprintln(os.Stderr, "spawnbench: warning:", warn)
-	}
-	return report.Input{Dir: dir, Set: set}, nil
-}
-
-// runInto is dir when a run may start there (new, or an empty
-// directory), else a new directory inside it: a fix never names a
-// directory that run refuses because it holds other files.
-func runInto(dir string) string {
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return freeName(dir, "results", "")
-	}
-	return dir
-}
-
-// journalled: dir has a journal, so a writer may be compacting it.
-func journalled(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.JournalFile))
-	return err == nil
 }
 
 // writeOutput runs write on standard output, or on the file out, which
 // is replaced whole (atomicfile) so an interrupted report never leaves half
 // a file. An out that is a symbolic link writes its target.
-func writeOutput(out string, write func(io.Writer) error) error {
+func (c *cli) writeOutput(out string, write func(io.Writer) error) error {
 	if out == "" {
-		return write(os.Stdout)
+		return write(c.stdout)
 	}
 	if target, err := filepath.EvalSymlinks(out); err == nil {
 		out = target
@@ -304,7 +248,7 @@ func writeOutput(out string, write func(io.Writer) error) error {
 // replaced after it) and returns the interrupt (exit 130) at once. With
 // wait it first lets work stop (a merge removes its hidden directory) and
 // returns work's success if work had finished everything anyway.
-func interruptible(ctx context.Context, wait bool, work func() error) error {
+func (c *cli) interruptible(ctx context.Context, wait bool, work func() error) error {
 	defer interrupt.Hold()()
 	done := make(chan error, 1)
 	go func() { done <- work() }()
@@ -318,7 +262,7 @@ func interruptible(ctx context.Context, wait bool, work func() error) error {
 				return nil // the interrupt came after the last write
 			}
 		}
-		fmt.Fprintln(os.Stderr, "spawnbench: interrupted; no file was left half-written")
+		fmt.Fprintln(c.stderr, "spawnbench: interrupted; no file was left half-written")
 		return ctx.Err()
 	}
 }
@@ -343,13 +287,13 @@ func checkOutput(out string, dirs []string) error {
 			}
 			return &inputerr.Error{Msg: fmt.Sprintf("-o %s is a symbolic link that %s; remove the link or point it at a file", out, why)}
 		case serr == nil && st.IsDir():
-			return &inputerr.Error{Msg: fmt.Sprintf("-o %s is a directory; -o names the report file, e.g. -o %s", out, freeName(out, "summary", ".md"))}
+			return &inputerr.Error{Msg: fmt.Sprintf("-o %s is a directory; -o names the report file, e.g. -o %s", out, results.FreeName(out, "summary", ".md"))}
 		}
 	}
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			continue // readResultDir reports a missing directory
+			continue // results.ReadDir reports a missing directory
 		}
 		for _, e := range entries {
 			if e.IsDir() {
@@ -358,13 +302,13 @@ func checkOutput(out string, dirs []string) error {
 			input := filepath.Join(dir, e.Name())
 			if samePath(out, input) {
 				return &inputerr.Error{Msg: fmt.Sprintf("-o %s would overwrite %s, a file of the result directory being read; write the report to a new file (e.g. -o %s)",
-					out, input, freeName(dir, "summary", reportExt(out)))}
+					out, input, results.FreeName(dir, "summary", reportExt(out)))}
 			}
 		}
 	}
 	if results.Reserved(filepath.Base(out)) {
 		return &inputerr.Error{Msg: fmt.Sprintf("-o %s takes the name %s, which a result set keeps for its own files; name the report otherwise, e.g. -o %s",
-			out, filepath.Base(out), freeName(filepath.Dir(out), "summary", reportExt(out)))}
+			out, filepath.Base(out), results.FreeName(filepath.Dir(out), "summary", reportExt(out)))}
 	}
 	return nil
 }
@@ -376,21 +320,6 @@ func reportExt(out string) string {
 		return strings.ToLower(filepath.Ext(out))
 	}
 	return ".md"
-}
-
-// freeName is dir/base+ext, else dir/base-2+ext and so on: the first
-// that does not exist.
-func freeName(dir, base, ext string) string {
-	for i := 1; ; i++ {
-		name := base + ext
-		if i > 1 {
-			name = fmt.Sprintf("%s-%d%s", base, i, ext)
-		}
-		p := filepath.Join(dir, name)
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			return p
-		}
-	}
 }
 
 // samePath is true when a and b name the same existing file, however

@@ -62,7 +62,7 @@ func retryIsDone(t *testing.T, dir, spec, out string, extra ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runCLI(t, dir, append([]string{"run", spec, "-o", out, "--resume"}, extra...)...)
+	_, stderr, code := runCLI(t, append([]string{"run", spec, "-o", out, "--resume"}, extra...)...)
 	if code != 0 || !strings.Contains(stderr, out+" is complete") || strings.Contains(stderr, "checking ") || strings.Contains(stderr, "building ") {
 		t.Errorf("--resume of a complete set: exit %d, stderr %q; want 0 and %q, nothing checked or built", code, stderr, out+" is complete")
 	}
@@ -280,7 +280,7 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				_, stderr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
+				_, stderr, code := runCLI(t, "run", p, "-o", out, "--resume")
 				if code != 0 || !strings.Contains(stderr, "holds no run of "+p+" yet: starting it") {
 					t.Fatalf("exit %d, stderr %q; want 0 and a note that it starts", code, stderr)
 				}
@@ -298,7 +298,7 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 		if err := os.Remove(filepath.Join(out, "report.md")); err != nil {
 			t.Fatal(err)
 		}
-		_, stderr, code := runCLI(t, dir, "run", p, "-o", out, "--resume")
+		_, stderr, code := runCLI(t, "run", p, "-o", out, "--resume")
 		if _, err := os.Stat(filepath.Join(out, "report.md")); code != 0 || err != nil || !strings.Contains(stderr, "is complete") {
 			t.Errorf("exit %d, report %v, stderr %q", code, err, stderr)
 		}
@@ -342,13 +342,13 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 		if err := os.WriteFile(other, []byte(strings.Replace(edgeSpec, "min: 12", "min: 3", 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, dir, []string{"run", other, "-o", out, "--resume"}, "was made by spec "+p, other)
-		wantRefused(t, dir, []string{"run", p, "-o", out, "--resume", "--shard", "0/1"}, "was the whole plan, not shard 0/1")
+		wantRefused(t, []string{"run", other, "-o", out, "--resume"}, "was made by spec "+p, other)
+		wantRefused(t, []string{"run", p, "-o", out, "--resume", "--shard", "0/1"}, "was the whole plan, not shard 0/1")
 		two := writeSpec(t, t.TempDir(), tinyFleetSpec)
 		shard := filepath.Join(dir, "shard")
-		mustRun(t, dir, "run", two, "--shard", "0/2", "-o", shard, "--resume")
-		wantRefused(t, dir, []string{"run", two, "--shard", "1/2", "-o", shard, "--resume"}, "was shard 0/2", "not shard 1/2")
-		wantRefused(t, dir, []string{"run", two, "-o", shard, "--resume"}, "was shard 0/2", "not the whole plan")
+		mustRun(t, "run", two, "--shard", "0/2", "-o", shard, "--resume")
+		wantRefused(t, []string{"run", two, "--shard", "1/2", "-o", shard, "--resume"}, "was shard 0/2", "not shard 1/2")
+		wantRefused(t, []string{"run", two, "-o", shard, "--resume"}, "was shard 0/2", "not the whole plan")
 		retryIsDone(t, dir, two, shard, "--shard", "0/2")
 	})
 }

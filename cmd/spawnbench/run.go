@@ -5,31 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"spawnbench"
 	"spawnbench/cmd/spawnbench/internal/interrupt"
-	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/buildcache"
-	"spawnbench/engine/inputerr"
-	"spawnbench/engine/report"
-	"spawnbench/engine/report/render"
-	"spawnbench/engine/results"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
-	"spawnbench/engine/stats"
-	"spawnbench/engine/textfmt"
 )
 
-func init() {
+func init() { commands = append(commands, newRunCmd) }
+
+func newRunCmd(c *cli) *cobra.Command {
 	var out string
 	var only []string
 	var resume bool
@@ -140,30 +131,19 @@ from the costs, scaled by how fast this run goes).`,
 				}
 				opts.Seed = &seed
 			}
-			ses, err := openSession(cmd.Context(), out)
+			ses, err := c.openSession(cmd.Context(), out, run.RetryLine(c.args, out, cmd.Flags().Changed("out"), resume))
 			if err != nil {
 				return err
 			}
-			defer ses.close()
-			ses.retry = retryLine(os.Args, out, cmd.Flags().Changed("out"), resume)
-			if err := refuseOtherSpec(ses.writer.Set(), plan, out, resume); err != nil {
+			defer ses.Close()
+			if complete, err := ses.Begin(plan, opts, resume); err != nil || complete {
 				return err
-			}
-			if resume {
-				complete, err := ses.runner.Complete(plan, opts)
-				if err != nil {
-					return err
-				}
-				if complete {
-					return ses.alreadyComplete(plan)
-				}
-				noteResume(ses.writer.Set(), plan, out)
 			}
 			// Shards are cut by the model as measured, the same on every
 			// machine; what this one expects is the model rescaled to it.
-			opts.Costs = machineCosts(ses.ctx, model, costs, plan, os.Stderr)
-			fmt.Fprintf(os.Stderr, "spawnbench: %d processes, %s (costs from %s)\n", plan.TotalProcesses(), expectedText(plan, opts.Costs), opts.Costs.Source)
-			return ses.runPlan(plan, opts)
+			opts.Costs = machineCosts(ses.Context(), model, costs, plan, c.stderr)
+			fmt.Fprintf(c.stderr, "spawnbench: %d processes, %s (costs from %s)\n", plan.TotalProcesses(), expectedText(plan, opts.Costs), opts.Costs.Source)
+			return ses.RunPlan(plan, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "result directory (default results/<time>-<spec name>); an existing result set there is appended to")
@@ -178,299 +158,18 @@ from the costs, scaled by how fast this run goes).`,
 	cmd.Flags().IntVar(&shards, "shards", 0, "the shard count, when the index comes from JOB_COMPLETION_INDEX (else SPAWNBENCH_SHARDS)")
 	costsFlag(cmd, &costs)
 	cmd.Flags().DurationVar(&progressEvery, "progress-every", run.ProgressEvery, "without a terminal, a progress line at least this often")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
-// session is one invocation's hold on a result directory: its lock (via
-// the writer, held until close, report included), a runner, and a context
-// that Ctrl-C, SIGTERM or the end of the reader of spawnbench's standard
-// output or error (SIGPIPE's cause: `| head`, a pager quit) cancels. It
-// holds interrupts (see package interrupt) from before the lock is taken
-// until it is closed.
-type session struct {
-	ctx    context.Context
-	stop   func()
-	writer *results.Writer
-	runner *run.Runner
-	// retry is the command line that continues the run after an
-	// interrupt (the one given, with -o and --resume).
-	retry string
-}
-
-func openSession(parent context.Context, dir string) (*session, error) {
-	release := interrupt.Hold()
-	w, err := results.Open(dir)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	if warn := w.Set().DamageWarning(dir); warn != "" {
-		fmt.Fprintln(os.Stderr, "spawnbench: warning:", warn)
-	}
-	ctx, cancel := context.WithCancelCause(parent)
-	stopWatch := watchOutputs(cancel)
-	stop := func() {
-		stopWatch()
-		cancel(nil)
-		release()
-	}
-	r := run.New(w, run.Options{Cache: buildcache.Default(spawnbench.Sources), Log: os.Stderr, Version: version, Args: os.Args})
-	return &session{ctx: ctx, stop: stop, writer: w, runner: r}, nil
-}
-
-// errOutputGone is why a session ends when no one reads its output.
-var errOutputGone = errors.New("the reader of spawnbench's standard output or error is gone")
-
-// watchOutputs cancels with errOutputGone once the reader of standard
-// output or error, where that is a pipe or socket, goes away, written to
-// or not: a closed output is an interrupt, as Ctrl-C is, and not the death
-// by SIGPIPE it would be at the next write. Until stop, it watches both in
-// a poll; from its first call to the end of the process, SIGPIPE is
-// caught (so a write to a reader that is gone fails with EPIPE instead of
-// killing spawnbench before the interrupt is recorded). It is caught, not
-// ignored: an ignored SIGPIPE would be inherited by every benchmark.
-func watchOutputs(cancel context.CancelCauseFunc) (stop func()) {
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	var fds []unix.PollFd
-	for _, fd := range []int{1, 2} {
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && (st.Mode&unix.S_IFMT == unix.S_IFIFO || st.Mode&unix.S_IFMT == unix.S_IFSOCK) {
-			// Events 0: poll reports only POLLERR (a pipe without readers)
-			// and POLLHUP (a socket shut down).
-			fds = append(fds, unix.PollFd{Fd: int32(fd)})
-		}
-	}
-	if len(fds) == 0 {
-		return func() {}
-	}
-	wake, stopW, err := os.Pipe()
-	if err != nil {
-		return func() {}
-	}
-	fds = append(fds, unix.PollFd{Fd: int32(wake.Fd()), Events: unix.POLLIN})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer wake.Close()
-		for {
-			if _, err := unix.Poll(fds, -1); err == unix.EINTR {
-				continue
-			} else if err != nil || fds[len(fds)-1].Revents != 0 {
-				return
-			}
-			for _, p := range fds[:len(fds)-1] {
-				if p.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
-					cancel(errOutputGone)
-					return
-				}
-			}
-		}
-	}()
-	return func() {
-		stopW.Close()
-		<-done
-	}
-}
-
-// close compacts the journal and releases the directory.
-func (s *session) close() {
-	s.stop()
-	if err := s.writer.Close(); err != nil {
-		fmt.Fprintf(os.Stderr, "spawnbench: %v\n", err)
-	}
-}
-
-// writeReport writes the report into the directory unless interrupted
-// first, and returns it (nil when it failed); an interrupt amends this
-// session's invocation, if any, as interrupted and returns at once (the
-// results are intact).
-func (s *session) writeReport() (*report.Report, error) {
-	type written struct {
-		r   *report.Report
-		err error
-	}
-	done := make(chan written, 1)
-	// The report reads its own copy: an interrupt amends the set meanwhile.
-	set := s.runner.Set().Clone()
-	go func() {
-		r, err := render.WriteDir(s.writer.Dir(), set)
-		done <- written{r, err}
-	}()
-	select {
-	case w := <-done:
-		if w.err != nil {
-			fmt.Fprintf(os.Stderr, "spawnbench: writing the report failed (the results are intact): %v\n", w.err)
-		}
-		return w.r, nil
-	case <-s.ctx.Done():
-		// The invocation that measured is amended (none: the report of a
-		// set complete before this invocation).
-		if id := s.runner.Invocation(); id != 0 {
-			if err := s.writer.End(id, true); err != nil {
-				return nil, err
-			}
-		}
-		// The set is compacted; end the report's writes in flight so no
-		// temporary plot file stays behind.
-		atomicfile.Abort()
-		return nil, s.ctx.Err()
-	}
-}
-
-// runPlan runs a plan into the session's directory.
-func (s *session) runPlan(plan *spec.RunPlan, opts run.RunOptions) error {
-	dir := s.writer.Dir()
-	if s.ctx.Err() != nil {
-		// Interrupted before the run began (while the costs were probed):
-		// nothing to record.
-		fmt.Fprintf(os.Stderr, "spawnbench: interrupted before anything was recorded; start again with: %s\n", s.retry)
-		return s.ctx.Err()
-	}
-	fmt.Fprintf(os.Stderr, "spawnbench: %d cells from %s into %s\n", len(plan.Cells), plan.Spec.Path, dir)
-	runErr := s.runner.Run(s.ctx, plan, opts)
-	if runErr != nil && !run.IsInterrupt(runErr) {
-		return runErr
-	}
-	set := s.runner.Set()
-	var rep *report.Report
-	var err error
-	if runErr == nil {
-		if rep, err = s.writeReport(); err != nil {
-			runErr = err
-		}
-	}
-	fmt.Print(run.Summary(set))
-	if rep != nil {
-		// The answer last, where the eye lands when the run ends.
-		fmt.Print("\n" + render.BottomLineText(rep))
-	}
-	if runErr != nil && errors.Is(context.Cause(s.ctx), errOutputGone) {
-		fmt.Fprintf(os.Stderr, "spawnbench: %v: stopping as for Ctrl-C\n", errOutputGone)
-	}
-	if runErr != nil && len(set.Provenance.Invocations) == 0 {
-		fmt.Fprintf(os.Stderr, "spawnbench: interrupted before anything was recorded; start again with: %s\n", s.retry)
-		return runErr
-	}
-	if runErr != nil {
-		fmt.Fprintf(os.Stderr, "spawnbench: interrupted; %d processes kept in %s; continue with: %s\n", len(set.Runs), dir, s.retry)
-		return runErr
-	}
-	if busy := run.BusyCells(set); len(busy) > 0 {
-		var cells []string
-		for _, c := range busy {
-			cells = append(cells, fmt.Sprintf("%s (%s)", c.Key, textfmt.BusyEvidence(c.Load)))
-		}
-		fmt.Fprintf(os.Stderr, "spawnbench: WARNING: %d cell(s) busy (%s): %s; their figures carry the machine's load, re-measure them on an idle machine (the report gives every cell's load)\n",
-			len(busy), stats.BusyRule.Summary, strings.Join(cells, ", "))
-	}
-	fmt.Fprintf(os.Stderr, "spawnbench: results in %s\n", dir)
-	return nil
-}
-
-// alreadyComplete ends a --resume into a set that holds the whole plan:
-// nothing is measured or recorded; only a report that a kill cut short
-// (missing, or older than the set's last invocation) is written again.
-func (s *session) alreadyComplete(plan *spec.RunPlan) error {
-	dir, set := s.writer.Dir(), s.runner.Set()
-	what := "the whole plan of " + plan.Spec.Path
-	if last := set.Provenance.LastMeasuring(); last != nil && last.Shard != nil {
-		what = fmt.Sprintf("shard %s of %s", last.Shard, plan.Spec.Path)
-	}
-	fmt.Fprintf(os.Stderr, "spawnbench: %s is complete: it holds %s (%d cells, %d processes); nothing to run\n", dir, what, len(plan.Cells), len(set.Runs))
-	if !reportStale(dir, set) {
-		return nil
-	}
-	fmt.Fprintf(os.Stderr, "spawnbench: its report was not written whole; writing it\n")
-	if _, err := s.writeReport(); err != nil {
-		return err
-	}
-	return nil
-}
-
-// reportStale: dir's report.md is missing or older than the end of the
-// set's last invocation (a kill during the report).
-func reportStale(dir string, set *results.Set) bool {
-	st, err := os.Stat(filepath.Join(dir, render.ReportFile))
-	if err != nil {
-		return true
-	}
-	for _, inv := range set.Provenance.Invocations {
-		if inv.EndedAt != nil && st.ModTime().Before(*inv.EndedAt) {
-			return true
-		}
-	}
-	return false
-}
-
-// noteResume says, at the start of a --resume that has something to do,
-// what it starts from where that may surprise: a directory with nothing
-// of a set yet (a first attempt, or one killed before it recorded
-// anything), or processes another machine measured, which stay that
-// machine's while this one measures its own.
-func noteResume(set *results.Set, plan *spec.RunPlan, dir string) {
-	if set.Provenance.LastMeasuring() == nil {
-		fmt.Fprintf(os.Stderr, "spawnbench: %s holds no run of %s yet: starting it\n", dir, plan.Spec.Path)
-		return
-	}
-	here := run.Machine().ID
-	others := map[string]int{}
-	for _, r := range set.Runs {
-		if r.Machine != "" && r.Machine != here {
-			others[r.Machine]++
-		}
-	}
-	for m, n := range others {
-		host := "another machine"
-		for _, inv := range set.Provenance.Invocations {
-			if inv.Machine.Identity() == m {
-				host = inv.Machine.Hostname
-			}
-		}
-		fmt.Fprintf(os.Stderr, "spawnbench: %s holds %d processes measured on %s (machine %s), not on this one (%s): they stay that machine's, and this machine measures the plan's processes itself\n",
-			dir, n, host, m, here)
-	}
-}
-
-// retryLine is the command line that continues an interrupted run: args
-// as given (the program as it was called), with -o DIR when the directory
-// was the default, and --resume.
-func retryLine(args []string, dir string, outGiven, resume bool) string {
-	line := slices.Clone(args)
-	if !outGiven {
-		line = append(line, "-o", dir)
-	}
-	if !resume {
-		line = append(line, "--resume")
-	}
-	for i, a := range line {
-		line[i] = shellQuote(a)
-	}
-	return strings.Join(line, " ")
-}
-
-// shellQuote quotes a word for a POSIX shell where it needs it.
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,@%+-") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
-// refuseOtherSpec is an input error when dir holds an unfinished run of
-// another spec on this machine: running a different spec into it would
-// make that run's --resume refuse forever (it resumes the last spec).
-func refuseOtherSpec(set *results.Set, plan *spec.RunPlan, dir string, resume bool) error {
-	if resume {
-		return nil // --resume checks the spec itself
-	}
-	here := run.Machine().Identity()
-	for _, inv := range set.Unfinished() {
-		if inv.SpecHash != plan.Spec.Hash && inv.Machine.Identity() == here {
-			return &inputerr.Error{Msg: fmt.Sprintf("-o %s holds an unfinished run of another spec, %s (sha256 %.12s, invocation %d); finish it first with `spawnbench run %s -o %s --resume`, or run %s into another directory",
-				dir, inv.SpecPath, inv.SpecHash, inv.ID, inv.SpecPath, dir, plan.Spec.Path)}
-		}
-	}
-	return nil
+// openSession takes the result directory dir for this invocation's run
+// or calibration (engine/run's Session: the lock, interrupts, the report
+// after the run); retry is the command line that continues it.
+func (c *cli) openSession(ctx context.Context, dir, retry string) (*run.Session, error) {
+	return run.OpenSession(ctx, dir, run.SessionOptions{
+		Stdout: c.stdout, Stderr: c.stderr, Hold: interrupt.Hold,
+		Cache: buildcache.Default(spawnbench.Sources), Version: version, Args: c.args,
+		Retry: retry,
+	})
 }
 
 func defaultOutDir(specName string) string {

@@ -8,8 +8,10 @@ import (
 	"spawnbench/engine/spec"
 )
 
-func init() {
-	rootCmd.AddCommand(&cobra.Command{
+func init() { commands = append(commands, newSchemaCmd) }
+
+func newSchemaCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the CUE schema that specs are checked against, as one file",
 		Example: `  spawnbench schema > schema.cue
@@ -24,8 +26,8 @@ this machine lacks aside), as the examples do.`,
 			if err != nil {
 				return err
 			}
-			fmt.Print(text)
+			fmt.Fprint(c.stdout, text)
 			return nil
 		},
-	})
+	}
 }

@@ -72,7 +72,7 @@ func TestSlurmArray(t *testing.T) {
 		t.Errorf("no benchfmt file: %v", err)
 	}
 
-	if _, stderr, code := runCLI(t, work, "run", "specs/sequential.cue", "-o", "whole"); code != 0 {
+	if _, stderr, code := runBinary(t, work, "run", "specs/sequential.cue", "-o", "whole"); code != 0 {
 		t.Fatalf("unsharded run: exit %d: %s", code, stderr)
 	}
 	whole, err := results.Read(filepath.Join(work, "whole"))
@@ -151,7 +151,7 @@ func slurmCheckout(t *testing.T, root, spec string) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(bin, filepath.Join(work, "bin", "spawnbench")); err != nil {
+	if err := os.Symlink(binary(t), filepath.Join(work, "bin", "spawnbench")); err != nil {
 		t.Fatal(err)
 	}
 	return work
@@ -580,13 +580,28 @@ func startDaemon(t *testing.T, c *slurmCluster, name string, cred *syscall.Crede
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
+	d := &daemon{name: name, cmd: cmd, exited: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig comes when the thread that started the daemon ends,
+		// not the test: the daemon is started and waited for on a thread
+		// of its own, which the in-process runs of this test binary
+		// (which end threads they locked) cannot end under it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		close(d.exited)
+	}()
+	err = <-started
+	logf.Close()
+	if err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
-	logf.Close()
-	d := &daemon{name: name, cmd: cmd, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(d.exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {

@@ -17,9 +17,11 @@ import (
 // suggestions, within two edits or a prefix) and the nearest flags
 // (inputerr.Nearest), or the commands a flag belongs to.
 
-func init() {
-	rootCmd.SuggestionsMinimumDistance = 2
-	rootCmd.SetFlagErrorFunc(flagError)
+// suggestions makes root's errors for a mistyped command or flag name
+// the nearest ones.
+func suggestions(root *cobra.Command) {
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(flagError)
 }
 
 // unknownCommand is the error for an argument of root that is no

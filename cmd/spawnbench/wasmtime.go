@@ -13,17 +13,20 @@ import (
 	"spawnbench/engine/wasmhost"
 )
 
-// wasmtimeCmd runs one wasi-threads module on the embedded Wasmtime host.
-// It is the process the wasi-threads environment starts for every
-// repetition, and it exits with the module's own exit code.
-var wasmtimeCmd = &cobra.Command{
-	Use:   "wasmtime FILE.wasm [ARGS...]",
-	Short: "Run a wasi-threads module on the embedded Wasmtime host",
-	// The process the wasi-threads environment starts, not a command a
-	// user types: hidden from the command list, documented in docs/cli.md.
-	Hidden:  true,
-	Example: `  spawnbench wasmtime build/sequential.wasm 10   # what the wasi-threads environment runs`,
-	Long: `Wasmtime is the process the wasi-threads and wasi-libc environments
+// newWasmtimeCmd is the command that runs one wasi-threads module on the
+// embedded Wasmtime host. It is the process the wasi-threads environment
+// starts for every repetition, and it exits with the module's own exit
+// code.
+func newWasmtimeCmd(c *cli) *cobra.Command {
+	var opts wasmtimeFlags
+	cmd := &cobra.Command{
+		Use:   "wasmtime FILE.wasm [ARGS...]",
+		Short: "Run a wasi-threads module on the embedded Wasmtime host",
+		// The process the wasi-threads environment starts, not a command a
+		// user types: hidden from the command list, documented in docs/cli.md.
+		Hidden:  true,
+		Example: `  spawnbench wasmtime build/sequential.wasm 10   # what the wasi-threads environment runs`,
+		Long: `Wasmtime is the process the wasi-threads and wasi-libc environments
 start, not a command a user types, so the command list does not show it:
 a wasi-threads runtime on Wasmtime's C API (docs/environments.md). It runs
 a wasi-threads module (imported shared memory, wasi.thread-spawn,
@@ -33,16 +36,20 @@ thread, 0 when _start returns, 134 when any thread traps and 1 when a host funct
 fails (a WASI call given a bad pointer), as the Wasmtime CLI does; the
 message goes to stderr. A thread-spawn past --max-threads or the pool's
 slots returns a negative id (pthread_create's EAGAIN).`,
-	Args: func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return usageError{fmt.Errorf("wasmtime: give the module to run, e.g. spawnbench wasmtime build/sequential.wasm 10; run `spawnbench wasmtime --help`")}
-		}
-		return nil
-	},
-	RunE: runWasmtime,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("wasmtime: give the module to run, e.g. spawnbench wasmtime build/sequential.wasm 10; run `spawnbench wasmtime --help`")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error { return runWasmtime(c, &opts, args) },
+	}
+	wasmtimeFlagsOf(cmd, &opts)
+	return cmd
 }
 
-var wasmtimeFlags struct {
+// wasmtimeFlags are the flags of spawnbench wasmtime.
+type wasmtimeFlags struct {
 	threads     string
 	instantiate string
 	allocation  string
@@ -55,56 +62,58 @@ var wasmtimeFlags struct {
 	env         []string
 }
 
-func init() {
-	f := wasmtimeCmd.Flags()
+func init() { commands = append(commands, newWasmtimeCmd) }
+
+// wasmtimeFlagsOf adds the flags of spawnbench wasmtime to cmd, into opts.
+func wasmtimeFlagsOf(cmd *cobra.Command, opts *wasmtimeFlags) {
+	f := cmd.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&wasmtimeFlags.threads, "threads", string(wasmhost.Fresh),
+	f.StringVar(&opts.threads, "threads", string(wasmhost.Fresh),
 		`how a wasm thread gets an OS thread: "fresh" (a new OS thread per spawn, as Wasmtime does) or "reuse" (finished OS threads wait for the next spawn: a pool no shipping runtime uses)`)
-	f.StringVar(&wasmtimeFlags.instantiate, "instantiate", string(wasmhost.Child),
+	f.StringVar(&opts.instantiate, "instantiate", string(wasmhost.Child),
 		`where a new thread's instance is made: "child" (on the new thread) or "parent" (inside thread-spawn)`)
-	f.StringVar(&wasmtimeFlags.allocation, "allocation", string(wasmhost.OnDemand),
+	f.StringVar(&opts.allocation, "allocation", string(wasmhost.OnDemand),
 		`Wasmtime's instance allocator: "on-demand" or "pooling"`)
-	f.IntVar(&wasmtimeFlags.maxThreads, "max-threads", 0,
+	f.IntVar(&opts.maxThreads, "max-threads", 0,
 		"threads alive at once besides the main one; thread-spawn fails beyond it (0: no bound)")
-	f.IntVar(&wasmtimeFlags.poolSize, "pool-instances", 0,
+	f.IntVar(&opts.poolSize, "pool-instances", 0,
 		"with --allocation pooling: instances alive at once, the main thread's included (0: 4096); thread-spawn fails beyond it")
-	f.IntVar(&wasmtimeFlags.prestart, "prestart-threads", 0,
+	f.IntVar(&opts.prestart, "prestart-threads", 0,
 		"OS threads started before _start to wait for spawns (with --threads reuse)")
-	f.DurationVar(&wasmtimeFlags.spin, "spin", 0,
+	f.DurationVar(&opts.spin, "spin", 0,
 		"how long an idle OS thread polls for the next spawn before it sleeps (with --threads reuse)")
-	f.BoolVar(&wasmtimeFlags.trace, "trace", false,
+	f.BoolVar(&opts.trace, "trace", false,
 		"report each spawn's phases (hand-off, OS thread running, Store and WASI context ready, instance ready, first clock read) and which path served each poll_oneoff, on stderr")
-	f.BoolVar(&wasmtimeFlags.placement, "placement", false,
+	f.BoolVar(&opts.placement, "placement", false,
 		`after the module ends, print each spawned thread's CPUs on stdout as "#cpu K PARENT_CPU CHILD_CPU" lines (c/sb.h): the parent's at its first clock read after thread-spawn, the thread's at its own first clock read`)
-	f.StringArrayVar(&wasmtimeFlags.env, "env", nil, "KEY=value for the module's environment (repeatable)")
-	rootCmd.AddCommand(wasmtimeCmd)
+	f.StringArrayVar(&opts.env, "env", nil, "KEY=value for the module's environment (repeatable)")
 }
 
-func runWasmtime(cmd *cobra.Command, args []string) error {
+func runWasmtime(c *cli, opts *wasmtimeFlags, args []string) error {
 	wasm, err := os.ReadFile(args[0])
 	if err != nil {
 		return usageError{fmt.Errorf("wasmtime: %w", err)}
 	}
 	prog, err := wasmhost.Load(wasm, wasmhost.Options{
 		Args:            append([]string{filepath.Base(args[0])}, args[1:]...),
-		Env:             wasmtimeFlags.env,
-		Threads:         wasmhost.ThreadMode(wasmtimeFlags.threads),
-		Instantiate:     wasmhost.InstantiateOn(wasmtimeFlags.instantiate),
-		Allocation:      wasmhost.Allocation(wasmtimeFlags.allocation),
-		MaxThreads:      wasmtimeFlags.maxThreads,
-		PoolInstances:   wasmtimeFlags.poolSize,
-		Trace:           wasmtimeFlags.trace,
-		Placement:       wasmtimeFlags.placement,
-		PrestartThreads: wasmtimeFlags.prestart,
-		Spin:            wasmtimeFlags.spin,
+		Env:             opts.env,
+		Threads:         wasmhost.ThreadMode(opts.threads),
+		Instantiate:     wasmhost.InstantiateOn(opts.instantiate),
+		Allocation:      wasmhost.Allocation(opts.allocation),
+		MaxThreads:      opts.maxThreads,
+		PoolInstances:   opts.poolSize,
+		Trace:           opts.trace,
+		Placement:       opts.placement,
+		PrestartThreads: opts.prestart,
+		Spin:            opts.spin,
 	})
 	if err != nil {
 		return fmt.Errorf("wasmtime %s: %w", args[0], err)
 	}
 	// Exit at once, whatever the module's other threads are doing.
 	code := prog.Run()
-	if wasmtimeFlags.placement {
-		writePlacement("wasmtime", prog.Placement(), func(p wasmhost.Placement) (int, int) { return p.ParentCPU, p.ChildCPU })
+	if opts.placement {
+		writePlacement(c, "wasmtime", prog.Placement(), func(p wasmhost.Placement) (int, int) { return p.ParentCPU, p.ChildCPU })
 	}
 	os.Exit(code)
 	return nil
@@ -113,13 +122,13 @@ func runWasmtime(cmd *cobra.Command, args []string) error {
 // writePlacement prints each spawned thread's CPUs as "#cpu" directives
 // (c/sb.h), in spawn order, after the module's own lines: a host's
 // output is written by the time it has an exit code.
-func writePlacement[P any](host string, placed []P, cpus func(P) (parent, child int)) {
-	w := bufio.NewWriter(os.Stdout)
+func writePlacement[P any](c *cli, host string, placed []P, cpus func(P) (parent, child int)) {
+	w := bufio.NewWriter(c.stdout)
 	for i, p := range placed {
 		parent, child := cpus(p)
 		w.WriteString(protocol.CPUDirective(i+1, parent, child))
 	}
 	if err := w.Flush(); err != nil {
-		fmt.Fprintf(os.Stderr, "spawnbench %s: write placement: %v\n", host, err)
+		fmt.Fprintf(c.stderr, "spawnbench %s: write placement: %v\n", host, err)
 	}
 }

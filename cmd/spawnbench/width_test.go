@@ -16,7 +16,6 @@ import (
 func TestDefaultOutputFits100Columns(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
 	t.Parallel()
-	dir := t.TempDir()
 	sequential := filepath.Join(repoRoot(t), "specs", "sequential.cue")
 	for _, args := range [][]string{
 		{"envs"},
@@ -24,7 +23,7 @@ func TestDefaultOutputFits100Columns(t *testing.T) {
 		{"plan", "--shards", "4", sequential},
 		{"plan", "--precision", "0.05", "--from", filepath.Join(repoRoot(t), "results", "reference")},
 	} {
-		stdout, stderr, code := runCLI(t, dir, args...)
+		stdout, stderr, code := runCLI(t, args...)
 		if code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 			continue
@@ -36,7 +35,7 @@ func TestDefaultOutputFits100Columns(t *testing.T) {
 				}
 			}
 		}
-		wide, _, code := runCLI(t, dir, append(args, "--wide")...)
+		wide, _, code := runCLI(t, append(args, "--wide")...)
 		widest := 0
 		for _, line := range strings.Split(wide, "\n") {
 			widest = max(widest, utf8.RuneCountInString(line))

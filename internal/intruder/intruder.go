@@ -466,13 +466,26 @@ func newSession(url string, with func(*websocket.Conn)) (bool, error) {
 // Run starts cmd, the intruder, and returns a function that stops it and
 // decodes its report into v.
 func Run(cmd *exec.Cmd, v any) (stop func() error, err error) {
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
+	var in io.WriteCloser
 	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
+	for try := 0; ; try++ {
+		if in, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err = cmd.Start()
+		// The copy just written is busy while a process forked meanwhile
+		// (by a parallel test) still holds its descriptor before its own
+		// exec closes it: a moment later it is not.
+		if !errors.Is(err, syscall.ETXTBSY) || try == 50 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+		fresh := exec.Command(cmd.Path, cmd.Args[1:]...)
+		fresh.Dir, fresh.Env, fresh.SysProcAttr = cmd.Dir, cmd.Env, cmd.SysProcAttr
+		cmd = fresh
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start the intruder: %w", err)
 	}
 	return func() error {

@@ -84,3 +84,13 @@ func TestPlotsCountSamplesTheLogAxisCannotShow(t *testing.T) {
 		}
 	}
 }
+
+// writeSet writes s into a new directory of t's and returns it.
+func writeSet(t *testing.T, s interface{ Write(string) error }) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := s.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

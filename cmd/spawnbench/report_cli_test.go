@@ -1,15 +1,13 @@
-package render
+package main
 
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"spawnbench/engine/report/reporttest"
-	"spawnbench/internal/fulltest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,21 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// spawnbenchBinary is cmd/spawnbench built for the CLI tests, so exit
-// statuses are checked as a user sees them.
-func spawnbenchBinary(t *testing.T) string {
-	t.Helper()
-	fulltest.Only(t, "builds and runs spawnbench")
-	return fulltest.Spawnbench(t)
-}
-
-// runCLI runs spawnbench with args and returns its exit status, stdout and
-// stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	stdout, stderr, code := fulltest.Run(t, exec.Command(spawnbenchBinary(t), args...))
-	return code, stdout, stderr
-}
+// The tests of report and compare on the report packages' fixtures
+// (engine/report/reporttest): what a user sees of bad input, files and
+// plots written, and a comparison.
 
 // writeForeignParquet writes a valid Parquet file that is not spawnbench's.
 func writeForeignParquet(t *testing.T, path string) {
@@ -58,6 +44,7 @@ func writeForeignParquet(t *testing.T, path string) {
 	}
 }
 
+// writeSet writes s into a new directory of t's and returns it.
 func writeSet(t *testing.T, s interface{ Write(string) error }) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -115,7 +102,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, tc.args...)
+			_, stderr, code := runCLI(t, tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("spawnbench %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 			}
@@ -129,7 +116,7 @@ func TestCLIReportWritesFileAndPlots(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "report.md")
 	plots := filepath.Join(outDir, "figures")
-	code, stdout, stderr := runCLI(t, "report", dir, "-o", out, "--plots", plots)
+	stdout, stderr, code := runCLI(t, "report", dir, "-o", out, "--plots", plots)
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -149,7 +136,7 @@ func TestCLIReportWritesFileAndPlots(t *testing.T) {
 
 	// -o with a .json name writes JSON without --format.
 	js := filepath.Join(outDir, "report.json")
-	if code, _, stderr := runCLI(t, "report", dir, "-o", js); code != 0 {
+	if _, stderr, code := runCLI(t, "report", dir, "-o", js); code != 0 {
 		t.Fatalf("report -o %s: exit %d: %s", js, code, stderr)
 	}
 	data, err := os.ReadFile(js)
@@ -161,7 +148,7 @@ func TestCLIReportWritesFileAndPlots(t *testing.T) {
 		t.Errorf("report.json: %v, baseline %v", err, decoded["baseline"])
 	}
 
-	code, stdout, stderr = runCLI(t, "report", dir, "--format", "benchfmt")
+	stdout, stderr, code = runCLI(t, "report", dir, "--format", "benchfmt")
 	if code != 0 || !strings.Contains(stdout, "\nBenchmarkSpawn/environment=native/mode=sequential/n=100/view=all 100 ") {
 		t.Errorf("report --format benchfmt: exit %d, stderr %q, output:\n%s", code, stderr, stdout[:min(len(stdout), 500)])
 	}
@@ -171,7 +158,7 @@ func TestCLICompare(t *testing.T) {
 	t.Parallel()
 	a := writeSet(t, reporttest.ScaledSet("native", 1, "gcc 12"))
 	b := writeSet(t, reporttest.ScaledSet("native", 1.5, "gcc 13"))
-	code, stdout, stderr := runCLI(t, "compare", a, b)
+	stdout, stderr, code := runCLI(t, "compare", a, b)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
