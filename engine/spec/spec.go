@@ -777,65 +777,29 @@ func (s *Spec) addOneCPUTwins(path string, files map[string]string, user cue.Val
 	} else if one = lastCPU(s.CPUs); one < 0 {
 		return inputErrorf("%s: placement: cannot read which CPUs this process may use; give placement.cpu", position(path, files, at))
 	}
-	byName := map[string]EnvironmentSpec{}
-	for _, e := range s.Environments {
-		byName[e.Name] = e
-	}
-	twins := map[string]bool{}
-	for _, name := range names {
-		twins[name] = true
-	}
-	for _, name := range names {
-		e, ok := byName[name]
-		if !ok {
-			return inputErrorf("%s: placement.one_cpu names %q, which the spec does not declare; name one of its environments", position(path, files, at), name)
-		}
-		twin := e
-		twin.Name, twin.Placement, twin.PlacementOf = OneCPUName(name), PlaceOneCPU, name
+	blk := twinBlock{field: "placement.one_cpu", nField: "placement.n", hint: "name one of its environments", nameOf: OneCPUName}
+	return s.addTwins(position(path, files, at), blk, names, ns, func(name string, twin *EnvironmentSpec) {
+		twin.Placement, twin.PlacementOf = PlaceOneCPU, name
 		twin.Pinning = []int{one}
 		if processes != nil {
 			twin.Processes = processes
 		}
-		twin.Against = ""
-		if twins[e.Against] {
-			twin.Against = OneCPUName(e.Against)
-		}
-		if ns != nil {
-			if twin.N = s.nWithin(e, ns); len(twin.N) == 0 {
-				return inputErrorf("%s: placement.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
-			}
-		}
-		s.Environments = append(s.Environments, twin)
-	}
-	return nil
+	})
 }
 
 // addTracedTwins adds, after every other environment, the traced twin of
 // each environment the anatomy block names (a declared one or a one-CPU
 // twin): the same environment, traced, at the block's n (those of them it
-// measures) and with its floor of processes. A twin is set against the
-// twin of its environment's against, where that is traced too; it is no
-// one's placement twin, so reports never take it for the one-CPU figure.
+// measures) and with its processes. It is no one's placement twin, so
+// reports never take it for the one-CPU figure.
 func (s *Spec) addTracedTwins(path string, files map[string]string, user cue.Value, names []string, ns []int, processes *int) error {
 	if len(names) == 0 {
 		return nil
 	}
 	at := user.LookupPath(cue.ParsePath("anatomy"))
-	byName := map[string]EnvironmentSpec{}
-	for _, e := range s.Environments {
-		byName[e.Name] = e
-	}
-	twins := map[string]bool{}
-	for _, name := range names {
-		twins[name] = true
-	}
-	for _, name := range names {
-		e, ok := byName[name]
-		if !ok {
-			return inputErrorf("%s: anatomy.traced names %q, which the spec does not declare; name one of its environments, or a one-CPU twin of its placement block", position(path, files, at), name)
-		}
-		twin := e
-		twin.Name, twin.Traced, twin.TracedOf = TracedName(name), true, name
+	blk := twinBlock{field: "anatomy.traced", nField: "anatomy.n", hint: "name one of its environments, or a one-CPU twin of its placement block", nameOf: TracedName}
+	return s.addTwins(position(path, files, at), blk, names, ns, func(name string, twin *EnvironmentSpec) {
+		twin.Traced, twin.TracedOf = true, name
 		twin.PlacementOf = ""
 		if processes != nil {
 			// Exactly that many at every n: the parts are medians over
@@ -844,13 +808,40 @@ func (s *Spec) addTracedTwins(path string, files map[string]string, user cue.Val
 			one := 1
 			twin.Processes, twin.Min = processes, &one
 		}
+	})
+}
+
+// twinBlock is what a block of twins (placement, anatomy) says in its
+// messages, and how it names a twin.
+type twinBlock struct {
+	field, nField, hint string
+	nameOf              func(string) string
+}
+
+// addTwins appends a twin of each environment names, made by set from
+// a copy of it: named by the block, set against the twin of its
+// environment's against where that has a twin too, and at the block's n
+// (those of them it measures). pos is the block's position, for messages.
+func (s *Spec) addTwins(pos string, blk twinBlock, names []string, ns []int, set func(name string, twin *EnvironmentSpec)) error {
+	byName := map[string]EnvironmentSpec{}
+	for _, e := range s.Environments {
+		byName[e.Name] = e
+	}
+	for _, name := range names {
+		e, ok := byName[name]
+		if !ok {
+			return inputErrorf("%s: %s names %q, which the spec does not declare; %s", pos, blk.field, name, blk.hint)
+		}
+		twin := e
+		twin.Name = blk.nameOf(name)
+		set(name, &twin)
 		twin.Against = ""
-		if twins[e.Against] {
-			twin.Against = TracedName(e.Against)
+		if slices.Contains(names, e.Against) {
+			twin.Against = blk.nameOf(e.Against)
 		}
 		if ns != nil {
 			if twin.N = s.nWithin(e, ns); len(twin.N) == 0 {
-				return inputErrorf("%s: anatomy.n %v: environment %q measures none of them (its n: %v); give n it measures", position(path, files, at), ns, name, s.NOf(e))
+				return inputErrorf("%s: %s %v: environment %q measures none of them (its n: %v); give n it measures", pos, blk.nField, ns, name, s.NOf(e))
 			}
 		}
 		s.Environments = append(s.Environments, twin)
