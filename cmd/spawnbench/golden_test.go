@@ -23,7 +23,9 @@ var goldenCases = []struct {
 	{"report-quick", []string{"report", "$ROOT/results/quick"}},
 	{"report-quick-csv", []string{"report", "$ROOT/results/quick", "--format", "csv"}},
 	{"compare-quick-itself", []string{"compare", "$ROOT/results/quick", "$ROOT/results/quick"}},
-	{"plan-design", []string{"plan", "--precision", "0.05", "--from", "$ROOT/results/quick"}},
+	// A path of fixed length: plan wraps its lines, and the clone's own
+	// path would move where they wrap.
+	{"plan-design", []string{"plan", "--precision", "0.05", "--from", "../../results/quick"}},
 	{"schema", []string{"schema"}},
 	{"no-command", []string{"frobnicate"}},
 	{"near-command", []string{"reprot", "$ROOT/results/quick"}},
