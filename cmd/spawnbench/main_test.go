@@ -422,10 +422,18 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 					t.Errorf("%s is not in the uninterrupted run", k)
 				}
 			}
+			missing := 0
 			for k := range want {
 				if got[k] == 0 {
 					t.Errorf("%s missing after resume", k)
+					missing++
 				}
+			}
+			if missing > 0 {
+				for _, r := range set.Runs {
+					t.Logf("run %s/%s/%d/%d warmup %v: %s %q, invocation %d", r.Environment, r.Mode, r.N, r.Process, r.Warmup, r.Status, r.Error, r.Invocation)
+				}
+				t.Logf("resume's stderr:\n%s", stderr)
 			}
 			invs := set.Provenance.Invocations
 			switch {

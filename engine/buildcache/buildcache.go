@@ -190,8 +190,11 @@ func verify(dir string) error {
 		return err
 	}
 	var want manifest
-	if err := json.Unmarshal(b, &want); err != nil || len(want) == 0 {
-		return fmt.Errorf("%s records no files", completeFile)
+	// A build of no files (a command payload's) records "{}": a manifest
+	// still, which a finished build removed and rebuilt under a process
+	// running in it would not be.
+	if err := json.Unmarshal(b, &want); err != nil || want == nil {
+		return fmt.Errorf("%s records no manifest", completeFile)
 	}
 	for rel, sum := range want {
 		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))

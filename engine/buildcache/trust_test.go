@@ -69,6 +69,35 @@ func TestABuildIsKeptAndAChangedOneBuiltAnew(t *testing.T) {
 	}
 }
 
+// nothingToBuild is a payload whose build writes no file, as a command
+// payload's.
+type nothingToBuild struct{ builds int }
+
+func (*nothingToBuild) BuildName() string                              { return "nothing" }
+func (*nothingToBuild) BuildKey(ctx context.Context) string            { return "k" }
+func (p *nothingToBuild) Build(ctx context.Context, _, _ string) error { p.builds++; return nil }
+
+// TestABuildOfNoFilesIsKept: an empty build is found as any other, never
+// removed and rebuilt while a process may be running in it.
+func TestABuildOfNoFilesIsKept(t *testing.T) {
+	c := &buildcache.Cache{Dir: filepath.Join(t.TempDir(), "builds"), Sources: noSources{}}
+	p := &nothingToBuild{}
+	dir, _, err := c.Build(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(dir, "cwd-of-a-running-process")
+	if err := os.Mkdir(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if again, cached, err := c.Build(context.Background(), p); err != nil || !cached || again != dir || p.builds != 1 {
+		t.Fatalf("second build: %s cached %v, %d builds, %v; want %s found", again, cached, p.builds, err, dir)
+	}
+	if _, err := os.Stat(inside); err != nil {
+		t.Errorf("the build was replaced: %v", err)
+	}
+}
+
 // together is a payload whose builds each wait until all of its builds
 // have begun, so that they all store into the cache at once.
 type together struct{ begun *sync.WaitGroup }

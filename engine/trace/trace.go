@@ -43,6 +43,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"spawnbench/engine/proc"
 
@@ -183,12 +184,23 @@ func instanceOwner(name string) (string, bool) {
 	return f[0] + "-" + f[1], true
 }
 
-// removeInstance stops an instance and removes it.
+// removeInstance stops an instance and removes it. The kernel refuses
+// (EBUSY) while any file of the instance is open, and a child forked by
+// another goroutine holds copies of this process's descriptors until it
+// execs, close-on-exec or not: so a busy instance is tried again for a
+// second before the error.
 func removeInstance(dir string) error {
 	_ = os.WriteFile(filepath.Join(dir, "tracing_on"), []byte("0"), 0)
-	err := unix.Rmdir(dir)
-	if err == nil || errors.Is(err, unix.ENOENT) {
-		return nil
+	var err error
+	for try := 0; try < 50; try++ {
+		err = unix.Rmdir(dir)
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if !errors.Is(err, unix.EBUSY) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("remove trace instance %s: %w", dir, err)
 }
