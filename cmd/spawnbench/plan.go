@@ -16,6 +16,7 @@ import (
 	"spawnbench/engine/cost"
 	"spawnbench/engine/env"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/report"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
 )
@@ -86,6 +87,10 @@ overhead), after Kalibera and Jones, and the expected time.`,
 			if err != nil {
 				return err
 			}
+			alloc, err := run.AllocateBottomLine(plan, model)
+			if err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return inputerr.New("--seed %d: a seed is an integer >= 0", seed)
@@ -105,7 +110,7 @@ overhead), after Kalibera and Jones, and the expected time.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(plan)
 			}
-			fmt.Fprint(c.stdout, planText(plan, machineCosts(cmd.Context(), model, costs, plan, c.stderr), wide))
+			fmt.Fprint(c.stdout, planText(plan, machineCosts(cmd.Context(), model, costs, plan, c.stderr), alloc, wide))
 			fmt.Fprint(c.stdout, planSkips(cmd.Context(), plan, wide))
 			return nil
 		},
@@ -157,7 +162,7 @@ func expectedText(p *spec.RunPlan, model *cost.Model) string {
 // planText renders the plan as a table, with each cell's expected wall
 // time and the total; wide adds each cell's kind and payload and keeps
 // every sentence on one line.
-func planText(p *spec.RunPlan, model *cost.Model, wide bool) string {
+func planText(p *spec.RunPlan, model *cost.Model, alloc *report.Allocation, wide bool) string {
 	var b strings.Builder
 	say := lineWriter(&b, wide)
 	s := p.Spec
@@ -170,7 +175,10 @@ func planText(p *spec.RunPlan, model *cost.Model, wide bool) string {
 	} else {
 		say("target precision ±%.3g%% (reported, not enforced: adaptive is off)", s.Samples.Precision*100)
 	}
-	if b := s.BottomLine; b != nil {
+	if b := s.BottomLine; b != nil && alloc != nil {
+		say("bottom line: processes allocated before the run from %s for ±%.3g%% (Neyman's allocation, at most %d a cell, at most %s added): %d of the %d bottom-line ratios it shows reach it, adding %s (counted in the expected times)",
+			b.From, b.Precision*100, b.MaxProcesses, b.Budget, alloc.Reached, alloc.Ratios, cost.Round(time.Duration(float64(alloc.AddedS)*float64(time.Second))))
+	} else if b != nil {
 		covered := 0
 		for _, c := range p.Cells {
 			if b.Covers(c.Env, c.N) {

@@ -166,7 +166,7 @@ samples: {processes: 12, precision: 0.05, adaptive: true, max_processes: 40, rou
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(strings.Fields(planText(p, cost.Reference(), false)), " ")
+	text := strings.Join(strings.Fields(planText(p, cost.Reference(), nil, false)), " ")
 	for _, want := range []string{"pinning of cpu0: 0 ", "pinning of free: none ", "min processes 12,",
 		"adaptive: rounds of 4 processes until the 95% interval is within ±5%, at most 40 processes and 30s of added rounds per cell"} {
 		if !strings.Contains(text, want) {

@@ -14,6 +14,7 @@ import (
 	"spawnbench"
 	"spawnbench/cmd/spawnbench/internal/interrupt"
 	"spawnbench/engine/buildcache"
+	"spawnbench/engine/cost"
 	"spawnbench/engine/run"
 	"spawnbench/engine/spec"
 )
@@ -104,6 +105,15 @@ from the costs, scaled by how fast this run goes).`,
 			model, err := costModel(costs)
 			if err != nil {
 				return err
+			}
+			alloc, err := run.AllocateBottomLine(plan, model)
+			if err != nil {
+				return err
+			}
+			if alloc != nil {
+				b := plan.Spec.BottomLine
+				fmt.Fprintf(c.stderr, "spawnbench: bottom line: %d of %d ratios sized for ±%.3g%% from %s, adding %s\n",
+					alloc.Reached, alloc.Ratios, b.Precision*100, b.From, cost.Round(time.Duration(float64(alloc.AddedS)*float64(time.Second))))
 			}
 			if progressEvery <= 0 {
 				return usageError{fmt.Errorf("run --progress-every %s: give a positive duration, e.g. 30s", progressEvery)}

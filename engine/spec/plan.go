@@ -139,7 +139,9 @@ func Expand(s *Spec, only []string) (*RunPlan, error) {
 				if s.Samples.Adaptive {
 					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(s.Samples.MaxProcesses, procs), Round: s.Samples.Round, Budget: s.Samples.Budget}
 				}
-				if b := s.BottomLine; b.Covers(e, n) {
+				if b := s.BottomLine; b.Covers(e, n) && b.From != "" {
+					c.Precision = b.Precision // its processes come from the allocation
+				} else if b.Covers(e, n) {
 					c.Precision = b.Precision
 					c.Adaptive = &AdaptivePolicy{MaxProcesses: max(b.MaxProcesses, procs), Round: b.Round, Budget: b.Budget}
 					if n >= s.Views.MinN {

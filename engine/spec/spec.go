@@ -74,15 +74,23 @@ type Spec struct {
 }
 
 // BottomLinePolicy is the spec's bottom_line block (the schema's
-// #BottomLine): adaptive stopping for the cells of Environments (and
-// their one-CPU twins) at N.
+// #BottomLine) for the cells of Environments (and their one-CPU twins)
+// at N: processes allocated before the run from the set From names
+// (engine/run's AllocateBottomLine), or, without From, adaptive
+// stopping.
 type BottomLinePolicy struct {
 	Environments []string
 	N            []int
 	Precision    float64
 	MaxProcesses int
 	Round        int
-	Budget       time.Duration
+	// Budget is the wall time the block may add: per cell in rounds, in
+	// all with From.
+	Budget time.Duration
+	// From is the directory of an earlier set whose spreads and costs
+	// size the cells, resolved against the spec's directory; "" for
+	// adaptive stopping.
+	From string
 }
 
 // Covers reports whether the policy adapts environment e's cell at n.
@@ -275,6 +283,7 @@ type rawSpec struct {
 		MaxProcesses int      `json:"max_processes"`
 		Round        int      `json:"round"`
 		Budget       string   `json:"budget"`
+		From         string   `json:"from"`
 	} `json:"bottom_line"`
 	Schedule struct {
 		Order     string `json:"order"`
@@ -489,8 +498,12 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			}
 		}
 		budget, _ := time.ParseDuration(b.Budget)
+		from := b.From
+		if from != "" && !filepath.IsAbs(from) {
+			from = filepath.Join(filepath.Dir(path), from)
+		}
 		s.BottomLine = &BottomLinePolicy{Environments: b.Environments, N: b.N, Precision: b.Precision,
-			MaxProcesses: b.MaxProcesses, Round: b.Round, Budget: budget}
+			MaxProcesses: b.MaxProcesses, Round: b.Round, Budget: budget, From: from}
 	}
 	if err := s.addTracedTwins(path, files, user, raw.Anatomy.Traced, raw.Anatomy.N, raw.Anatomy.Processes); err != nil {
 		return nil, err

@@ -1,0 +1,67 @@
+package report_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/report"
+	"spawnbench/engine/results"
+)
+
+// The allocation of the committed main job's bottom line at ±10%: every
+// cell of a bottom-line ratio is in it once, none below its floor, and a
+// baseline (native, wide and cheap) gets more processes than any cell
+// divided by it, which is what Neyman's allocation is for.
+func TestAllocateTheCommittedMainJob(t *testing.T) {
+	set, err := results.Read(filepath.Join("..", "..", "results", "sequential"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build([]report.Input{{Dir: "results/sequential", Set: set}}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const floor = 10
+	const budget, most = 180.0, 3000
+	// A process costs a run its wall time and about 45 ms besides (the
+	// pause and the runner's own work).
+	plan := func(env, mode string, n int32) (int, float64) {
+		for _, a := range r.Cells {
+			if a.Environment == env && a.Mode == mode && a.N == n && a.Last == 0 {
+				return floor, 0.045
+			}
+		}
+		return 0, 0
+	}
+	all := r.Allocate(0.10, budget, most, plan)
+	alloc := all.Cells
+	t.Logf("%d of %d ratios reached, %.0f s added", all.Reached, all.Ratios, float64(all.AddedS))
+	if all.Ratios < 20 || all.Reached == 0 || float64(all.AddedS) > budget {
+		t.Errorf("%d of %d ratios reached, adding %.0f s of a budget of %.0f s", all.Reached, all.Ratios, float64(all.AddedS), budget)
+	}
+	seen := map[string]report.CellAllocation{}
+	for _, a := range alloc {
+		k := fmt.Sprintf("%s/%s/%d", a.Environment, a.Mode, a.N)
+		if _, dup := seen[k]; dup {
+			t.Errorf("%s allocated twice", k)
+		}
+		seen[k] = a
+		if a.Processes < floor || a.Processes > most {
+			t.Errorf("%s: %d processes, below the floor %d", k, a.Processes, floor)
+		}
+		t.Logf("%-28s n=%-4d %4d processes (measured %3d, %.3f s each)", a.Environment, a.N, a.Processes, a.Measured, float64(a.ProcessS))
+	}
+	base, others := 0, 0
+	for _, a := range alloc {
+		if strings.HasPrefix(a.Environment, "native") {
+			base = max(base, a.Processes)
+		} else {
+			others = max(others, a.Processes)
+		}
+	}
+	if len(alloc) < 10 || base <= others {
+		t.Errorf("%d cells; native's most %d processes, the others' most %d: want the baseline ahead", len(alloc), base, others)
+	}
+}

@@ -1,0 +1,98 @@
+package run
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spawnbench/engine/cost"
+	"spawnbench/engine/inputerr"
+	"spawnbench/engine/spec"
+)
+
+// allocationSpec is a spec beside the repository's results/, whose
+// bottom_line sizes native's and wamr@one-cpu's cells from the committed
+// main job.
+func allocationSpec(t *testing.T, from string) *spec.RunPlan {
+	t.Helper()
+	s, err := spec.Parse(filepath.Join("..", "..", "specs", "allocation.cue"), []byte(`
+environments: [{name: "native", kind: "native"}, {name: "wamr", kind: "wamr"}]
+modes: ["sequential"]
+n: [1, 100]
+samples: {min: 10, processes: 10}
+placement: {one_cpu: ["native", "wamr"], n: [1, 100], processes: 10}
+bottom_line: {environments: ["native", "wamr@one-cpu"], n: [1, 100], precision: 0.10, max_processes: 2000, budget: "1m", from: "`+from+`"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The allocation raises the headline's cells above their floors where
+// their ratios need it (native's, the wide and cheap side, most), leaves
+// the cells it does not cover alone, plans no adaptive rounds, and gives
+// the same counts every time, so a resumed run measures what the run
+// planned.
+func TestAllocationSizesTheHeadlineBeforeTheRun(t *testing.T) {
+	t.Parallel()
+	prior, err := priorReport(allocationSpec(t, "../results/sequential"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := func() map[string]int {
+		p := allocationSpec(t, "../results/sequential")
+		a := allocate(p, prior, cost.Reference())
+		if a == nil || a.Ratios == 0 || a.Reached == 0 || float64(a.AddedS) > 60 {
+			t.Fatalf("allocation %+v: want ratios sized within the 1m budget", a)
+		}
+		out := map[string]int{}
+		for _, c := range p.Cells {
+			out[c.Key()] = c.Processes
+			if c.Adaptive != nil {
+				t.Errorf("%s has adaptive rounds beside its allocation", c.Key())
+			}
+		}
+		if steps := len(p.Schedule.Steps); steps != p.TotalProcesses() {
+			t.Errorf("the schedule has %d steps for %d processes: it was not made again", steps, p.TotalProcesses())
+		}
+		return out
+	}
+	first := counts()
+	raised := 0
+	for k, n := range first {
+		if n < 10 {
+			t.Errorf("%s: %d processes, below its floor", k, n)
+		}
+		if n > 10 {
+			raised++
+		}
+		if strings.HasPrefix(k, "wamr/") && n != 10 {
+			t.Errorf("%s is not in bottom_line (only its one-CPU twin is), yet has %d processes", k, n)
+		}
+	}
+	if raised == 0 {
+		t.Errorf("no cell raised: %v", first)
+	}
+	for k, n := range counts() {
+		if first[k] != n {
+			t.Errorf("%s: %d processes, then %d: the allocation is not the same twice", k, first[k], n)
+		}
+	}
+}
+
+// A from that holds no set is bad input, said with the fix.
+func TestAllocationFromNoSet(t *testing.T) {
+	t.Parallel()
+	p := allocationSpec(t, "../results/no-such-set")
+	_, err := AllocateBottomLine(p, cost.Reference())
+	var ie *inputerr.Error
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "bottom_line.from") || !strings.Contains(err.Error(), "leave from out") {
+		t.Errorf("error %v: want an input error naming bottom_line.from and the fix", err)
+	}
+}
