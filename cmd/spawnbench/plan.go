@@ -178,6 +178,13 @@ func planText(p *spec.RunPlan, model *cost.Model, alloc *report.Allocation, wide
 	if b := s.BottomLine; b != nil && alloc != nil {
 		say("bottom line: processes allocated before the run from %s for ±%.3g%% (Neyman's allocation, at most %d a cell, at most %s added): %d of the %d bottom-line ratios it shows reach it, adding %s (counted in the expected times)",
 			b.From, b.Precision*100, b.MaxProcesses, b.Budget, alloc.Reached, alloc.Ratios, cost.Round(time.Duration(float64(alloc.AddedS)*float64(time.Second))))
+		if len(alloc.Unreached) > 0 {
+			var names []string
+			for _, u := range alloc.Unreached {
+				names = append(names, fmt.Sprintf("%s at n = %d%s", u.Environment, u.Column.N, map[bool]string{true: fmt.Sprintf(" (last %d)", u.Column.Last)}[u.Column.Last > 0]))
+			}
+			say("bottom line: short of ±%.3g%% within the budget: %s", b.Precision*100, strings.Join(names, ", "))
+		}
 	} else if b != nil {
 		covered := 0
 		for _, c := range p.Cells {

@@ -28,6 +28,17 @@ type Allocation struct {
 	Ratios  int   `json:"ratios"`
 	Reached int   `json:"reached"`
 	AddedS  Float `json:"added_s"`
+	// Unreached are the sized ratios the allocation leaves short of the
+	// target: beyond max_processes, or past the budget.
+	Unreached []AllocatedRatio `json:"unreached,omitempty"`
+}
+
+// AllocatedRatio names one ratio of the bottom line: a cell's figure in
+// a column over its baseline's.
+type AllocatedRatio struct {
+	Environment string `json:"environment"`
+	Baseline    string `json:"baseline"`
+	Column      Column `json:"column"`
 }
 
 // CellAllocation is one cell's share of an allocation.
@@ -69,6 +80,7 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 	}
 	type pair struct {
 		a, base allocationSide
+		col     Column
 		na, nb  int
 		ok      bool
 	}
@@ -109,7 +121,7 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 				base, okB := sideOf(fig.Ratio.Baseline, col.col)
 				if okA && okB {
 					na, nb, ok := stats.RatioProcesses(a.side, base.side, target)
-					pairs = append(pairs, pair{a, base, na, nb, ok && na <= most && nb <= most})
+					pairs = append(pairs, pair{a, base, col.col, na, nb, ok && na <= most && nb <= most})
 				}
 			}
 		}
@@ -135,12 +147,10 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 	out := &Allocation{Ratios: len(pairs)}
 	var accepted []pair
 	for _, p := range pairs {
-		if !p.ok {
-			continue
-		}
 		try := maps.Clone(want)
 		try[p.a.key], try[p.base.key] = max(try[p.a.key], p.na), max(try[p.base.key], p.nb)
-		if added(try) > budget {
+		if !p.ok || added(try) > budget {
+			out.Unreached = append(out.Unreached, AllocatedRatio{p.a.key.Env, p.base.key.Env, p.col})
 			continue
 		}
 		want = try

@@ -38,6 +38,9 @@ func TestAllocateTheCommittedMainJob(t *testing.T) {
 	all := r.Allocate(0.10, budget, most, plan)
 	alloc := all.Cells
 	t.Logf("%d of %d ratios reached, %.0f s added", all.Reached, all.Ratios, float64(all.AddedS))
+	if all.Reached+len(all.Unreached) != all.Ratios {
+		t.Errorf("%d ratios reached and %d not, of %d", all.Reached, len(all.Unreached), all.Ratios)
+	}
 	if all.Ratios < 20 || all.Reached == 0 || float64(all.AddedS) > budget {
 		t.Errorf("%d of %d ratios reached, adding %.0f s of a budget of %.0f s", all.Reached, all.Ratios, float64(all.AddedS), budget)
 	}
