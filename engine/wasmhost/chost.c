@@ -66,8 +66,9 @@ typedef struct job {
  * takes is recorded through this thread-local. */
 static __thread uint64_t *trace_first_clock;
 /* trace_store_ready is when this thread's Store and WASI context were
- * ready, before instantiation (tracing only). */
-static __thread uint64_t trace_store_ready;
+ * ready, before instantiation; trace_running and trace_instantiated when
+ * its job began and its instance was ready (tracing or phases only). */
+static __thread uint64_t trace_store_ready, trace_running, trace_instantiated;
 
 /* Placement (opts.placement): where each thread's parent and the thread
  * itself ran, noted in clock_time_get after the clock was read, so neither
@@ -75,10 +76,13 @@ static __thread uint64_t trace_store_ready;
  * monotonic read, the parent's at its first monotonic read after
  * thread-spawn returned (the benchmarks' "created" reading). A note is the
  * CPU + 1 (0: none yet), in chunks of PLACEMENT_CHUNK threads allocated at
- * their first note. */
+ * their first note. With opts.phases the child's note also keeps its
+ * phases' ends (sbh_phases), noted at the same moment for the same reason:
+ * a chunk's allocation must not land inside a measured spawn. */
 #define PLACEMENT_CHUNK 4096
 typedef struct placement {
   atomic_int parent, child;
+  _Atomic uint64_t phase[SBH_PHASES];
 } placement;
 
 /* note_parent_tid is the thread this thread spawned last, whose parent
@@ -163,7 +167,7 @@ struct sbh_host {
   void *signal_stacks;
 
   /* placements has MAX_TID / PLACEMENT_CHUNK + 1 chunk pointers
-   * (opts.placement only). */
+   * (opts.placement or opts.phases only). */
   _Atomic(placement *) *placements;
 
   /* warm_module has one empty exported function, "f"; prestarted workers
@@ -331,7 +335,7 @@ static thread_instance *instantiate(sbh_host *h, char **why) {
   t->store = wasmtime_store_new(h->engine, t, NULL);
   t->ctx = wasmtime_store_context(t->store);
   wasmtime_error_t *err = wasmtime_context_set_wasi(t->ctx, wasi);
-  if (h->opts.trace)
+  if (h->opts.trace || h->opts.phases)
     trace_store_ready = now_ns();
   wasm_trap_t *trap = NULL;
   if (!err)
@@ -373,8 +377,9 @@ static int call(sbh_host *h, thread_instance *t, const char *name, int32_t *args
 static void run_job(sbh_host *h, job *j) {
   char where[32];
   snprintf(where, sizeof where, "thread %d", (int)j->tid);
-  uint64_t running = h->opts.trace ? now_ns() : 0, first_clock = 0;
-  trace_first_clock = h->opts.trace ? &first_clock : NULL;
+  int timed = h->opts.trace || h->opts.phases;
+  uint64_t running = timed ? now_ns() : 0, first_clock = 0;
+  trace_first_clock = timed ? &first_clock : NULL;
   thread_instance *t = j->ready;
   trace_store_ready = running;
   if (!t) {
@@ -388,11 +393,13 @@ static void run_job(sbh_host *h, job *j) {
       return;
     }
   }
-  uint64_t instantiated = h->opts.trace ? now_ns() : 0;
+  uint64_t instantiated = timed ? now_ns() : 0;
+  trace_instantiated = instantiated;
+  trace_running = running;
   int32_t args[2] = {j->tid, j->arg};
   wasmtime_error_t *err = NULL;
   wasm_trap_t *trap = NULL;
-  note_child_tid = h->opts.placement ? j->tid : 0;
+  note_child_tid = h->opts.placement || h->opts.phases ? j->tid : 0;
   int called = call(h, t, "wasi_thread_start", args, 2, where, &err, &trap);
   note_child_tid = 0;
   if (h->opts.trace)
@@ -654,13 +661,18 @@ static placement *placement_of(sbh_host *h, int tid, int create) {
   return chunk ? &chunk[tid % PLACEMENT_CHUNK] : NULL;
 }
 
-/* note_placement runs after a monotonic clock reading was taken. */
-static void note_placement(sbh_host *h) {
+/* note_placement runs after a monotonic clock reading, ns, was taken. */
+static void note_placement(sbh_host *h, uint64_t ns) {
   int cpu = sched_getcpu();
   if (note_child_tid) {
     placement *p = placement_of(h, note_child_tid, 1);
     if (p && cpu >= 0)
       atomic_store_explicit(&p->child, cpu + 1, memory_order_relaxed);
+    if (p && h->opts.phases) {
+      uint64_t ends[SBH_PHASES] = {trace_running, trace_store_ready, trace_instantiated, ns};
+      for (int i = 0; i < SBH_PHASES; i++)
+        atomic_store_explicit(&p->phase[i], ends[i], memory_order_relaxed);
+    }
     note_child_tid = 0;
   }
   if (note_parent_tid) {
@@ -677,6 +689,12 @@ void sbh_placement(sbh_host *h, int tid, int *parent_cpu, int *child_cpu) {
   placement *p = placement_of(h, tid, 0);
   *parent_cpu = p ? atomic_load_explicit(&p->parent, memory_order_relaxed) - 1 : -1;
   *child_cpu = p ? atomic_load_explicit(&p->child, memory_order_relaxed) - 1 : -1;
+}
+
+void sbh_phases(sbh_host *h, int tid, uint64_t out[SBH_PHASES]) {
+  placement *p = placement_of(h, tid, 0);
+  for (int i = 0; i < SBH_PHASES; i++)
+    out[i] = p ? atomic_load_explicit(&p->phase[i], memory_order_relaxed) : 0;
 }
 
 static void store_le64(uint8_t *p, uint64_t x);
@@ -736,7 +754,7 @@ static wasm_trap_t *clock_time_get(void *env, wasmtime_caller_t *caller, wasmtim
   if (trace_first_clock && *trace_first_clock == 0 && id == 1)
     *trace_first_clock = ns;
   if ((note_child_tid | note_parent_tid) && id == 1)
-    note_placement(h);
+    note_placement(h, ns);
   wasm_trap_t *trap = NULL;
   uint8_t *p = guest_ptr(h, "clock_time_get", out, 8, 8, &trap);
   if (!p)
@@ -939,7 +957,7 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
    * so spawned threads may use the rest, and a spawn past them fails with
    * EAGAIN instead of failing to instantiate. */
   h->limit = opts.max_threads;
-  if (opts.placement) {
+  if (opts.placement || opts.phases) {
     /* Untouched pages of it cost nothing. */
     h->placements = calloc(MAX_TID / PLACEMENT_CHUNK + 1, sizeof *h->placements);
     if (!h->placements) {
