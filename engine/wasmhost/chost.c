@@ -76,14 +76,17 @@ static __thread uint64_t trace_store_ready, trace_running, trace_instantiated;
  * monotonic read, the parent's at its first monotonic read after
  * thread-spawn returned (the benchmarks' "created" reading). A note is the
  * CPU + 1 (0: none yet), in chunks of PLACEMENT_CHUNK threads allocated at
- * their first note. With opts.phases the child's note also keeps its
- * phases' ends (sbh_phases), noted at the same moment for the same reason:
- * a chunk's allocation must not land inside a measured spawn. */
+ * their first note. With opts.phases a thread's phases' ends
+ * (sbh_phases) are noted at the same moment, for the same reason (no
+ * chunk's allocation inside a measured spawn), in a table of their own,
+ * so that placement alone allocates what it always did. */
 #define PLACEMENT_CHUNK 4096
 typedef struct placement {
   atomic_int parent, child;
-  _Atomic uint64_t phase[SBH_PHASES];
 } placement;
+typedef struct thread_phases {
+  _Atomic uint64_t end[SBH_PHASES];
+} thread_phases;
 
 /* note_parent_tid is the thread this thread spawned last, whose parent
  * CPU the next clock read notes; note_child_tid is this thread's own id
@@ -166,9 +169,10 @@ struct sbh_host {
   pthread_mutex_t sigstack_mu;
   void *signal_stacks;
 
-  /* placements has MAX_TID / PLACEMENT_CHUNK + 1 chunk pointers
-   * (opts.placement or opts.phases only). */
-  _Atomic(placement *) *placements;
+  /* placements and phases have MAX_TID / PLACEMENT_CHUNK + 1 chunk
+   * pointers each, of placement and thread_phases records (with
+   * opts.placement and opts.phases only). */
+  _Atomic(char *) *placements, *phases;
 
   /* warm_module has one empty exported function, "f"; prestarted workers
    * run it once. warm_workers counts those ready (under idle_mu). */
@@ -642,15 +646,16 @@ static wasm_trap_t *spawn(void *env, wasmtime_caller_t *caller, wasmtime_val_raw
   return NULL;
 }
 
-/* placement_of is thread tid's placement record, allocated when create
- * is set and it has none; NULL otherwise (or out of memory). */
-static placement *placement_of(sbh_host *h, int tid, int create) {
-  if (!h->placements || tid <= 0 || tid > MAX_TID)
+/* note_of is thread tid's record of size bytes in table (chunk
+ * pointers), allocated when create is set and it has none; NULL
+ * otherwise (or out of memory). */
+static void *note_of(_Atomic(char *) *table, size_t size, int tid, int create) {
+  if (!table || tid <= 0 || tid > MAX_TID)
     return NULL;
-  _Atomic(placement *) *slot = &h->placements[tid / PLACEMENT_CHUNK];
-  placement *chunk = atomic_load_explicit(slot, memory_order_acquire);
+  _Atomic(char *) *slot = &table[tid / PLACEMENT_CHUNK];
+  char *chunk = atomic_load_explicit(slot, memory_order_acquire);
   if (!chunk && create) {
-    placement *fresh = calloc(PLACEMENT_CHUNK, sizeof *fresh);
+    char *fresh = calloc(PLACEMENT_CHUNK, size);
     if (!fresh)
       return NULL;
     if (atomic_compare_exchange_strong(slot, &chunk, fresh))
@@ -658,7 +663,15 @@ static placement *placement_of(sbh_host *h, int tid, int create) {
     else
       free(fresh); /* another thread installed it: chunk holds that one */
   }
-  return chunk ? &chunk[tid % PLACEMENT_CHUNK] : NULL;
+  return chunk ? chunk + (size_t)(tid % PLACEMENT_CHUNK) * size : NULL;
+}
+
+static placement *placement_of(sbh_host *h, int tid, int create) {
+  return note_of(h->placements, sizeof(placement), tid, create);
+}
+
+static thread_phases *phases_of(sbh_host *h, int tid, int create) {
+  return note_of(h->phases, sizeof(thread_phases), tid, create);
 }
 
 /* note_placement runs after a monotonic clock reading, ns, was taken. */
@@ -668,10 +681,11 @@ static void note_placement(sbh_host *h, uint64_t ns) {
     placement *p = placement_of(h, note_child_tid, 1);
     if (p && cpu >= 0)
       atomic_store_explicit(&p->child, cpu + 1, memory_order_relaxed);
-    if (p && h->opts.phases) {
+    thread_phases *ph = phases_of(h, note_child_tid, 1);
+    if (ph) {
       uint64_t ends[SBH_PHASES] = {trace_running, trace_store_ready, trace_instantiated, ns};
       for (int i = 0; i < SBH_PHASES; i++)
-        atomic_store_explicit(&p->phase[i], ends[i], memory_order_relaxed);
+        atomic_store_explicit(&ph->end[i], ends[i], memory_order_relaxed);
     }
     note_child_tid = 0;
   }
@@ -692,9 +706,9 @@ void sbh_placement(sbh_host *h, int tid, int *parent_cpu, int *child_cpu) {
 }
 
 void sbh_phases(sbh_host *h, int tid, uint64_t out[SBH_PHASES]) {
-  placement *p = placement_of(h, tid, 0);
+  thread_phases *p = phases_of(h, tid, 0);
   for (int i = 0; i < SBH_PHASES; i++)
-    out[i] = p ? atomic_load_explicit(&p->phase[i], memory_order_relaxed) : 0;
+    out[i] = p ? atomic_load_explicit(&p->end[i], memory_order_relaxed) : 0;
 }
 
 static void store_le64(uint8_t *p, uint64_t x);
@@ -957,11 +971,18 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
    * so spawned threads may use the rest, and a spawn past them fails with
    * EAGAIN instead of failing to instantiate. */
   h->limit = opts.max_threads;
-  if (opts.placement || opts.phases) {
-    /* Untouched pages of it cost nothing. */
+  /* Untouched pages of these cost nothing. */
+  if (opts.placement) {
     h->placements = calloc(MAX_TID / PLACEMENT_CHUNK + 1, sizeof *h->placements);
     if (!h->placements) {
       *why = format("out of memory for the placement table");
+      return NULL;
+    }
+  }
+  if (opts.phases) {
+    h->phases = calloc(MAX_TID / PLACEMENT_CHUNK + 1, sizeof *h->phases);
+    if (!h->phases) {
+      *why = format("out of memory for the phase table");
       return NULL;
     }
   }
