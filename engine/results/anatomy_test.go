@@ -88,10 +88,9 @@ func TestAnatomyColumnsAreDescribedAndLast(t *testing.T) {
 	}
 }
 
-// A process's traced flag and note survive the journal and its
-// compaction, as the rest of its row does. (A spawn's kernel events are
-// the journal's spawn arrays' to carry, with the capture that makes
-// them.)
+// A process's traced flag and note, and its spawns' traces with the
+// host's phases, survive the journal and its compaction, as the rest of
+// its row does.
 func TestTracedRunSurvivesTheJournal(t *testing.T) {
 	dir := t.TempDir()
 	w, err := Open(dir)
@@ -100,7 +99,9 @@ func TestTracedRunSurvivesTheJournal(t *testing.T) {
 	}
 	id, _ := w.Begin(Invocation{Command: "run", StartedAt: time.Now().UTC()})
 	run := ProcessRun{Environment: "native@traced", Kind: "native", Mode: "sequential", N: 1, Status: StatusOK, Invocation: id, Traced: true}
-	if err := w.Process(run, []protocol.Line{{SpawnNS: 1000}}); err != nil {
+	yes, first := true, int64(400)
+	traces := []SpawnTrace{{NewOSThread: &yes, TaskFirstRunNS: &first, Phases: []Phase{{"store", 700}, {"guest_entry", 1000}}}}
+	if err := w.ProcessTraced(run, []protocol.Line{{SpawnNS: 1000}}, traces); err != nil {
 		t.Fatal(err)
 	}
 	run.Environment, run.Traced, run.TraceNote = "native", false, "tracefs is not mounted"
@@ -115,6 +116,9 @@ func TestTracedRunSurvivesTheJournal(t *testing.T) {
 		}
 		if len(set.Runs) != 2 || !set.Runs[0].Traced || set.Runs[0].TraceNote != "" || set.Runs[1].Traced || set.Runs[1].TraceNote != "tracefs is not mounted" {
 			t.Fatalf("%s: runs %+v", stage, set.Runs)
+		}
+		if got := fmt.Sprint(set.Samples[0].Phases); got != "[{store 700} {guest_entry 1000}]" || set.Samples[1].Phases != nil {
+			t.Fatalf("%s: the traced spawn's phases %s, the untraced one's %v", stage, got, set.Samples[1].Phases)
 		}
 	}
 	check("from the journal")
