@@ -48,9 +48,14 @@
  * few, which spawnbench uses to put that clock on CLOCK_MONOTONIC; under
  * Emscripten in Node.js, whose clock cannot bracket CLOCK_REALTIME,
  *     #mono mono_ns clock_ns mono_ns
- * one reading of its clock between two of CLOCK_MONOTONIC instead. All
- * are printed after every join, outside anything measured; a reader that
- * does not know them skips them as comments.
+ * one reading of its clock between two of CLOCK_MONOTONIC instead. A host
+ * that times its own work in a new thread (spawnbench's embedded Wasmtime,
+ * `spawnbench wasmtime --phases`) prints, after the benchmark's lines,
+ *     #phase K name end_ns
+ * where its phase name of spawn K ended, on the benchmark's clock as read
+ * (the phases in the order they happen, each beginning where the one
+ * before ended). All are printed after every join, outside anything
+ * measured; a reader that does not know them skips them as comments.
  */
 #ifndef SB_H
 #define SB_H

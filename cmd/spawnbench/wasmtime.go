@@ -58,6 +58,7 @@ type wasmtimeFlags struct {
 	prestart    int
 	trace       bool
 	placement   bool
+	phases      bool
 	spin        time.Duration
 	env         []string
 }
@@ -86,6 +87,8 @@ func wasmtimeFlagsOf(cmd *cobra.Command, opts *wasmtimeFlags) {
 		"report each spawn's phases (hand-off, OS thread running, Store and WASI context ready, instance ready, first clock read) and which path served each poll_oneoff, on stderr")
 	f.BoolVar(&opts.placement, "placement", false,
 		`after the module ends, print each spawned thread's CPUs on stdout as "#cpu K PARENT_CPU CHILD_CPU" lines (c/sb.h): the parent's at its first clock read after thread-spawn, the thread's at its own first clock read`)
+	f.BoolVar(&opts.phases, "phases", false,
+		`after the module ends, print where each spawned thread's phases in the new thread ended on stdout, as "#phase K NAME END_NS" lines (c/sb.h), END_NS on the guest's monotonic clock: thread_start (its OS thread running the host's code), store (its Store and WASI context ready), instance (its instance ready), guest_entry (its first clock read)`)
 	f.StringArrayVar(&opts.env, "env", nil, "KEY=value for the module's environment (repeatable)")
 }
 
@@ -104,6 +107,7 @@ func runWasmtime(c *cli, opts *wasmtimeFlags, args []string) error {
 		PoolInstances:   opts.poolSize,
 		Trace:           opts.trace,
 		Placement:       opts.placement,
+		Phases:          opts.phases,
 		PrestartThreads: opts.prestart,
 		Spin:            opts.spin,
 	})
@@ -115,8 +119,28 @@ func runWasmtime(c *cli, opts *wasmtimeFlags, args []string) error {
 	if opts.placement {
 		writePlacement(c, "wasmtime", prog.Placement(), func(p wasmhost.Placement) (int, int) { return p.ParentCPU, p.ChildCPU })
 	}
+	if opts.phases {
+		writePhases(c, prog.Phases())
+	}
 	os.Exit(code)
 	return nil
+}
+
+// writePhases prints each spawned thread's phase ends as "#phase"
+// directives, in spawn order, leaving out those not noted (a thread that
+// never read the clock).
+func writePhases(c *cli, phases []wasmhost.Phases) {
+	w := bufio.NewWriter(c.stdout)
+	for i, ends := range phases {
+		for j, end := range ends {
+			if end > 0 {
+				w.WriteString(protocol.PhaseDirective(i+1, wasmhost.PhaseNames[j], end))
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "spawnbench wasmtime: write phases: %v\n", err)
+	}
 }
 
 // writePlacement prints each spawned thread's CPUs as "#cpu" directives

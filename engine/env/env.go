@@ -92,6 +92,11 @@ type Repetition struct {
 	// streams (an engine/protocol Collector, say), and the Outcome's
 	// Stdout is nil.
 	Stdout io.Writer
+	// Traced says the process is to be traced (a traced twin's): a host
+	// that times its own phases in a new thread prints them then, as
+	// "#phase" directives (c/sb.h), and only then, so that the untraced
+	// cells measure what they always did.
+	Traced bool
 }
 
 // Outcome is what one repetition produced, before any interpretation.

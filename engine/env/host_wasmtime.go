@@ -79,6 +79,10 @@ func (h *wasmtimeHost) Run(ctx context.Context, e Entry, r Repetition) (Outcome,
 		// The host notes each thread's CPUs after the clock reads and
 		// prints them after the benchmark's lines: WASI cannot tell them.
 		"--placement"}
+	if r.Traced {
+		// Its own phases in the new thread, which refine the trace's.
+		argv = append(argv, "--phases")
+	}
 	if h.cfg.PoolInstances > 0 {
 		argv = append(argv, "--pool-instances", fmt.Sprint(h.cfg.PoolInstances))
 	}

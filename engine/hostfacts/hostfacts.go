@@ -128,3 +128,21 @@ const (
 	Warm = "warm"
 	Cold = "cold"
 )
+
+// A host's own phases in a new thread, which it names in its "#phase"
+// directives (c/sb.h) and the report sets under the trace's "in the new
+// thread" part, in the order they happen. A host that times its own work
+// adds its names here (and their words to engine/report/render); today
+// only the embedded Wasmtime does (engine/wasmhost).
+const (
+	// PhaseThreadStart: the OS thread's start until it runs the host's
+	// job (libc's thread start, the alternate signal stack).
+	PhaseThreadStart = "thread_start"
+	// PhaseStore: a Store and WASI context for the thread.
+	PhaseStore = "store"
+	// PhaseInstance: the module's instance over the shared memory.
+	PhaseInstance = "instance"
+	// PhaseGuestEntry: the call of wasi_thread_start until the guest's
+	// first monotonic clock read.
+	PhaseGuestEntry = "guest_entry"
+)

@@ -12,7 +12,10 @@
 // benchmark's clock, by which a clock that is not CLOCK_MONOTONIC is put
 // on it; or "#mono mono_ns clock_ns mono_ns", one reading of the
 // benchmark's clock between two of CLOCK_MONOTONIC, printed by a host that
-// can read both (Node.js's process.hrtime).
+// can read both (Node.js's process.hrtime); and "#phase K name end_ns", by
+// which a host that times its own work in a new thread says where one of
+// spawn K's phases (named by the host) ended, on the benchmark's clock as
+// read, as "#at" is.
 //
 // This package is opinionated: output is parsed as it streams, and what a
 // benchmark prints never decides how much memory spawnbench uses. A
@@ -45,7 +48,21 @@ type Line struct {
 	// before it) on the benchmark's clock as read, from its "#at"
 	// directive; nil without one.
 	AtNS *int64
+	// Phases are the host's own phases of the spawn, from its "#phase"
+	// directives, in the order printed; nil without any.
+	Phases []Phase
 }
+
+// Phase is one "#phase" directive: where the host's phase Name of a spawn
+// ended, on the benchmark's clock as read.
+type Phase struct {
+	Name  string
+	EndNS int64
+}
+
+// MaxPhases bounds the "#phase" directives kept per spawn: a host names a
+// handful, and what a host prints never decides how much memory is used.
+const MaxPhases = 8
 
 // cpuDirective is the prefix of a "#cpu K parent_cpu child_cpu" line.
 const cpuDirective = "#cpu "
@@ -56,9 +73,10 @@ const clockDirective = "#clock "
 // atDirective is the prefix of a "#at K call_ns" line, syncDirective of
 // a "#sync clock_ns realtime_ns clock_ns" line.
 const (
-	atDirective   = "#at "
-	syncDirective = "#sync "
-	monoDirective = "#mono "
+	atDirective    = "#at "
+	syncDirective  = "#sync "
+	monoDirective  = "#mono "
+	phaseDirective = "#phase "
 )
 
 // Sync is a "#sync" directive: a CLOCK_REALTIME reading (RealtimeNS)
@@ -101,15 +119,18 @@ type Collector struct {
 	// them, whichever came first, the spawn line or its directive.
 	cpus  []placement
 	clock *ClockFacts // the last "#clock" directive
-	// ats are the "#at" directives kept, at most max.
-	ats     []at
-	sync    *Sync  // the tightest "#sync" directive
-	mono    *Sync  // the tightest "#mono" directive: CLOCK_MONOTONIC around the benchmark's clock
-	lineNo  int    // lines completed so far
-	partial []byte // the unfinished line, at most MaxLineBytes
-	skip    bool   // the unfinished line is overlong and is being dropped
-	err     error
-	closed  bool
+	// ats are the "#at" directives kept, at most max; phases the
+	// "#phase" ones, at most MaxPhases per spawn kept.
+	ats      []at
+	phases   []phaseAt
+	phasesOf map[int64]int // phases kept per spawn
+	sync     *Sync         // the tightest "#sync" directive
+	mono     *Sync         // the tightest "#mono" directive: CLOCK_MONOTONIC around the benchmark's clock
+	lineNo   int           // lines completed so far
+	partial  []byte        // the unfinished line, at most MaxLineBytes
+	skip     bool          // the unfinished line is overlong and is being dropped
+	err      error
+	closed   bool
 }
 
 // NewCollector returns a Collector that keeps at most max spawn lines; a
@@ -202,6 +223,10 @@ func (c *Collector) line(b []byte) {
 	}
 	if bytes.HasPrefix(b, []byte(monoDirective)) {
 		c.syncDirective(b, &c.mono, "#mono mono_ns clock_ns mono_ns")
+		return
+	}
+	if bytes.HasPrefix(b, []byte(phaseDirective)) {
+		c.phaseDirective(b)
 		return
 	}
 	if len(b) == 0 || b[0] == '#' {
@@ -400,6 +425,12 @@ func (c *Collector) Lines() []Line {
 			lines[a.k-1].AtNS = &v
 		}
 	}
+	for _, p := range c.phases {
+		if p.k <= int64(len(lines)) {
+			l := &lines[p.k-1]
+			l.Phases = append(l.Phases, p.Phase)
+		}
+	}
 	return lines
 }
 
@@ -525,4 +556,60 @@ func (c *Collector) syncDirective(b []byte, into **Sync, form string) {
 	if *into == nil || s.AfterNS-s.BeforeNS < (*into).AfterNS-(*into).BeforeNS {
 		*into = &s
 	}
+}
+
+// phaseAt is one "#phase" directive: a phase of spawn k.
+type phaseAt struct {
+	k int64
+	Phase
+}
+
+// PhaseDirective is the "#phase" line (with its line end) saying where
+// the host's phase name of spawn k (from 1) ended, ns on the benchmark's
+// clock as read.
+func PhaseDirective(k int, name string, endNS int64) string {
+	return fmt.Sprintf("%s%d %s %d\n", phaseDirective, k, name, endNS)
+}
+
+// validPhaseName: a phase's name is a short word of lower-case letters,
+// digits and underscores, as it becomes part of a column's values and of
+// the report's JSON.
+func validPhaseName(b []byte) bool {
+	if len(b) == 0 || len(b) > 32 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// phaseDirective parses a "#phase K name end_ns" line: K >= 1, end_ns >= 0.
+func (c *Collector) phaseDirective(b []byte) {
+	f := bytes.Fields(b[len(phaseDirective):])
+	var k, ns int64
+	ok := len(f) == 3
+	if ok {
+		k, ok = parseInt(f[0])
+	}
+	if ok {
+		ns, ok = parseInt(f[2])
+	}
+	if !ok || k < 1 || ns < 0 || !validPhaseName(f[1]) {
+		c.fail(fmt.Errorf("stdout line %d is not a phase directive (#phase K name end_ns, K >= 1, name of [a-z0-9_], end_ns >= 0): %s", c.lineNo, quote(b)))
+		return
+	}
+	if c.max >= 0 && (k > int64(c.max) || len(c.phases) >= c.max*MaxPhases) {
+		return // about a spawn beyond those kept, or more than a host names
+	}
+	if c.phasesOf == nil {
+		c.phasesOf = map[int64]int{}
+	}
+	if c.phasesOf[k] >= MaxPhases {
+		return
+	}
+	c.phasesOf[k]++
+	c.phases = append(c.phases, phaseAt{k: k, Phase: Phase{Name: string(f[1]), EndNS: ns}})
 }

@@ -208,3 +208,34 @@ func TestClockDirective(t *testing.T) {
 		t.Error("no directive, yet clock facts")
 	}
 }
+
+// "#phase" directives attach to their spawn in the order printed, before
+// or after its line; a spawn's phases beyond MaxPhases, and spawns beyond
+// those kept, are dropped; a bad one is an error naming its line.
+func TestPhaseDirective(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("#phase 1 thread_start 100\n10 20 30\n11 21 31\n")
+	in.WriteString(PhaseDirective(1, "store", 150))
+	in.WriteString(PhaseDirective(3, "store", 9)) // spawn 3 is beyond max
+	for i := range MaxPhases + 2 {
+		in.WriteString(PhaseDirective(2, fmt.Sprintf("p%d", i), int64(i)))
+	}
+	c := NewCollector(2)
+	_, _ = c.Write([]byte(in.String()))
+	c.Close()
+	if err := c.Err(); err != nil {
+		t.Fatal(err)
+	}
+	lines := c.Lines()
+	if got := fmt.Sprint(lines[0].Phases); got != "[{thread_start 100} {store 150}]" {
+		t.Errorf("spawn 1's phases %s", got)
+	}
+	if len(lines[1].Phases) != MaxPhases || lines[1].Phases[0] != (Phase{"p0", 0}) {
+		t.Errorf("spawn 2's phases %v, want the first %d", lines[1].Phases, MaxPhases)
+	}
+	for _, bad := range []string{"#phase 0 a 1", "#phase 1 A 1", "#phase 1 a -1", "#phase 1 a", "#phase 1 a-b 1"} {
+		if _, err := Parse([]byte("1\n" + bad + "\n")); err == nil || !strings.Contains(err.Error(), "stdout line 2 is not a phase directive") {
+			t.Errorf("%q: err %v, want a bad phase directive on line 2", bad, err)
+		}
+	}
+}

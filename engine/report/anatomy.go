@@ -19,6 +19,10 @@ import (
 //	scheduler = task_first_run_ns − task_wakeup_ns where and when the child first runs
 //	in_thread = spawn_ns − task_first_run_ns      the runtime's work on the new thread
 //
+// A host that times its own work in the new thread (the embedded
+// Wasmtime) splits in_thread further, into its named phases
+// (SpawnPhases), each the same statistic as a part.
+//
 // Tracing costs something, so the spec's anatomy block measures each
 // listed environment a second time, traced, as an environment of its own
 // (NAME@traced, NAME@one-cpu@traced), interleaved with the rest: the
@@ -61,6 +65,26 @@ func SpawnParts(s results.SpawnSample) (parts [4]int64, ok bool) {
 		return parts, false
 	}
 	return [4]int64{*s.TaskNewNS, *s.TaskWakeupNS - *s.TaskNewNS, *s.TaskFirstRunNS - *s.TaskWakeupNS, s.SpawnNS - *s.TaskFirstRunNS}, true
+}
+
+// SpawnPhases splits a traced spawn's in_thread part into the host's own
+// phases (results.SpawnTrace.Phases), ns, in the order they happen: each
+// from where the one before ended (the first from the new task's first
+// run) to its own end. ok is false where the spawn has no parts or its
+// host named no phases. Where the host's last phase ends at the child's
+// first clock reading, as the embedded Wasmtime's does, they add up to
+// in_thread.
+func SpawnPhases(s results.SpawnSample) (phases []results.Phase, ok bool) {
+	if _, ok := SpawnParts(s); !ok || len(s.Phases) == 0 {
+		return nil, false
+	}
+	from := *s.TaskFirstRunNS
+	phases = make([]results.Phase, len(s.Phases))
+	for i, p := range s.Phases {
+		phases[i] = results.Phase{Name: p.Name, EndNS: p.EndNS - from}
+		from = p.EndNS
+	}
+	return phases, true
 }
 
 // Anatomy is the report's "Where the time goes": the parts of the bottom
@@ -140,6 +164,11 @@ type AnatomyPart struct {
 	LowUS     Float  `json:"low_us"`
 	HighUS    Float  `json:"high_us"`
 	Processes int    `json:"processes"`
+	// Phases split the in_thread part into the runtime's own phases
+	// (SpawnPhases), each the same statistic over the processes whose
+	// spawns have it, in the order they happen; nil for every other part
+	// and where the host names none.
+	Phases []AnatomyPart `json:"phases,omitempty"`
 }
 
 // PlacementPart is the scheduler part of the spawns whose child first
@@ -359,6 +388,11 @@ func (r *Report) anatomyRow(row string, bc *BottomCell, mode, figure string, col
 		largest := math.Inf(-1)
 		for i, name := range PartNames {
 			part := partOf(name, t.parts[i])
+			if name == PartInThread {
+				for _, ph := range t.phaseOrder {
+					part.Phases = append(part.Phases, partOf(ph, t.phases[ph]))
+				}
+			}
 			out.Parts = append(out.Parts, part)
 			if float64(part.MedianUS) > largest {
 				largest, out.Largest = float64(part.MedianUS), name
@@ -382,24 +416,30 @@ func (r *Report) anatomyRow(row string, bc *BottomCell, mode, figure string, col
 
 // tally gathers a view's traced spawns process by process: each
 // process's median spawn, its median of each part (over its spawns that
-// have parts) and of the scheduler's part in each placement, and the
-// counts the shares come from.
+// have parts), of each of the host's phases (over its spawns that have
+// it) and of the scheduler's part in each placement, and the counts the
+// shares come from.
 type tally struct {
 	spawns, newThreads int
 	spawnMedians       []float64
 	parts              [4][]float64
-	sched              map[results.Placement][]float64
-	placed             map[results.Placement]int
+	// phases are by name, in phaseOrder: the order the first spawn that
+	// names each gives.
+	phases     map[string][]float64
+	phaseOrder []string
+	sched      map[results.Placement][]float64
+	placed     map[results.Placement]int
 }
 
 func newTally() *tally {
-	return &tally{sched: map[results.Placement][]float64{}, placed: map[results.Placement]int{}}
+	return &tally{phases: map[string][]float64{}, sched: map[results.Placement][]float64{}, placed: map[results.Placement]int{}}
 }
 
 // add tallies one process's traced spawns.
 func (t *tally) add(spawns []results.SpawnSample) {
 	var whole []float64
 	var parts [4][]float64
+	phases := map[string][]float64{}
 	sched := map[results.Placement][]float64{}
 	for _, s := range spawns {
 		t.spawns++
@@ -414,6 +454,14 @@ func (t *tally) add(spawns []results.SpawnSample) {
 		for i, v := range ps {
 			parts[i] = append(parts[i], float64(v)/1e3)
 		}
+		if phs, ok := SpawnPhases(s); ok {
+			for _, ph := range phs {
+				if !slices.Contains(t.phaseOrder, ph.Name) {
+					t.phaseOrder = append(t.phaseOrder, ph.Name)
+				}
+				phases[ph.Name] = append(phases[ph.Name], float64(ph.EndNS)/1e3)
+			}
+		}
 		if pl := firstRunPlacement(s); pl != results.UnknownPlacement {
 			t.placed[pl]++
 			sched[pl] = append(sched[pl], float64(ps[2])/1e3)
@@ -424,6 +472,9 @@ func (t *tally) add(spawns []results.SpawnSample) {
 		if len(parts[i]) > 0 {
 			t.parts[i] = append(t.parts[i], stats.Median(parts[i]))
 		}
+	}
+	for name, v := range phases {
+		t.phases[name] = append(t.phases[name], stats.Median(v))
 	}
 	for pl, v := range sched {
 		t.sched[pl] = append(t.sched[pl], stats.Median(v))

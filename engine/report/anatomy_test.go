@@ -342,3 +342,67 @@ func TestTracingMovesAFigureOnlyBeyondItsOwnNoise(t *testing.T) {
 		}
 	}
 }
+
+// A host that times its own phases in the new thread (the fixture's
+// embedded Wasmtime) splits its in_thread part into them, in the order
+// they happen, each near its share of the part, with an interval and the
+// part's processes; every other part, and every host that names no
+// phases, has none. Each spawn's phases add up to its in_thread part.
+func TestInThreadSplitsIntoTheHostsPhases(t *testing.T) {
+	t.Parallel()
+	s := reporttest.TracedSet()
+	for _, smp := range s.Samples {
+		phases, ok := report.SpawnPhases(smp)
+		if !ok {
+			continue
+		}
+		parts, _ := report.SpawnParts(smp)
+		var sum int64
+		for _, p := range phases {
+			sum += p.EndNS
+		}
+		if sum != parts[3] {
+			t.Fatalf("%s process %d spawn %d: phases %v add up to %d ns, in_thread is %d ns", smp.Environment, smp.Process, smp.Thread, phases, sum, parts[3])
+		}
+	}
+	r := reporttest.Build(t, s)
+	var host reporttest.TracedEnv
+	for _, e := range reporttest.TracedEnvs {
+		if len(e.Phases) > 0 {
+			host = e
+		}
+	}
+	split := 0
+	for _, row := range r.Anatomy.Rows {
+		for _, p := range row.Parts {
+			if p.Name != report.PartInThread || !strings.HasPrefix(row.Environment, host.Name) {
+				if p.Phases != nil {
+					t.Errorf("%s %s: part %s has phases %+v", row.Figure, row.Environment, p.Name, p.Phases)
+				}
+				continue
+			}
+			split++
+			if len(p.Phases) != len(host.Phases) {
+				t.Fatalf("%s %s: in_thread phases %+v, want %v", row.Figure, row.Environment, p.Phases, host.Phases)
+			}
+			for i, ph := range p.Phases {
+				want := host.PhaseShares[i] * float64(p.MedianUS)
+				if ph.Name != host.Phases[i] || math.Abs(float64(ph.MedianUS)-want) > 0.25*want || ph.Processes != p.Processes ||
+					!(ph.LowUS <= ph.MedianUS && ph.MedianUS <= ph.HighUS) {
+					t.Errorf("%s %s: phase %d %+v, want %s near %.3g µs over %d processes, within its interval", row.Figure, row.Environment, i, ph, host.Phases[i], want, p.Processes)
+				}
+			}
+		}
+	}
+	if split != 4 {
+		t.Errorf("%d in_thread parts split into phases, want 4 (%s's first and steady, free and on one CPU)", split, host.Name)
+	}
+	// In JSON the phases nest in their part, in its shape.
+	b, err := json.Marshal(r.Anatomy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"name":"in_thread"`) || !strings.Contains(string(b), `"phases":[{"name":"thread_start","median_us":`) {
+		t.Errorf("the anatomy's JSON nests no phases in in_thread: %.400s", b)
+	}
+}

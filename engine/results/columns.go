@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -250,6 +251,81 @@ func cpuListCol[T any](name string, f func(*T) *CPUList) column[T] {
 			}
 		},
 	}
+}
+
+// phaseNamesCol and phaseEndsCol store a spawn's phases as two columns,
+// the names (a dictionary string, "" for none: a host's names repeat on
+// every row) and their ends (a list, null for none), so that a reader
+// needs no nested type. Each fills its half of the phases, making as
+// many as it holds.
+func phaseNamesCol[T any](name string, f func(*T) *[]Phase) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}},
+		put: func(b array.Builder, r *T) {
+			names := make([]string, len(*f(r)))
+			for i, p := range *f(r) {
+				names[i] = p.Name
+			}
+			// Appending a string to a string dictionary cannot fail.
+			_ = b.(*array.BinaryDictionaryBuilder).AppendString(strings.Join(names, ","))
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			var joined string
+			switch a := a.(type) {
+			case *array.Dictionary:
+				joined = a.Dictionary().(*array.String).Value(a.GetValueIndex(i))
+			case *array.String:
+				joined = a.Value(i)
+			}
+			if joined == "" {
+				return
+			}
+			names := strings.Split(joined, ",")
+			ps := phasesOfLen(f(r), len(names))
+			for k, n := range names {
+				ps[k].Name = n
+			}
+		},
+	}
+}
+
+func phaseEndsCol[T any](name string, f func(*T) *[]Phase) column[T] {
+	return column[T]{
+		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true},
+		put: func(b array.Builder, r *T) {
+			ps := *f(r)
+			if len(ps) == 0 {
+				b.AppendNull()
+				return
+			}
+			lb := b.(*array.ListBuilder)
+			lb.Append(true)
+			vb := lb.ValueBuilder().(*array.Int64Builder)
+			for _, p := range ps {
+				vb.Append(p.EndNS)
+			}
+		},
+		get: func(a arrow.Array, i int, r *T) {
+			if a.IsNull(i) {
+				return
+			}
+			l := a.(*array.List)
+			from, to := l.ValueOffsets(i)
+			values := l.ListValues().(*array.Int64)
+			ps := phasesOfLen(f(r), int(to-from))
+			for k := range ps {
+				ps[k].EndNS = values.Value(int(from) + k)
+			}
+		},
+	}
+}
+
+// phasesOfLen makes *ps hold n phases, keeping what it holds.
+func phasesOfLen(ps *[]Phase, n int) []Phase {
+	if len(*ps) < n {
+		*ps = append(*ps, make([]Phase, n-len(*ps))...)
+	}
+	return (*ps)[:n]
 }
 
 // checkType reports a column whose stored type differs from the layout.

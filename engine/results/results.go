@@ -139,6 +139,19 @@ type SpawnTrace struct {
 	// false when the trace saw none in its window (a reused worker, a
 	// pool, a goroutine), nil when the trace lost its window's events.
 	NewOSThread *bool `json:"os,omitempty"`
+	// Phases are the host's own phases in the new thread, where the host
+	// names them (the embedded Wasmtime, `spawnbench wasmtime --phases`),
+	// in the order they happen: each ends at its EndNS, after the same
+	// start as SpawnNS, and begins where the one before ended, the first
+	// at TaskFirstRunNS. Nil where the host gives none.
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// Phase is where one of a host's phases of a spawn ended, ns after the
+// spawn's start.
+type Phase struct {
+	Name  string `json:"name"`
+	EndNS int64  `json:"end"`
 }
 
 // ProcessRun is one benchmark process (or page): one row of runs.parquet.
@@ -300,6 +313,8 @@ var sampleColumns = []column[SpawnSample]{
 	addedLater(optInt64Col("task_first_run_ns", func(r *SpawnSample) **int64 { return &r.TaskFirstRunNS })).doc("the new task's first switch-in (sched:sched_switch with it as next), ns after the same start: an offset; before = task_new_ns, kernel = task_wakeup_ns - task_new_ns, scheduler = task_first_run_ns - task_wakeup_ns, in the new thread = spawn_ns - task_first_run_ns; null where not traced or not seen"),
 	addedLater(optInt32Col("task_first_cpu", func(r *SpawnSample) **int32 { return &r.TaskFirstCPU })).doc("the CPU of the new task's first run; null where not traced or not seen"),
 	addedLater(optBoolCol("new_os_thread", func(r *SpawnSample) **bool { return &r.NewOSThread })).doc("true when the kernel made a new task for this spawn, false when the trace saw none in its window (a reused worker, a pool, a goroutine); null where the process was not traced, or its trace lost the events of the spawn's window (runs.parquet's trace_note says so)"),
+	addedLater(phaseNamesCol("thread_phases", func(r *SpawnSample) *[]Phase { return &r.Phases })).doc("the host's own phases in the new thread, comma-separated in the order they happen, where a traced process's host names them (the embedded Wasmtime: thread_start,store,instance,guest_entry; docs/anatomy.md); empty otherwise"),
+	addedLater(phaseEndsCol("thread_phase_end_ns", func(r *SpawnSample) *[]Phase { return &r.Phases })).doc("where each of thread_phases ended, ns after the same start as spawn_ns, on the trace's clock: offsets; each phase begins where the one before ended, the first at task_first_run_ns; null where thread_phases is empty"),
 }
 
 var runColumns = []column[ProcessRun]{

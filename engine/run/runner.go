@@ -462,7 +462,7 @@ func (r *Runner) process(ctx context.Context, c cell, p prepared, st step) error
 func (r *Runner) runOne(ctx context.Context, p prepared, c cell, b env.Benchmark, arg int, lines *protocol.Collector) (env.Outcome, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	out, err := p.env.Run(rctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: p.buildDir, CPUs: c.cpus, Stdout: lines})
+	out, err := p.env.Run(rctx, env.Repetition{Benchmark: b, Arg: arg, BuildDir: p.buildDir, CPUs: c.cpus, Stdout: lines, Traced: c.env.Traced})
 	// An environment that returns its output whole instead: parse it too.
 	_, _ = lines.Write(out.Stdout)
 	lines.Close()

@@ -123,6 +123,20 @@ func (r *Runner) endTrace(tr *tracedRun, c cell, row *results.ProcessRun, lines 
 			cpu := int32(a.TaskFirstCPU)
 			out[i].TaskFirstCPU = &cpu
 		}
+		out[i].Phases = phasesOf(spawns[i].Phases, clock, at[i].CallNS)
+	}
+	return out
+}
+
+// phasesOf puts a spawn's host phases on the trace's clock, as offsets
+// from its call (callNS, on that clock), as its kernel events are.
+func phasesOf(ps []protocol.Phase, clock trace.Clock, callNS int64) []results.Phase {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]results.Phase, len(ps))
+	for i, p := range ps {
+		out[i] = results.Phase{Name: p.Name, EndNS: p.EndNS + clock.OffsetNS - callNS}
 	}
 	return out
 }

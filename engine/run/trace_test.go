@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +11,11 @@ import (
 	"testing"
 
 	"spawnbench/engine/env"
+	"spawnbench/engine/report"
+	"spawnbench/engine/report/reporttest"
 	"spawnbench/engine/results"
 	"spawnbench/engine/trace"
+	"spawnbench/engine/wasmhost"
 	"spawnbench/internal/fulltest"
 )
 
@@ -214,5 +218,88 @@ anatomy: traced: ["native"]
 	}
 	if !strings.Contains(stderr+stdout, "not tracing the @traced environments: not root") {
 		t.Errorf("the run did not say once why it does not trace:\n%s", stderr)
+	}
+}
+
+// The embedded Wasmtime's traced processes carry its own phases in the
+// new thread (thread_start, store, instance, guest_entry): in at least
+// 95% of the spawns that made a new OS thread they are all there, in
+// order, the first ending no earlier than the kernel's first run and the
+// last at the child's first clock reading (spawn_ns), so that they split
+// the in-thread part; untraced processes carry none. The report splits
+// the embedded host's in_thread part into them.
+func TestEmbeddedHostPhasesSplitTheNewThread(t *testing.T) {
+	fulltest.Only(t, "builds a real payload and traces the embedded Wasmtime")
+	if _, err := trace.Open(); err != nil {
+		t.Skipf("cannot trace here: %v", err)
+	}
+	env.HostExecutable = func() (string, error) { return fulltest.Spawnbench(t), nil }
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "native", kind: "native"}, {name: "wasi-threads", kind: "wasi-threads"}]
+modes: ["sequential", "parallel"]
+n: [1, 30]
+samples: {min: 1, processes: 6, pause: "1ms"}
+schedule: settle: cap: "0s"
+anatomy: traced: ["wasi-threads"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slack := int64(1)
+	var spawns, inOrder int
+	var sums [4]float64
+	for _, s := range set.Samples {
+		if s.Environment != "wasi-threads@traced" {
+			if s.Phases != nil {
+				t.Fatalf("%s: an untraced spawn carries phases %v", s.Environment, s.Phases)
+			}
+			continue
+		}
+		if s.Warmup || s.NewOSThread == nil || !*s.NewOSThread {
+			continue
+		}
+		spawns++
+		parts, ok := report.SpawnParts(s)
+		phases, _ := report.SpawnPhases(s)
+		if !ok || len(phases) != len(wasmhost.PhaseNames) {
+			continue
+		}
+		good := s.Phases[len(s.Phases)-1].EndNS == s.SpawnNS
+		var sum int64
+		for i, p := range phases {
+			good = good && p.Name == wasmhost.PhaseNames[i] && p.EndNS >= -slack
+			sum += p.EndNS
+		}
+		if good && sum == parts[3] {
+			inOrder++
+			for i, p := range phases {
+				sums[i] += float64(p.EndNS) / 1e3
+			}
+		}
+	}
+	t.Logf("wasi-threads@traced: %d spawns made a new OS thread, %d have the host's phases in order within the new thread; mean phases %v µs",
+		spawns, inOrder, func() (m [4]string) {
+			for i := range sums {
+				m[i] = fmt.Sprintf("%s %.1f", wasmhost.PhaseNames[i], sums[i]/float64(max(inOrder, 1)))
+			}
+			return m
+		}())
+	if spawns == 0 || 100*inOrder < 95*spawns {
+		t.Errorf("of %d traced spawns that made a new OS thread, %d have the host's phases in order within the in-thread part; want at least 95%%", spawns, inOrder)
+	}
+	r := reporttest.Build(t, set)
+	if r.Anatomy == nil {
+		t.Fatal("the report has no anatomy")
+	}
+	split := 0
+	for _, row := range r.Anatomy.Rows {
+		for _, p := range row.Parts {
+			if p.Name == report.PartInThread && len(p.Phases) == len(wasmhost.PhaseNames) {
+				split++
+			}
+		}
+	}
+	if split != 2 {
+		t.Errorf("%d anatomy rows split in_thread into the host's phases, want 2 (the first spawn and the steady state)", split)
 	}
 }

@@ -66,8 +66,9 @@ typedef struct job {
  * takes is recorded through this thread-local. */
 static __thread uint64_t *trace_first_clock;
 /* trace_store_ready is when this thread's Store and WASI context were
- * ready, before instantiation (tracing only). */
-static __thread uint64_t trace_store_ready;
+ * ready, before instantiation; trace_running and trace_instantiated when
+ * its job began and its instance was ready (tracing or phases only). */
+static __thread uint64_t trace_store_ready, trace_running, trace_instantiated;
 
 /* Placement (opts.placement): where each thread's parent and the thread
  * itself ran, noted in clock_time_get after the clock was read, so neither
@@ -75,11 +76,17 @@ static __thread uint64_t trace_store_ready;
  * monotonic read, the parent's at its first monotonic read after
  * thread-spawn returned (the benchmarks' "created" reading). A note is the
  * CPU + 1 (0: none yet), in chunks of PLACEMENT_CHUNK threads allocated at
- * their first note. */
+ * their first note. With opts.phases a thread's phases' ends
+ * (sbh_phases) are noted at the same moment, for the same reason (no
+ * chunk's allocation inside a measured spawn), in a table of their own,
+ * so that placement alone allocates what it always did. */
 #define PLACEMENT_CHUNK 4096
 typedef struct placement {
   atomic_int parent, child;
 } placement;
+typedef struct thread_phases {
+  _Atomic uint64_t end[SBH_PHASES];
+} thread_phases;
 
 /* note_parent_tid is the thread this thread spawned last, whose parent
  * CPU the next clock read notes; note_child_tid is this thread's own id
@@ -162,9 +169,10 @@ struct sbh_host {
   pthread_mutex_t sigstack_mu;
   void *signal_stacks;
 
-  /* placements has MAX_TID / PLACEMENT_CHUNK + 1 chunk pointers
-   * (opts.placement only). */
-  _Atomic(placement *) *placements;
+  /* placements and phases have MAX_TID / PLACEMENT_CHUNK + 1 chunk
+   * pointers each, of placement and thread_phases records (with
+   * opts.placement and opts.phases only). */
+  _Atomic(char *) *placements, *phases;
 
   /* warm_module has one empty exported function, "f"; prestarted workers
    * run it once. warm_workers counts those ready (under idle_mu). */
@@ -331,7 +339,7 @@ static thread_instance *instantiate(sbh_host *h, char **why) {
   t->store = wasmtime_store_new(h->engine, t, NULL);
   t->ctx = wasmtime_store_context(t->store);
   wasmtime_error_t *err = wasmtime_context_set_wasi(t->ctx, wasi);
-  if (h->opts.trace)
+  if (h->opts.trace || h->opts.phases)
     trace_store_ready = now_ns();
   wasm_trap_t *trap = NULL;
   if (!err)
@@ -373,8 +381,9 @@ static int call(sbh_host *h, thread_instance *t, const char *name, int32_t *args
 static void run_job(sbh_host *h, job *j) {
   char where[32];
   snprintf(where, sizeof where, "thread %d", (int)j->tid);
-  uint64_t running = h->opts.trace ? now_ns() : 0, first_clock = 0;
-  trace_first_clock = h->opts.trace ? &first_clock : NULL;
+  int timed = h->opts.trace || h->opts.phases;
+  uint64_t running = timed ? now_ns() : 0, first_clock = 0;
+  trace_first_clock = timed ? &first_clock : NULL;
   thread_instance *t = j->ready;
   trace_store_ready = running;
   if (!t) {
@@ -388,11 +397,13 @@ static void run_job(sbh_host *h, job *j) {
       return;
     }
   }
-  uint64_t instantiated = h->opts.trace ? now_ns() : 0;
+  uint64_t instantiated = timed ? now_ns() : 0;
+  trace_instantiated = instantiated;
+  trace_running = running;
   int32_t args[2] = {j->tid, j->arg};
   wasmtime_error_t *err = NULL;
   wasm_trap_t *trap = NULL;
-  note_child_tid = h->opts.placement ? j->tid : 0;
+  note_child_tid = h->opts.placement || h->opts.phases ? j->tid : 0;
   int called = call(h, t, "wasi_thread_start", args, 2, where, &err, &trap);
   note_child_tid = 0;
   if (h->opts.trace)
@@ -635,15 +646,16 @@ static wasm_trap_t *spawn(void *env, wasmtime_caller_t *caller, wasmtime_val_raw
   return NULL;
 }
 
-/* placement_of is thread tid's placement record, allocated when create
- * is set and it has none; NULL otherwise (or out of memory). */
-static placement *placement_of(sbh_host *h, int tid, int create) {
-  if (!h->placements || tid <= 0 || tid > MAX_TID)
+/* note_of is thread tid's record of size bytes in table (chunk
+ * pointers), allocated when create is set and it has none; NULL
+ * otherwise (or out of memory). */
+static void *note_of(_Atomic(char *) *table, size_t size, int tid, int create) {
+  if (!table || tid <= 0 || tid > MAX_TID)
     return NULL;
-  _Atomic(placement *) *slot = &h->placements[tid / PLACEMENT_CHUNK];
-  placement *chunk = atomic_load_explicit(slot, memory_order_acquire);
+  _Atomic(char *) *slot = &table[tid / PLACEMENT_CHUNK];
+  char *chunk = atomic_load_explicit(slot, memory_order_acquire);
   if (!chunk && create) {
-    placement *fresh = calloc(PLACEMENT_CHUNK, sizeof *fresh);
+    char *fresh = calloc(PLACEMENT_CHUNK, size);
     if (!fresh)
       return NULL;
     if (atomic_compare_exchange_strong(slot, &chunk, fresh))
@@ -651,16 +663,30 @@ static placement *placement_of(sbh_host *h, int tid, int create) {
     else
       free(fresh); /* another thread installed it: chunk holds that one */
   }
-  return chunk ? &chunk[tid % PLACEMENT_CHUNK] : NULL;
+  return chunk ? chunk + (size_t)(tid % PLACEMENT_CHUNK) * size : NULL;
 }
 
-/* note_placement runs after a monotonic clock reading was taken. */
-static void note_placement(sbh_host *h) {
+static placement *placement_of(sbh_host *h, int tid, int create) {
+  return note_of(h->placements, sizeof(placement), tid, create);
+}
+
+static thread_phases *phases_of(sbh_host *h, int tid, int create) {
+  return note_of(h->phases, sizeof(thread_phases), tid, create);
+}
+
+/* note_placement runs after a monotonic clock reading, ns, was taken. */
+static void note_placement(sbh_host *h, uint64_t ns) {
   int cpu = sched_getcpu();
   if (note_child_tid) {
     placement *p = placement_of(h, note_child_tid, 1);
     if (p && cpu >= 0)
       atomic_store_explicit(&p->child, cpu + 1, memory_order_relaxed);
+    thread_phases *ph = phases_of(h, note_child_tid, 1);
+    if (ph) {
+      uint64_t ends[SBH_PHASES] = {trace_running, trace_store_ready, trace_instantiated, ns};
+      for (int i = 0; i < SBH_PHASES; i++)
+        atomic_store_explicit(&ph->end[i], ends[i], memory_order_relaxed);
+    }
     note_child_tid = 0;
   }
   if (note_parent_tid) {
@@ -677,6 +703,12 @@ void sbh_placement(sbh_host *h, int tid, int *parent_cpu, int *child_cpu) {
   placement *p = placement_of(h, tid, 0);
   *parent_cpu = p ? atomic_load_explicit(&p->parent, memory_order_relaxed) - 1 : -1;
   *child_cpu = p ? atomic_load_explicit(&p->child, memory_order_relaxed) - 1 : -1;
+}
+
+void sbh_phases(sbh_host *h, int tid, uint64_t out[SBH_PHASES]) {
+  thread_phases *p = phases_of(h, tid, 0);
+  for (int i = 0; i < SBH_PHASES; i++)
+    out[i] = p ? atomic_load_explicit(&p->end[i], memory_order_relaxed) : 0;
 }
 
 static void store_le64(uint8_t *p, uint64_t x);
@@ -736,7 +768,7 @@ static wasm_trap_t *clock_time_get(void *env, wasmtime_caller_t *caller, wasmtim
   if (trace_first_clock && *trace_first_clock == 0 && id == 1)
     *trace_first_clock = ns;
   if ((note_child_tid | note_parent_tid) && id == 1)
-    note_placement(h);
+    note_placement(h, ns);
   wasm_trap_t *trap = NULL;
   uint8_t *p = guest_ptr(h, "clock_time_get", out, 8, 8, &trap);
   if (!p)
@@ -939,11 +971,18 @@ sbh_host *sbh_new(const uint8_t *wasm, size_t len, const uint8_t *tramp, size_t 
    * so spawned threads may use the rest, and a spawn past them fails with
    * EAGAIN instead of failing to instantiate. */
   h->limit = opts.max_threads;
+  /* Untouched pages of these cost nothing. */
   if (opts.placement) {
-    /* Untouched pages of it cost nothing. */
     h->placements = calloc(MAX_TID / PLACEMENT_CHUNK + 1, sizeof *h->placements);
     if (!h->placements) {
       *why = format("out of memory for the placement table");
+      return NULL;
+    }
+  }
+  if (opts.phases) {
+    h->phases = calloc(MAX_TID / PLACEMENT_CHUNK + 1, sizeof *h->phases);
+    if (!h->phases) {
+      *why = format("out of memory for the phase table");
       return NULL;
     }
   }

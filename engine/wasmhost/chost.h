@@ -37,6 +37,10 @@ typedef struct sbh_options {
    * clock read after thread-spawn returned and the CPU it was on at its
    * own first clock read, each after the reading (sbh_placement). */
   int placement;
+  /* phases: note, per thread, when its OS thread ran the host's code,
+   * its Store and WASI context and its instance were ready, and it first
+   * read the monotonic clock, on CLOCK_MONOTONIC (sbh_phases). */
+  int phases;
 } sbh_options;
 
 /* sbh_new compiles the module and links everything a thread needs. tramp
@@ -59,5 +63,14 @@ int sbh_spawned(sbh_host *h);
 /* sbh_placement gives thread tid's CPUs as noted with opts.placement:
  * -1 where not (yet) known. Safe while threads still run. */
 void sbh_placement(sbh_host *h, int tid, int *parent_cpu, int *child_cpu);
+
+/* SBH_PHASES is the number of times sbh_phases gives. */
+#define SBH_PHASES 4
+
+/* sbh_phases gives thread tid's phase ends as noted with opts.phases, in
+ * CLOCK_MONOTONIC ns: its OS thread running the host's code, its Store and
+ * WASI context ready, its instance ready, its first monotonic clock read;
+ * 0 where not (yet) noted. Safe while threads still run. */
+void sbh_phases(sbh_host *h, int tid, uint64_t out[SBH_PHASES]);
 
 #endif

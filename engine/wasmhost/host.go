@@ -28,6 +28,8 @@ import (
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"spawnbench/engine/hostfacts"
 )
 
 // ThreadMode says how a wasm thread gets its OS thread.
@@ -100,7 +102,20 @@ type Options struct {
 	// Placement makes the host note, per thread, the CPU its parent was on
 	// and the CPU it first ran on (see Program.Placement).
 	Placement bool
+	// Phases makes the host note, per thread, where its own phases in the
+	// new thread ended (see Program.Phases).
+	Phases bool
 }
+
+// PhaseNames are the host's phases in a new thread (hostfacts), in the
+// order they happen, as Program.Phases gives their ends: each begins
+// where the one before ended, the first where the kernel first ran the
+// thread.
+var PhaseNames = []string{hostfacts.PhaseThreadStart, hostfacts.PhaseStore, hostfacts.PhaseInstance, hostfacts.PhaseGuestEntry}
+
+// Phases are where one spawned thread's phases (PhaseNames' order) ended,
+// CLOCK_MONOTONIC ns, the guest's clock; 0 where not noted.
+type Phases [4]int64
 
 // Placement is where one spawned thread and its parent ran: ParentCPU at
 // the parent's first clock read after thread-spawn returned, ChildCPU at
@@ -121,8 +136,8 @@ type Program struct {
 	// cStrings are the C copies of argv, environment and import names,
 	// which the C host uses for as long as the process lives.
 	cStrings []unsafe.Pointer
-	// placement: Options.Placement.
-	placement bool
+	// placement and phases: Options.Placement and Options.Phases.
+	placement, phases bool
 }
 
 // Load checks that wasm is a wasi-threads module, then compiles and links
@@ -134,6 +149,9 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 	}
 	if opts.Placement {
 		copts.placement = 1
+	}
+	if opts.Phases {
+		copts.phases = 1
 	}
 	copts.spin_ns = C.int64_t(opts.Spin.Nanoseconds())
 	switch opts.Threads {
@@ -179,7 +197,7 @@ func Load(wasm []byte, opts Options) (*Program, error) {
 		return nil, err
 	}
 
-	p := &Program{placement: opts.Placement}
+	p := &Program{placement: opts.Placement, phases: opts.Phases}
 	cstr := func(s string) *C.char {
 		c := C.CString(s)
 		p.cStrings = append(p.cStrings, unsafe.Pointer(c))
@@ -261,6 +279,26 @@ func (p *Program) Placement() []Placement {
 		var parent, child C.int
 		C.sbh_placement(p.host, C.int(i+1), &parent, &child)
 		out[i] = Placement{ParentCPU: int(parent), ChildCPU: int(child)}
+	}
+	return out
+}
+
+// Phases returns every spawned thread's phase ends, in spawn order (thread
+// ids 1, 2, ...), as noted so far: a thread's are noted together at its
+// first monotonic clock read, after the reading. Nil unless
+// Options.Phases. It may be called after Run, while threads still run.
+func (p *Program) Phases() []Phases {
+	if !p.phases {
+		return nil
+	}
+	n := int(C.sbh_spawned(p.host))
+	out := make([]Phases, n)
+	var ends [C.SBH_PHASES]C.uint64_t
+	for i := range out {
+		C.sbh_phases(p.host, C.int(i+1), &ends[0])
+		for j := range out[i] {
+			out[i][j] = int64(ends[j])
+		}
 	}
 	return out
 }

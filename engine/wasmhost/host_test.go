@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
@@ -523,13 +524,9 @@ func TestLoadRejectsAPoolWithNoSlotForAThread(t *testing.T) {
 	}
 }
 
-// --placement prints, after the module's own output, one "#cpu" line per
-// spawned thread: the parent's CPU at its first clock read after the
-// spawn and the thread's at its own first clock read, each a CPU this
-// process may run on, or -1 for a thread that never read the clock.
-func TestPlacementNotesEachThreadsCPUs(t *testing.T) {
-	t.Parallel()
-	wasm := guest(t, `
+// twoSpawnsOneReads spawns thread 1, which reads the clock and
+// signals, then thread 2, which never reads it, and exits.
+const twoSpawnsOneReads = `
   (func (export "_start")
     (drop (call $spawn (i32.const 0)))
     (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 104)))
@@ -544,7 +541,15 @@ func TestPlacementNotesEachThreadsCPUs(t *testing.T) {
       (drop (call $clock (i32.const 1) (i64.const 1) (i32.const 96)))
       (i32.atomic.store (i32.const 64) (i32.const 1))
       (drop (memory.atomic.notify (i32.const 64) (i32.const 1)))))
-    (call $block_forever))`)
+    (call $block_forever))`
+
+// --placement prints, after the module's own output, one "#cpu" line per
+// spawned thread: the parent's CPU at its first clock read after the
+// spawn and the thread's at its own first clock read, each a CPU this
+// process may run on, or -1 for a thread that never read the clock.
+func TestPlacementNotesEachThreadsCPUs(t *testing.T) {
+	t.Parallel()
+	wasm := guest(t, twoSpawnsOneReads)
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		t.Fatal(err)
@@ -570,5 +575,54 @@ func TestPlacementNotesEachThreadsCPUs(t *testing.T) {
 	// Without the flag the output is the module's own, as the CLI's is.
 	if r := run(t, wasm); r.code != 0 || r.stdout != "" {
 		t.Errorf("without --placement: exit %d, stdout %q; want 0 and nothing", r.code, r.stdout)
+	}
+}
+
+// --phases prints, after the module's own output, one "#phase" line per
+// phase of each spawned thread that read the clock, in the order they
+// happen, their ends (CLOCK_MONOTONIC, as the guest reads it) not
+// decreasing and within the process's life; nothing for a thread that
+// never read the clock. Instantiated in the parent, the thread's Store
+// takes no time in it.
+func TestPhasesNoteEachThreadsPhasesInOrder(t *testing.T) {
+	t.Parallel()
+	wasm := guest(t, twoSpawnsOneReads)
+	line := regexp.MustCompile(`^#phase 1 (\w+) (\d+)$`)
+	for _, mode := range [][]string{
+		{"--threads", "fresh"},
+		{"--threads", "reuse", "--prestart-threads", "2", "--instantiate", "parent"},
+		{"--allocation", "pooling", "--placement"},
+	} {
+		var before unix.Timespec
+		_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &before)
+		r := run(t, append(append(mode, "--phases"), wasm)...)
+		var after unix.Timespec
+		_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &after)
+		var names []string
+		var ends []int64
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			if strings.HasPrefix(l, "#cpu ") {
+				continue
+			}
+			m := line.FindStringSubmatch(l)
+			if m == nil {
+				t.Errorf("%v: stdout line %q is no phase of thread 1", mode, l)
+				continue
+			}
+			end, _ := strconv.ParseInt(m[2], 10, 64)
+			names, ends = append(names, m[1]), append(ends, end)
+		}
+		if r.code != 0 || !slices.Equal(names, wasmhost.PhaseNames) {
+			t.Errorf("%v: exit %d, phases %v, want %v; stdout %q, stderr %q", mode, r.code, names, wasmhost.PhaseNames, r.stdout, r.stderr)
+			continue
+		}
+		for i, end := range ends {
+			if end < before.Nano() || end > after.Nano() || i > 0 && end < ends[i-1] {
+				t.Errorf("%v: phase %s ends at %d: not in order within the process's life [%d, %d] (ends %v)", mode, names[i], end, before.Nano(), after.Nano(), ends)
+			}
+		}
+		if mode[len(mode)-1] == "parent" && ends[1] != ends[0] {
+			t.Errorf("%v: the store phase took time in the new thread (ends %v), though the parent made the Store", mode, ends)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/textfmt"
@@ -31,6 +32,15 @@ var (
 		report.PartKernel:    "the kernel's",
 		report.PartScheduler: "the scheduler's",
 		report.PartInThread:  "the work in the new thread",
+	}
+	// phaseHeadings are a host's own phases in the new thread
+	// (hostfacts), as the table of in_thread's phases names them; a
+	// phase a host names without words here is shown by its name.
+	phaseHeadings = map[string]string{
+		hostfacts.PhaseThreadStart: "the OS thread's start, until the host's code runs",
+		hostfacts.PhaseStore:       "a Store and WASI context",
+		hostfacts.PhaseInstance:    "the instance",
+		hostfacts.PhaseGuestEntry:  "the guest's entry, until its first clock reading",
 	}
 )
 
@@ -94,6 +104,7 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 				"so the whole spawn is the runtime's own work (a goroutine, a reused worker, a pool's thread).\n\n",
 				textfmt.List(none, "and"), columnAt(bl, fig.col))
 		}
+		writeInThreadPhases(a, b, fig.name)
 	}
 	for _, p := range plots {
 		if filepath.Base(p.Path) == anatomyPlotBase+".png" {
@@ -102,6 +113,36 @@ func writeAnatomy(r *report.Report, b *strings.Builder, plots []Plot) {
 	}
 	writeSchedulerByPlacement(r, b)
 	writeTracingCost(r, b)
+}
+
+// writeInThreadPhases sets, under a figure's table, the in-the-new-thread
+// part of each row whose host times its own phases there, and each phase
+// indented beneath it.
+func writeInThreadPhases(a *report.Anatomy, b *strings.Builder, figure string) {
+	var rows [][]string
+	for _, row := range a.Rows {
+		if row.Figure != figure {
+			continue
+		}
+		for _, p := range row.Parts {
+			if p.Name != report.PartInThread || len(p.Phases) == 0 {
+				continue
+			}
+			rows = append(rows, []string{row.Environment, threadsOn(row.Placement), partHeadings[p.Name], partFigure(p.MedianUS, p.LowUS, p.HighUS), fmt.Sprint(p.Processes)})
+			for _, ph := range p.Phases {
+				words := phaseHeadings[ph.Name]
+				if words == "" {
+					words = ph.Name
+				}
+				rows = append(rows, []string{"", "", "↳ " + words + " (`" + ph.Name + "`)", partFigure(ph.MedianUS, ph.LowUS, ph.HighUS), fmt.Sprint(ph.Processes)})
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("In the new thread, by the runtime's own phases where its host times them (each from the end of the one before, the first from the child's first run), the same statistic as the parts:\n\n")
+	mdTable(b, []string{"Environment", "Threads on", "Part", "Time", "Processes"}, "lll", rows)
 }
 
 // writeNotTraced says which processes were to be traced and were not,

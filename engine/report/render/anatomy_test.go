@@ -140,7 +140,9 @@ func textfmtTime(v report.Float) string { return " of " + textfmt.TimeUS(float64
 // The JSON carries the anatomy as the issue names it: anatomy.rows[]
 // with environment, figure ("first" or "steady"), spawn_us, processes
 // and parts[] of {name, median_us, low_us, high_us}, names before,
-// kernel, scheduler and in_thread; and the tracing's cost.
+// kernel, scheduler and in_thread, in_thread with the host's phases
+// nested in its phases[] in the same shape where the host times them;
+// and the tracing's cost.
 func TestAnatomyJSONShape(t *testing.T) {
 	t.Parallel()
 	r := reporttest.Build(t, reporttest.TracedSet())
@@ -159,7 +161,7 @@ func TestAnatomyJSONShape(t *testing.T) {
 	if len(doc.Anatomy.Rows) == 0 {
 		t.Fatal("no anatomy.rows in the JSON")
 	}
-	withParts := 0
+	withParts, withPhases := 0, 0
 	for _, row := range doc.Anatomy.Rows {
 		for _, key := range []string{"environment", "figure", "spawn_us", "processes", "parts", "tracing_cost", "new_os_thread_share"} {
 			if _, ok := row[key]; !ok {
@@ -183,6 +185,27 @@ func TestAnatomyJSONShape(t *testing.T) {
 				}
 			}
 			names = append(names, part["name"].(string))
+			phases, ok := part["phases"].([]any)
+			if !ok {
+				continue
+			}
+			if part["name"] != report.PartInThread {
+				t.Errorf("part %v has phases", part["name"])
+			}
+			withPhases++
+			var phaseNames []string
+			for _, ph := range phases {
+				phase := ph.(map[string]any)
+				for _, key := range []string{"name", "median_us", "low_us", "high_us", "processes"} {
+					if _, ok := phase[key]; !ok {
+						t.Fatalf("a phase lacks %q: %v", key, phase)
+					}
+				}
+				phaseNames = append(phaseNames, phase["name"].(string))
+			}
+			if got := strings.Join(phaseNames, " "); got != "thread_start store instance guest_entry" {
+				t.Errorf("in_thread's phases named %s", got)
+			}
 		}
 		if got := strings.Join(names, " "); got != "before kernel scheduler in_thread" {
 			t.Errorf("parts named %s", got)
@@ -194,8 +217,8 @@ func TestAnatomyJSONShape(t *testing.T) {
 			}
 		}
 	}
-	if withParts == 0 {
-		t.Error("no row has parts")
+	if withParts == 0 || withPhases != 4 {
+		t.Errorf("%d rows have parts, %d phases in in_thread; want some, and 4 (the embedded host's first and steady, free and on one CPU)", withParts, withPhases)
 	}
 }
 

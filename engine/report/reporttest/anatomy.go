@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"spawnbench/engine/hostfacts"
 	"spawnbench/engine/results"
 )
 
@@ -31,6 +32,12 @@ type TracedEnv struct {
 	// OneCPU measures it pinned too, as the spec's placement block does
 	// (NAME@one-cpu).
 	OneCPU bool
+	// Phases are the host's own phases in the new thread and
+	// PhaseShares each one's share of that part, as a host that times
+	// them (the embedded Wasmtime) records them in traced spawns: the
+	// last ends at the child's first clock reading.
+	Phases      []string
+	PhaseShares []float64
 }
 
 // TracingCostUS is what tracing adds to the kernel's part of every
@@ -48,7 +55,9 @@ var TracedEnvs = []TracedEnv{
 		RecordsCPUs: true, OtherCPUShare: 0.7, OtherCPUWakeUS: 25, OneCPU: true},
 	{Name: "wasi-threads", Kind: "wasi-threads", Payload: "wasi-freestanding", Host: "wasmtime", Family: "Wasmtime",
 		First: [4]float64{30, 6, 4, 48}, Steady: [4]float64{9, 2.6, 3.5, 5.5},
-		RecordsCPUs: true, OtherCPUShare: 0.9, OtherCPUWakeUS: 25, OneCPU: true},
+		RecordsCPUs: true, OtherCPUShare: 0.9, OtherCPUWakeUS: 25, OneCPU: true,
+		Phases:      []string{hostfacts.PhaseThreadStart, hostfacts.PhaseStore, hostfacts.PhaseInstance, hostfacts.PhaseGuestEntry},
+		PhaseShares: []float64{0.1, 0.2, 0.6, 0.1}},
 	{Name: "wazero", Kind: "wazero", Payload: "wasi-freestanding", Host: "wazero", Family: "wazero",
 		First: [4]float64{200, 0, 0, 180}, Steady: [4]float64{12, 0, 0, 9}, NoThread: true},
 	{Name: "emscripten", Kind: "emscripten", Payload: "emscripten", Host: "node", Family: "Emscripten",
@@ -60,8 +69,9 @@ var TracedEnvs = []TracedEnv{
 // (NAME@traced, and NAME@one-cpu@traced for a pinned one), as the spec's
 // anatomy block measures them. Every spawn's time is the sum of its
 // parts; a traced twin's spawns carry the kernel's events (task_new_ns,
-// task_wakeup_ns, task_first_run_ns, task_first_cpu, new_os_thread) and
-// cost TracingCostUS more in the kernel.
+// task_wakeup_ns, task_first_run_ns, task_first_cpu, new_os_thread), and
+// the embedded host's its phases in the new thread, and cost
+// TracingCostUS more in the kernel.
 func TracedSet() *results.Set {
 	s := &results.Set{Provenance: Provenance("", "")}
 	for i, e := range TracedEnvs {
@@ -120,8 +130,26 @@ func addTracedCell(s *results.Set, e TracedEnv, env string, n int32, seed uint64
 		if made {
 			newNS, wake, run, cpu := sp.parts[0], sp.parts[0]+sp.parts[1], sp.parts[0]+sp.parts[1]+sp.parts[2], sp.cpu
 			smp.TaskNewNS, smp.TaskWakeupNS, smp.TaskFirstRunNS, smp.TaskFirstCPU = &newNS, &wake, &run, &cpu
+			smp.Phases = phasesOf(e, run, sp.parts[3])
 		}
 	}
+}
+
+// phasesOf are e's phases of a spawn whose new task first ran at run
+// and spent inThread ns in it, ns after the spawn's start; the last ends
+// where that part does.
+func phasesOf(e TracedEnv, run, inThread int64) []results.Phase {
+	if len(e.Phases) == 0 {
+		return nil
+	}
+	out := make([]results.Phase, len(e.Phases))
+	share := 0.0
+	for i, name := range e.Phases {
+		share += e.PhaseShares[i]
+		out[i] = results.Phase{Name: name, EndNS: run + int64(share*float64(inThread))}
+	}
+	out[len(out)-1].EndNS = run + inThread
+	return out
 }
 
 // spawnParts is one spawn as the fixture makes it: its parts, ns, and
