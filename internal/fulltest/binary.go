@@ -70,11 +70,34 @@ func buildShared(pkg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	name := filepath.Base(pkg)
+	return cached(key, name, func(dir string) error {
+		cmd := goCommand(append(append([]string{"build"}, buildFlags...), "-o", filepath.Join(dir, name), pkg)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %w\n%s", err, out)
+		}
+		return nil
+	})
+}
+
+// Cached is the file name that build wrote into a directory of its own,
+// made once for all test binaries and runs while key (a digest of
+// everything build reads) stays the same, and kept where BuildBinary keeps
+// its builds. For the tests that need a build of another project's
+// sources, which no test asserts anything about: they run the build, not
+// its compilation.
+func Cached(key, name string, build func(dir string) error) (string, error) {
+	sum := sha256.Sum256([]byte(key))
+	return cached(hex.EncodeToString(sum[:])[:24], name, build)
+}
+
+// cached is Cached of a key already digested: a lock per key, so that
+// one test binary builds it and the others wait and reuse it.
+func cached(key, name string, build func(dir string) error) (string, error) {
 	root, err := sharedDir()
 	if err != nil {
 		return "", err
 	}
-	name := filepath.Base(pkg)
 	final := filepath.Join(root, key)
 	lock, err := os.OpenFile(final+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -96,9 +119,11 @@ func buildShared(pkg string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	build := goCommand(append(append([]string{"build"}, buildFlags...), "-o", filepath.Join(tmp, name), pkg)...)
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
+	if err := build(tmp); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(tmp, name)); err != nil {
+		return "", fmt.Errorf("the build left no %s: %w", name, err)
 	}
 	// A directory without its binary is what a removal cut short left.
 	os.RemoveAll(final)

@@ -181,15 +181,21 @@ func executedOutputs(t *testing.T, path string) (string, []string) {
 	return printed.String(), perCell
 }
 
-// checkAgainstReport compares the notebook's classic table with the one
-// spawnbench report builds from the same set: the same rows and columns,
-// means equal to rounding, and the same text around them.
-func checkAgainstReport(t *testing.T, rows [][]string, set *results.Set) {
+// buildReport is set's report as spawnbench report builds it.
+func buildReport(t *testing.T, set *results.Set) *report.Report {
 	t.Helper()
 	r, err := report.Build([]report.Input{{Dir: "d", Set: set}}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// checkAgainstReport compares the notebook's classic table with the one
+// spawnbench report builds from the same set (r): the same rows and
+// columns, means equal to rounding, and the same text around them.
+func checkAgainstReport(t *testing.T, rows [][]string, r *report.Report) {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, row := range rows {
 		env, mode, label, mean, text := row[0], row[1], row[2], row[3], row[4]
@@ -239,7 +245,7 @@ func TestNotebookRebuildsClassicTable(t *testing.T) {
 	s := reporttest.RealisticSet(t)
 	dir := writeSet(t, s)
 	rows := runNotebook(t, dir)
-	checkAgainstReport(t, rows, s)
+	checkAgainstReport(t, rows, buildReport(t, s))
 	// The fixture has every kind of cell; make sure they all came through.
 	var texts []string
 	for _, row := range rows {
@@ -269,8 +275,11 @@ func TestNotebookOnCommittedMainJobSet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("notebook failed: %v\n%s", err, out)
 	}
-	checkAgainstReport(t, rows, set)
-	checkPrintsTheBottomLine(t, printed, set)
+	// One build of the set's report for both checks: it is most of the
+	// test's own time.
+	r := buildReport(t, set)
+	checkAgainstReport(t, rows, r)
+	checkPrintsTheBottomLine(t, printed, r)
 	// The notebook is committed with its outputs on this set; they must be
 	// what it prints today. -update rewrites it.
 	committed := filepath.Join(root, "results", "analysis.ipynb")
@@ -296,13 +305,10 @@ func TestNotebookOnCommittedMainJobSet(t *testing.T) {
 
 // checkPrintsTheBottomLine: the notebook's first cells print, from
 // cells.parquet, every figure and ratio of the bottom line that the
-// report (and so the README) shows for set, each as the report words it.
-func checkPrintsTheBottomLine(t *testing.T, printed string, set *results.Set) {
+// report r (and so the README) shows for its set, each as the report
+// words it.
+func checkPrintsTheBottomLine(t *testing.T, printed string, r *report.Report) {
 	t.Helper()
-	r, err := report.Build([]report.Input{{Dir: "d", Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	bl := r.BottomLine
 	if bl == nil || len(bl.Rows) == 0 {
 		t.Fatal("the set has no bottom line")
