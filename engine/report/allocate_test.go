@@ -11,9 +11,9 @@ import (
 )
 
 // The allocation of the committed main job's bottom line at ±10%: every
-// cell of a bottom-line ratio is in it once, none below its floor, and a
-// baseline (native, wide and cheap) gets more processes than any cell
-// divided by it, which is what Neyman's allocation is for.
+// cell of a bottom-line ratio is in it once (the baselines too), none
+// below its floor or above the most; Neyman's split itself is tested in
+// engine/stats.
 func TestAllocateTheCommittedMainJob(t *testing.T) {
 	set, err := results.Read(filepath.Join("..", "..", "results", "sequential"))
 	if err != nil {
@@ -56,15 +56,13 @@ func TestAllocateTheCommittedMainJob(t *testing.T) {
 		}
 		t.Logf("%-28s n=%-4d %4d processes (measured %3d, %.3f s each)", a.Environment, a.N, a.Processes, a.Measured, float64(a.ProcessS))
 	}
-	base, others := 0, 0
+	native := 0
 	for _, a := range alloc {
 		if strings.HasPrefix(a.Environment, "native") {
-			base = max(base, a.Processes)
-		} else {
-			others = max(others, a.Processes)
+			native++
 		}
 	}
-	if len(alloc) < 10 || base <= others {
-		t.Errorf("%d cells; native's most %d processes, the others' most %d: want the baseline ahead", len(alloc), base, others)
+	if len(alloc) < 10 || native == 0 {
+		t.Errorf("%d cells, %d of them native's: want the bottom line's cells and their baselines", len(alloc), native)
 	}
 }
