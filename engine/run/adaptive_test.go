@@ -56,8 +56,30 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := processesOf(set)[4]; got != 5 {
-		t.Errorf("%d processes, want the 5 planned (converged, no round)", got)
+	// Only a planned process that did not end ok (a busy machine can
+	// time one out) leaves the cell without an interval, and then rounds
+	// are right; they stop once 5 ok processes give one.
+	planned, ok := 0, 0
+	for _, r := range set.Runs {
+		if r.Warmup {
+			continue
+		}
+		if r.Status == results.StatusOK {
+			ok++
+		}
+		if r.Process < 5 && r.Status == results.StatusOK {
+			planned++
+		}
+	}
+	got := processesOf(set)[4]
+	if planned == 5 && got != 5 {
+		t.Errorf("%d processes, want the 5 planned (all ok, converged, no round)", got)
+	}
+	if planned < 5 {
+		t.Logf("%d of the 5 planned processes ended ok; %d processes in all, %d ok", planned, got, ok)
+		if ok < 5 && got < 50 {
+			t.Errorf("rounds stopped at %d ok processes of %d, before an interval (5 ok) or max_processes (50)", ok, got)
+		}
 	}
 }
 
