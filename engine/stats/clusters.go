@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 )
 
 // A cell's processes can fall into separate clusters: natively, whole
@@ -130,33 +129,25 @@ func clusterMinSide(k int) int {
 	return max(2, int(math.Ceil(ClusterMinShare*float64(k))))
 }
 
-var clusterThresholds struct {
-	sync.Mutex
-	byK map[int]float64
+// clusterThreshold is the R² that a single-peaked cell of k processes
+// passes with probability ClusterAlpha at most, over clusterNulls. It is
+// read from clusterThresholdByK, which simulateClusterThreshold wrote
+// once (go test ./engine/stats -run TestClusterThresholdTable -update),
+// because the simulation costs up to a second per k and every report
+// needs several. Past clusterMaxK processes the threshold of clusterMaxK
+// is used: it falls with k, so that errs towards fewer alarms.
+func clusterThreshold(k int) float64 {
+	return clusterThresholdByK[min(k, clusterMaxK)]
 }
 
-// clusterThreshold is the R² that a single-peaked cell of k processes
-// passes with probability ClusterAlpha at most, over clusterNulls: the
-// largest of the shapes' 1 − ClusterAlpha quantiles, simulated once per k
-// with a fixed seed, so every report computes the same. Past
-// clusterMaxK processes the threshold of clusterMaxK is used: it falls
-// with k, so that errs towards fewer alarms, and costs no simulation of
-// huge cells.
-func clusterThreshold(k int) float64 {
-	k = min(k, clusterMaxK)
-	clusterThresholds.Lock()
-	defer clusterThresholds.Unlock()
-	if t, ok := clusterThresholds.byK[k]; ok {
-		return t
-	}
-	if clusterThresholds.byK == nil {
-		clusterThresholds.byK = map[int]float64{}
-	}
+// simulateClusterThreshold is the largest of the shapes' 1 − ClusterAlpha
+// quantiles of R² for k processes, simulated with a fixed seed per k and
+// shape, so the table and any check of it compute the same.
+func simulateClusterThreshold(k int) float64 {
 	t := 0.0
 	for i, draw := range clusterNulls {
 		t = max(t, simulatedR2Quantile(rand.New(rand.NewPCG(uint64(k), uint64(i))), draw, k, clusterReps, 1-ClusterAlpha))
 	}
-	clusterThresholds.byK[k] = t
 	return t
 }
 
