@@ -3,6 +3,7 @@ package stats
 import (
 	"flag"
 	"fmt"
+	"go/format"
 	"os"
 	"strings"
 	"testing"
@@ -74,7 +75,11 @@ func writeClusterTable(t *testing.T) {
 		fmt.Fprintf(&b, "\t%d: %v,\n", k, th[k])
 	}
 	b.WriteString("}\n")
-	if err := os.WriteFile("clusters_table.go", []byte(b.String()), 0o644); err != nil {
+	src, err := format.Source([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("clusters_table.go", src, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
