@@ -31,6 +31,10 @@
 //   monoLine() (optional): a "#mono" line (c/sb.h), this context's
 //     performance.now() in ns between two CLOCK_MONOTONIC readings, where
 //     the runtime can read that clock (Node.js's process.hrtime)
+//   syncLine() (optional): a "#sync" line (c/sb.h) where the runtime
+//     cannot read CLOCK_MONOTONIC (a browser's page): one reading of
+//     performance.now() in ns with the page's wall clock at it,
+//     performance.timeOrigin + now(), for the real-time reading
 export async function main(host, argv) {
   const [bench, argText] = argv;
   const arg = Number(argText);
@@ -93,7 +97,8 @@ async function parallel(host, n) {
 
 // report prints the spawn lines, then for tracing each spawn's call on
 // the parent's performance.now() ("#at", ns) and, where the host can, the
-// reading that puts that clock on CLOCK_MONOTONIC ("#mono").
+// reading that puts that clock on CLOCK_MONOTONIC ("#mono") or on
+// CLOCK_REALTIME ("#sync").
 function report(host, all) {
   const ns = (ms) => Math.round(ms * 1e6);
   for (const t of all) {
@@ -101,6 +106,7 @@ function report(host, all) {
   }
   all.forEach((t, i) => host.print("#at " + (i + 1) + " " + ns(t.before)));
   if (host.monoLine) host.print(host.monoLine(() => performance.now() * 1e6));
+  if (host.syncLine) host.print(host.syncLine());
   return 0;
 }
 

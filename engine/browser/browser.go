@@ -131,10 +131,14 @@ type tab interface {
 var reporterTemplate string
 
 // reporterScript is reporter.js for a page with argv (JSON), posting to
-// path (under the page's secret).
-func reporterScript(path string, argv []byte) string {
-	return fmt.Sprintf(reporterTemplate, path, argv)
+// path (under the page's secret); with follow, the page first posts
+// followMessage and waits for its answer.
+func reporterScript(path string, argv []byte, follow bool) string {
+	return fmt.Sprintf(reporterTemplate, path, argv, follow)
 }
+
+// followMessage is what a traced page posts before it runs.
+const followMessage = "t"
 
 // errBrowserExited is an instance's error when the browser ended by
 // itself; errLost when spawnbench lost its connection to it.

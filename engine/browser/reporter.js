@@ -19,6 +19,10 @@
     req.setRequestHeader("Content-Type", "text/plain;charset=utf-8");
     req.send(msg);
   };
+  // A traced page waits here, before any script of its own, until
+  // spawnbench has put its renderer under the trace: its first spawn is
+  // traced too.
+  if (%[3]t) send("t");
   let exited = false;
   globalThis.spawnbench = Object.freeze({
     argv: Object.freeze(%[2]s),

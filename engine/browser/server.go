@@ -53,6 +53,9 @@ type reporter struct {
 	// refuse gets each request refused for want of the page's secret,
 	// described in a line.
 	refuse func(what string)
+	// follow, when set, is called on the page's followMessage, which the
+	// page posts before it runs and then waits for the answer.
+	follow func()
 }
 
 // reportPath is where, under the page's secret, the page's reporter lives
@@ -182,7 +185,7 @@ func (s *server) close() error {
 // root with the reporter's script put first; at is where the page finds
 // the reporter (under its secret).
 func (rep *reporter) handler(root *os.Root, files http.Handler, at string) http.Handler {
-	script := []byte(reporterScript(at+"report", rep.argv))
+	script := []byte(reporterScript(at+"report", rep.argv, rep.follow != nil))
 	var mu sync.Mutex // one message at a time, in the order they came
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -193,7 +196,11 @@ func (rep *reporter) handler(root *os.Root, files http.Handler, at string) http.
 				return
 			}
 			mu.Lock()
-			rep.take(string(body))
+			if string(body) == followMessage && rep.follow != nil {
+				rep.follow()
+			} else {
+				rep.take(string(body))
+			}
 			mu.Unlock()
 			w.WriteHeader(http.StatusNoContent)
 		case r.URL.Path == reportPath+"reporter.js":

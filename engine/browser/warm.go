@@ -160,7 +160,7 @@ func (w *Warm) nextHost() string {
 func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	pg, err := w.servePage(p, w.b.pageListener(false))
+	pg, err := w.servePage(p, w.b.pageListener(false), proc.FollowHook(ctx))
 	if err != nil {
 		return proc.Outcome{}, err
 	}
@@ -175,6 +175,7 @@ func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
 	inst := w.inst
 
 	before := groupProcs(inst.pid())
+	pg.runsIn(inst, before)
 	span := beginSpan()
 	// A warm page's wall time is its context's, from its opening to its
 	// closing: spawnbench's reading of /proc is left out.
@@ -215,7 +216,7 @@ func (w *Warm) Run(ctx context.Context, p Page) (proc.Outcome, error) {
 func (w *Warm) coldPage(ctx context.Context, p Page) (proc.Outcome, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	pg, err := w.servePage(p, w.b.pageListener(true))
+	pg, err := w.servePage(p, w.b.pageListener(true), proc.FollowHook(ctx))
 	if err != nil {
 		return proc.Outcome{}, err
 	}
@@ -227,6 +228,7 @@ func (w *Warm) coldPage(ctx context.Context, p Page) (proc.Outcome, error) {
 	inst := w.inst
 
 	before := groupProcs(inst.pid())
+	pg.runsIn(inst, before)
 	_, runErr := pg.openAndAwait(ctx, inst, opened) // the tab ends with the browser
 	renderer := pg.rendererOf(inst, before, groupProcs(inst.pid()))
 
@@ -251,11 +253,19 @@ type servedPage struct {
 	srv   *server
 	rec   *recorder
 	begun time.Time
+	// follow is the follow hook (proc.WithFollowHook) of a traced page,
+	// given its renderer before the page runs; nil for any other page.
+	follow func(pid int)
+
+	mu       sync.Mutex
+	inst     instance  // the browser the page runs in, once known
+	before   procTable // the browser's processes before the page opened
+	followed bool      // the page has asked once: later asks are ignored
 }
 
 // servePage checks the page and serves it on an origin of its own, on
-// listen (the browser's pageListener).
-func (w *Warm) servePage(p Page, listen listenFunc) (*servedPage, error) {
+// listen (the browser's pageListener); follow is its follow hook, if any.
+func (w *Warm) servePage(p Page, listen listenFunc, follow func(pid int)) (*servedPage, error) {
 	// A missing page would only show as a timeout.
 	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(p.Path))); err != nil {
 		return nil, fmt.Errorf("the page to open: %w", err)
@@ -264,13 +274,45 @@ func (w *Warm) servePage(p Page, listen listenFunc) (*servedPage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the page's arguments: %w", err)
 	}
-	pg := &servedPage{path: p.Path, begun: time.Now(), rec: newRecorder(p.Stdout)}
-	pg.srv, err = serve(p.Dir, w.nextHost(), listen, &reporter{argv: argv, take: pg.rec.take, refuse: pg.rec.refuse})
+	pg := &servedPage{path: p.Path, begun: time.Now(), rec: newRecorder(p.Stdout), follow: follow}
+	rep := &reporter{argv: argv, take: pg.rec.take, refuse: pg.rec.refuse}
+	if follow != nil {
+		rep.follow = pg.followRenderer
+	}
+	pg.srv, err = serve(p.Dir, w.nextHost(), listen, rep)
 	if err != nil {
 		return nil, err
 	}
 	pg.url = pg.srv.url + strings.TrimPrefix((&url.URL{Path: p.Path}).EscapedPath(), "/")
 	return pg, nil
+}
+
+// runsIn says which browser the page is opened in, and the browser's
+// processes before it: its renderer is the newest since.
+func (pg *servedPage) runsIn(inst instance, before procTable) {
+	pg.mu.Lock()
+	pg.inst, pg.before = inst, before
+	pg.mu.Unlock()
+}
+
+// followRenderer gives the follow hook the page's renderer, on the
+// page's followMessage: the page is running (its first script posted
+// it) and waits for the answer, so nothing of the page's own has run
+// yet. Where the renderer is not found the hook is not called, and the
+// trace says its process was never given.
+func (pg *servedPage) followRenderer() {
+	pg.mu.Lock()
+	inst, before, again := pg.inst, pg.before, pg.followed
+	pg.followed = true
+	pg.mu.Unlock()
+	if inst == nil || again {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if pid := inst.renderer(ctx, before, groupProcs(inst.pid())); pid > 0 {
+		pg.follow(pid)
+	}
 }
 
 // readyFor makes the warm browser fit for a page on cpus: a browser that

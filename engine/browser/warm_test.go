@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"spawnbench/engine/proc"
 )
 
 // These tests keep one real browser open for several pages, as a run's
@@ -278,3 +280,40 @@ func killOnLine(pid int) io.Writer {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A page run under a follow hook (a traced page) gives the hook its
+// renderer, the process Outcome.RendererPID names, once, before any
+// script of the page's own runs; a page without a hook posts nothing
+// for it.
+func TestFollowHookGetsTheRendererBeforeThePageRuns(t *testing.T) {
+	needChromium(t)
+	stops(t)
+	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
+spawnbench.out("ran");
+spawnbench.exit(0);
+</script>`})
+	w := NewWarm(Chromium{})
+	defer w.Close()
+	for _, traced := range []bool{true, false} {
+		var followed []int
+		var ranFirst bool
+		var stdout strings.Builder
+		ctx := context.Background()
+		if traced {
+			ctx = proc.WithFollowHook(ctx, func(pid int) {
+				followed = append(followed, pid)
+				ranFirst = stdout.Len() > 0
+			})
+		}
+		out, err := w.Run(ctx, Page{Dir: dir, Path: "index.html", Stdout: &stdout})
+		if err != nil || out.ExitCode != 0 || stdout.String() != "ran\n" {
+			t.Fatalf("traced %v: %v, exit %d, stdout %q: %s", traced, err, out.ExitCode, stdout.String(), out.Stderr)
+		}
+		switch {
+		case !traced && len(followed) != 0:
+			t.Errorf("a page without a follow hook followed %v", followed)
+		case traced && (len(followed) != 1 || followed[0] != out.RendererPID || ranFirst):
+			t.Errorf("followed %v (after the page's own script: %v), want once its renderer %d, before its script", followed, ranFirst, out.RendererPID)
+		}
+	}
+}

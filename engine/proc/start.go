@@ -147,7 +147,7 @@ func (s *Started) supervise(ctx context.Context, c Command, extraFiles []*os.Fil
 		s.box = cg
 	} else {
 		var t *guarded
-		runStartHook(ctx, threadsOf(g.cmd.Process.Pid))
+		runStartHook(ctx, ThreadsOf(g.cmd.Process.Pid))
 		if t, err = startGuarded(g, c, env, token, stdoutW, stderrTo, extraFiles); err == nil {
 			s.Pid, ended, kill = t.main, t.held(), t.kill
 			s.guardPid = g.cmd.Process.Pid

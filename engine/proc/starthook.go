@@ -29,9 +29,27 @@ func runStartHook(ctx context.Context, forkers []int) {
 	}
 }
 
-// threadsOf lists the thread ids of process pid; just pid when they
+// followHookKey keys a follow hook in a context.
+type followHookKey struct{}
+
+// WithFollowHook returns a context under which a host that runs the
+// benchmark in a process it did not start for it (a warm browser's
+// renderer, which exists before the page) calls hook with that process
+// before the benchmark begins: no start hook can see its fork, so a
+// tracer follows the running process and what it creates from then on.
+func WithFollowHook(ctx context.Context, hook func(pid int)) context.Context {
+	return context.WithValue(ctx, followHookKey{}, hook)
+}
+
+// FollowHook is ctx's follow hook, or nil.
+func FollowHook(ctx context.Context) func(pid int) {
+	hook, _ := ctx.Value(followHookKey{}).(func(int))
+	return hook
+}
+
+// ThreadsOf lists the thread ids of process pid; just pid when they
 // cannot be read.
-func threadsOf(pid int) []int {
+func ThreadsOf(pid int) []int {
 	entries, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		return []int{pid}

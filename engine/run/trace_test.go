@@ -160,8 +160,9 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 }
 
 // The same spec run by an ordinary user completes, measures the traced
-// twin untraced, and says why in every one of its rows; no spawn carries
-// a trace.
+// twins untraced, a process's and a browser page's (Chromium's raw
+// workers, where Chromium is installed), and says why in every one of
+// their rows; no spawn carries a trace.
 func TestOrdinaryUserRunsUntraced(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench's binary as another user")
 	if os.Geteuid() != 0 {
@@ -177,12 +178,12 @@ func TestOrdinaryUserRunsUntraced(t *testing.T) {
 	fulltest.CopyFile(t, fulltest.Spawnbench(t), exe, 0o755)
 	specFile := filepath.Join(dir, "u.cue")
 	if err := os.WriteFile(specFile, []byte(`name: "u"
-environments: [{name: "native", kind: "native"}]
+environments: [{name: "native", kind: "native"}, {name: "manual", kind: "manual"}]
 modes: ["sequential"]
 n: [1, 10]
 samples: {min: 1, processes: 3, pause: "1ms"}
 schedule: settle: cap: "0s"
-anatomy: traced: ["native"]
+anatomy: traced: ["native", "manual"]
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -205,22 +206,29 @@ anatomy: traced: ["native"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	twins := 0
+	twins := map[string]int{}
 	for _, r := range set.Runs {
 		if r.Traced {
 			t.Errorf("%s process %d: traced as an ordinary user", r.Environment, r.Process)
 		}
-		if r.Environment == "native@traced" {
-			twins++
+		if strings.HasSuffix(r.Environment, spec.TracedSuffix) {
+			twins[r.Environment]++
 			if !strings.Contains(r.TraceNote, "not root") || r.Status != results.StatusOK {
-				t.Errorf("native@traced process %d: status %s, trace_note %q; want ok, and why it was not traced", r.Process, r.Status, r.TraceNote)
+				t.Errorf("%s process %d: status %s, trace_note %q; want ok, and why it was not traced", r.Environment, r.Process, r.Status, r.TraceNote)
 			}
 		} else if r.TraceNote != "" {
 			t.Errorf("%s: trace_note %q on an environment that is not traced", r.Environment, r.TraceNote)
 		}
 	}
-	if twins != 6 {
-		t.Errorf("%d processes of native@traced, want 6", twins)
+	skipped := set.Provenance.Invocations[len(set.Provenance.Invocations)-1].Skipped
+	for _, twin := range []string{"native@traced", "manual@traced"} {
+		if why, ok := skipped[twin]; ok && twin == "manual@traced" {
+			t.Logf("%s skipped: %s", twin, why)
+			continue
+		}
+		if twins[twin] != 6 {
+			t.Errorf("%d processes of %s, want 6", twins[twin], twin)
+		}
 	}
 	for _, s := range set.Samples {
 		if s.NewOSThread != nil || s.TaskNewNS != nil {
@@ -312,5 +320,76 @@ anatomy: traced: ["wasi-threads"]
 	}
 	if split != 2 {
 		t.Errorf("%d anatomy rows split in_thread into the host's phases, want 2 (the first spawn and the steady state)", split)
+	}
+}
+
+// Chromium's raw workers, traced: the page's renderer, which the warm
+// browser started before the page, is followed from before the page's
+// first script, so every spawn is traced, a first spawn too. Each made a
+// new OS thread (a dedicated worker is a thread of the renderer), and in
+// at least 95% of the spawns call <= new task <= wake-up <= first run <=
+// first instruction within the page's clock step and the alignment's
+// error (the page's clock is put on CLOCK_MONOTONIC through its wall
+// clock, performance.timeOrigin + now()).
+func TestTracedBrowserSpawnsInOrder(t *testing.T) {
+	fulltest.Only(t, "opens real pages in Chromium and traces its renderer")
+	if _, err := trace.Open(); err != nil {
+		t.Skipf("cannot trace here: %v", err)
+	}
+	set, _, err := runSpec(t, context.Background(), `
+environments: [{name: "manual", kind: "manual"}]
+modes: ["sequential"]
+n: [1, 10]
+samples: {min: 1, processes: 3, pause: "1ms"}
+schedule: settle: cap: "0s"
+anatomy: traced: ["manual"]
+`, "manual@traced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := set.Provenance.Invocations[len(set.Provenance.Invocations)-1]
+	if why, skipped := inv.Skipped["manual@traced"]; skipped {
+		t.Skipf("manual@traced skipped: %s", why)
+	}
+	processes := 0
+	for _, r := range set.Runs {
+		if r.Warmup {
+			continue
+		}
+		processes++
+		if !r.Traced || r.Status != results.StatusOK || r.RendererPID == nil {
+			t.Errorf("%s n=%d process %d: status %s, traced %v, renderer %v (note %q); want ok and traced", r.Environment, r.N, r.Process, r.Status, r.Traced, r.RendererPID, r.TraceNote)
+		}
+	}
+	var spawns, newOS, inOrder, firsts int
+	var sums [4]float64
+	for _, s := range set.Samples {
+		if s.Warmup {
+			continue
+		}
+		spawns++
+		if s.Thread == 0 {
+			firsts++
+		}
+		if s.NewOSThread == nil || !*s.NewOSThread {
+			continue
+		}
+		newOS++
+		a := trace.Anatomy{NewOSThread: true, TaskNewNS: s.TaskNewNS, TaskWakeupNS: s.TaskWakeupNS, TaskFirstRunNS: s.TaskFirstRunNS}
+		// Both ends of the page's span are on its coarsened clock, its
+		// origin coarsened too: two steps.
+		if trace.InOrder(a, s.SpawnNS, 2*s.ClockStepNS) {
+			inOrder++
+			if parts, ok := report.SpawnParts(s); ok {
+				for i, p := range parts {
+					sums[i] += float64(p) / 1e3
+				}
+			}
+		}
+	}
+	t.Logf("manual@traced: %d processes, %d spawns (%d first), %d made a new OS thread, %d in order; mean parts (before, kernel, scheduler, in thread) %.1f %.1f %.1f %.1f µs",
+		processes, spawns, firsts, newOS, inOrder, sums[0]/float64(max(inOrder, 1)), sums[1]/float64(max(inOrder, 1)), sums[2]/float64(max(inOrder, 1)), sums[3]/float64(max(inOrder, 1)))
+	if processes == 0 || firsts == 0 || 100*newOS < 95*spawns || 100*inOrder < 95*spawns {
+		t.Errorf("manual@traced: of %d spawns, %d made a new OS thread and %d are in order; want at least 95%% each, first spawns among them", spawns, newOS, inOrder)
 	}
 }

@@ -26,7 +26,8 @@ type Task struct {
 
 // Trace is what one traced process tree did.
 type Trace struct {
-	// Roots are the tree's main processes: the tasks the forkers made.
+	// Roots are the tree's main processes: the tasks the forkers made
+	// (none for a followed process, which was running).
 	Roots []int
 	// Tasks are every other task of the tree, in order of creation.
 	Tasks []Task
@@ -40,17 +41,26 @@ type Trace struct {
 	// CompleteUntil is the time until which the trace holds every event
 	// of the tree: a CPU's buffer that filled up dropped the rest.
 	CompleteUntil int64
+	// Spawner, when not 0, is the one thread that makes the spawns: a
+	// followed process's main thread (a page's, where `new Worker` runs).
+	// Its process's other threads make threads of their own meanwhile (a
+	// browser's thread pool grows), which are no spawn's.
+	Spawner int
 }
 
-// build keeps, of the events, the tree forked from forkers: its main
-// processes and every task they and their tasks created, in order.
-func build(evs []event, forkers []int) *Trace {
+// build keeps, of the events, the tree forked from forkers, or made of
+// the running threads members: its main processes and every task they
+// and their tasks created, in order.
+func build(evs []event, forkers, members []int) *Trace {
 	tr := &Trace{CompleteUntil: math.MaxInt64}
 	forker := map[int]bool{}
 	for _, f := range forkers {
 		forker[f] = true
 	}
 	inTree := map[int]bool{}
+	for _, m := range members {
+		inTree[m] = true
+	}
 	index := map[int]int{} // tid -> Tasks index
 	for _, e := range evs {
 		switch e.kind {
@@ -115,10 +125,11 @@ type Anatomy struct {
 }
 
 // Join gives each spawn, in spawn order, the task it made: the earliest
-// task of the tree not given to an earlier spawn that was created between
-// the spawn's call and its child's first reading, each bound widened by
-// slackNS (the clocks' steps and alignment). A spawn with no such task
-// made no OS thread (a reused worker, a pool, a goroutine).
+// task of the tree (of its Spawner, where known) not given to an earlier
+// spawn that was created between the spawn's call and its child's first
+// reading, each bound widened by slackNS (the clocks' steps and
+// alignment). A spawn with no such task made no OS thread (a reused
+// worker, a pool, a goroutine).
 func Join(tr *Trace, spawns []Spawn, slackNS int64) []Anatomy {
 	out := make([]Anatomy, len(spawns))
 	tasks := append([]Task(nil), tr.Tasks...)
@@ -129,7 +140,7 @@ func Join(tr *Trace, spawns []Spawn, slackNS int64) []Anatomy {
 		lo, hi := s.CallNS-slackNS, s.FirstNS+slackNS
 		i := sort.Search(len(tasks), func(i int) bool { return tasks[i].NewNS >= lo })
 		for ; i < len(tasks) && tasks[i].NewNS <= hi; i++ {
-			if taken[i] {
+			if taken[i] || tr.Spawner != 0 && tasks[i].Parent != tr.Spawner {
 				continue
 			}
 			taken[i] = true

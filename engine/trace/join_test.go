@@ -37,6 +37,29 @@ func TestJoinPairsEachSpawnWithItsTask(t *testing.T) {
 	}
 }
 
+// A followed process (a page's renderer) is its running threads: the
+// tasks they create are the tree's, and a spawn is given only a task of
+// the thread that makes the spawns (the page's main thread), not one its
+// thread pool made meanwhile.
+func TestJoinOfAFollowedProcessTakesItsSpawnersTasks(t *testing.T) {
+	const main, pool = 100, 101
+	tr := build([]event{
+		{ts: 1005, kind: evNewTask, by: pool, pid: 200},   // the pool grows
+		{ts: 1010, kind: evNewTask, by: main, pid: 201},   // the worker's thread
+		{ts: 1020, kind: evNewTask, by: 300, pid: 301},    // no task of the tree's
+		{ts: 1030, kind: evWakeupNew, by: main, pid: 201}, // its wake-up
+		{ts: 1040, kind: evSwitch, pid: 201, prev: 0},     // its first run
+	}, nil, []int{main, pool})
+	tr.Spawner = main
+	if len(tr.Roots) != 0 || len(tr.Tasks) != 2 || tr.Foreign != 1 {
+		t.Fatalf("trace %+v: want the two tasks the followed threads made, no roots, one foreign event", tr)
+	}
+	an := Join(tr, []Spawn{{CallNS: 1000, FirstNS: 1100}}, 1)
+	if !an[0].NewOSThread || *an[0].TaskNewNS != 10 || *an[0].TaskWakeupNS != 30 || *an[0].TaskFirstRunNS != 40 {
+		t.Errorf("spawn: %+v, want the main thread's task 201 at +10, woken +30, run +40", an[0])
+	}
+}
+
 // Align goes from a payload's clock to CLOCK_MONOTONIC through
 // CLOCK_REALTIME, within the brackets' half widths; a real-time clock set
 // during the process is refused.

@@ -227,15 +227,19 @@ type Session struct {
 	t   *Tracer
 	dir string
 	mu  sync.Mutex
-	// forkers are the threads the tree is forked from (Attach).
-	forkers []int
-	on      bool
-	err     error
-	ended   bool
+	// forkers are the threads the tree is forked from (Attach); members
+	// the threads of a running process the tree is (Follow), spawner
+	// that process's main thread.
+	forkers, members []int
+	spawner          int
+	on               bool
+	err              error
+	ended            bool
 }
 
 // Begin makes a trace instance for one process tree, set up but
-// recording nothing until Attach names the threads that fork it.
+// recording nothing until Attach names the threads that fork it or
+// Follow the process it is.
 func (t *Tracer) Begin() (*Session, error) {
 	name := fmt.Sprintf("%s%s-%d", instancePrefix, proc.Owner(), t.seq.Add(1))
 	dir := filepath.Join(t.root, "instances", name)
@@ -264,14 +268,30 @@ func (t *Tracer) Begin() (*Session, error) {
 // that are about to fork the tree to the instance's pid filter and, the
 // first time, turns the events and the recording on. A failure is kept
 // for End to report; the process runs regardless.
-func (s *Session) Attach(forkers []int) {
+func (s *Session) Attach(forkers []int) { s.add(forkers, &s.forkers) }
+
+// Follow is a proc follow hook (proc.WithFollowHook): the tree is the
+// running process pid, whose threads it adds to the pid filter as Attach
+// adds forkers; the tasks they create from then on are the tree's, as a
+// forked process's are, and the spawns are its main thread's (Trace's
+// Spawner). A thread the process makes while its threads are listed is
+// missed, with what it creates.
+func (s *Session) Follow(pid int) {
+	s.add(proc.ThreadsOf(pid), &s.members)
+	s.mu.Lock()
+	s.spawner = pid
+	s.mu.Unlock()
+}
+
+// add puts tids in the pid filter and in *into and turns the trace on.
+func (s *Session) add(tids []int, into *[]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil || s.ended {
 		return
 	}
 	var list []byte
-	for _, tid := range forkers {
+	for _, tid := range tids {
 		list = strconv.AppendInt(list, int64(tid), 10)
 		list = append(list, ' ')
 	}
@@ -284,7 +304,7 @@ func (s *Session) Attach(forkers []int) {
 		s.err = fmt.Errorf("give the trace its process tree (set_event_pid): %w", err)
 		return
 	}
-	s.forkers = append(s.forkers, forkers...)
+	*into = append(*into, tids...)
 	if s.on {
 		return
 	}
@@ -313,14 +333,14 @@ func (s *Session) End() (*Trace, error) {
 		return nil, s.err
 	}
 	if !s.on {
-		return nil, errors.New("no process was started under the trace: the host ran the benchmark in a process started before it (a warm browser's page), which a trace of the process's own tree cannot follow")
+		return nil, errors.New("no process was given to the trace: the host ran the benchmark in a process started before it and did not name it before the benchmark began (a browser's page whose renderer was not found)")
 	}
 	raw, lost, complete, err := s.read()
 	if err != nil {
 		return nil, err
 	}
-	tr := build(raw, s.forkers)
-	tr.Lost, tr.CompleteUntil = lost, complete
+	tr := build(raw, s.forkers, s.members)
+	tr.Lost, tr.CompleteUntil, tr.Spawner = lost, complete, s.spawner
 	return tr, nil
 }
 
