@@ -87,7 +87,10 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 	var pairs []pair
 	sides := map[CellKey]stats.Side{}
 	var order []CellKey
-	sideOf := func(env string, col Column) (allocationSide, bool) {
+	// A side divided by its lower cluster (Ratio.Divisor) gets from n
+	// processes share·n of that cluster's spread: as n processes of
+	// LogVar ÷ share.
+	sideOf := func(env string, col Column, byCluster bool) (allocationSide, bool) {
 		c := r.Cell(env, b.Mode, col)
 		if c == nil || c.Stats == nil || c.Stats.est == nil {
 			return allocationSide{}, false
@@ -95,10 +98,12 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 		k := CellKey{env, b.Mode, col.N}
 		floor, overhead := plan(env, b.Mode, col.N)
 		cost := medianWallS(r.Groups[k]) + overhead
-		if floor <= 0 || !(cost > 0) || math.IsNaN(c.Stats.est.LogVar()) {
+		d := divisorOf(c, byCluster)
+		logVar := d.est.LogVar() / d.share
+		if floor <= 0 || !(cost > 0) || math.IsNaN(logVar) {
 			return allocationSide{}, false
 		}
-		s := stats.Side{LogVar: c.Stats.est.LogVar(), CostS: cost, Floor: floor}
+		s := stats.Side{LogVar: logVar, CostS: cost, Floor: floor}
 		if _, seen := sides[k]; !seen {
 			order = append(order, k)
 		}
@@ -117,8 +122,8 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 				if fig == nil || fig.Ratio == nil {
 					continue
 				}
-				a, okA := sideOf(fig.Environment, col.col)
-				base, okB := sideOf(fig.Ratio.Baseline, col.col)
+				a, okA := sideOf(fig.Environment, col.col, false)
+				base, okB := sideOf(fig.Ratio.Baseline, col.col, fig.Ratio.Divisor == DivideByLowerCluster)
 				if okA && okB {
 					na, nb, ok := stats.RatioProcesses(a.side, base.side, target)
 					pairs = append(pairs, pair{a, base, col.col, na, nb, ok && na <= most && nb <= most})

@@ -28,9 +28,13 @@ type BottomAnswer struct {
 	// side not judged), which no group holds.
 	LeftOut []string `json:"left_out,omitempty"`
 	// BaselineUnstable are the columns whose baseline cell is unstable
-	// (the bottom line's NoteBaselineUnstable): every ratio there moves
-	// with it.
+	// (the bottom line's NoteBaselineUnstable) and divides them whole:
+	// every ratio there moves with it.
 	BaselineUnstable []Column `json:"baseline_unstable,omitempty"`
+	// BaselineClusters are the baseline's cells whose processes fall into
+	// two clusters (the bottom line's NoteBaselineUnstable with
+	// DivideByLowerCluster): the ratios over them divide by the lower one.
+	BaselineClusters []BottomNote `json:"baseline_clusters,omitempty"`
 }
 
 // AnswerGroup is the rows of one spawn kind and the range of their
@@ -95,7 +99,11 @@ func answerOf(b *BottomLine) *BottomAnswer {
 		return nil
 	}
 	for _, n := range b.Notes {
-		if n.Kind == NoteBaselineUnstable && !slices.Contains(a.BaselineUnstable, n.Column) {
+		switch {
+		case n.Kind != NoteBaselineUnstable:
+		case n.Divisor == DivideByLowerCluster:
+			a.BaselineClusters = append(a.BaselineClusters, n)
+		case !slices.Contains(a.BaselineUnstable, n.Column):
 			a.BaselineUnstable = append(a.BaselineUnstable, n.Column)
 		}
 	}

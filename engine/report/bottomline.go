@@ -62,7 +62,10 @@ type ColumnJudgement struct {
 // Kinds of BottomNote.
 const (
 	// NoteBaselineUnstable: the baseline's own cell of Column is unstable
-	// (Judgement says why), and every ratio of that column divides by it.
+	// (Judgement says why), and every ratio of that column divides by it:
+	// by the whole cell, which the ratios then move with, or, where its
+	// processes fall into two clusters, by the lower one (Divisor), which
+	// they do not.
 	NoteBaselineUnstable = "baseline-unstable"
 	// NoteMixesPlacements: Ratio's two sides start their children on the
 	// parent's CPU in shares far apart (Ratio.Placements has each).
@@ -76,6 +79,13 @@ type BottomNote struct {
 	Column    Column     `json:"column"`
 	Judgement *Judgement `json:"judgement,omitempty"`
 	Ratio     *Ratio     `json:"ratio,omitempty"`
+	// Environment is, for NoteBaselineUnstable, the baseline cell's
+	// environment (the baseline or its one-CPU twin), Placement where its
+	// threads ran (PlaceOneCPUName or PlaceFreeName), and Divisor what the
+	// ratios over it divide by (Ratio.Divisor).
+	Environment string `json:"environment,omitempty"`
+	Placement   string `json:"placement,omitempty"`
+	Divisor     string `json:"divisor,omitempty"`
 }
 
 // BottomCell is one figure of the bottom line.
@@ -100,11 +110,24 @@ type BottomCell struct {
 	// SameCPU is the share of the figure's spawns whose child started on
 	// its parent's CPU; nil where the environment does not record it.
 	SameCPU *Float `json:"same_cpu_share,omitempty"`
+	// Divisor is, in the baseline's row, what the column's ratios divide
+	// this figure's cell by where that is not the whole cell: its lower
+	// cluster (Ratio.Divisor, DivisorUS, DivisorProcesses); nil otherwise.
+	Divisor *BottomDivisor `json:"divisor,omitempty"`
 	// Spread is how far the ratio moved between the set's occasions (runs
 	// merged with merge --occasions, or blocks of run --occasions): the
 	// least and the most of the per-occasion ratios; nil with fewer than
 	// two occasions.
 	Spread *RatioSpread `json:"spread,omitempty"`
+}
+
+// BottomDivisor is the part of a baseline cell its column's ratios
+// divide by.
+type BottomDivisor struct {
+	Kind      string `json:"kind"`
+	TypicalUS Float  `json:"typical_us"`
+	Processes int    `json:"processes"`
+	Share     Float  `json:"share"`
 }
 
 // RatioSpread is the range of a ratio over occasions.
@@ -162,7 +185,7 @@ func bottomLine(r *Report) *BottomLine {
 		}
 		b.Rows = append(b.Rows, row)
 	}
-	b.Notes = bottomNotes(b)
+	b.Notes = bottomNotes(r, b)
 	b.Answer = answerOf(b)
 	b.Source = Earlier.Source
 	b.Claims = claimResults(r)
@@ -237,6 +260,9 @@ func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 		var none Float
 		out.SameCPU = &none
 	}
+	if q := r.DividingBy(c); q != nil && q.Divisor == DivideByLowerCluster {
+		out.Divisor = &BottomDivisor{Kind: q.Divisor, TypicalUS: q.DivisorUS, Processes: q.BaselineProcesses, Share: q.DivisorShare}
+	}
 	if c.Environment != r.Baseline {
 		out.Ratio = r.RatioOn(c.Machine, c.Environment, c.Mode, c.Column)
 		if out.Ratio != nil {
@@ -244,6 +270,16 @@ func (r *Report) figureOf(c *Cell, placement string) *BottomCell {
 		}
 	}
 	return out
+}
+
+// DividingBy is a ratio whose baseline is cell c, or nil.
+func (r *Report) DividingBy(c *Cell) *Ratio {
+	for i := range r.Ratios {
+		if q := &r.Ratios[i]; q.Baseline == c.Environment && q.Mode == c.Mode && q.Column == c.Column && (q.Machine == "" || q.Machine == c.Machine) {
+			return q
+		}
+	}
+	return nil
 }
 
 // RatioOn is the ratio of (env, mode, col) measured on machine, or nil.
@@ -258,18 +294,37 @@ func (r *Report) RatioOn(machine, env, mode string, col Column) *Ratio {
 }
 
 // bottomNotes are the baseline's unstable cells and the ratios that mix
-// placements, each said once. The baseline's cells are the ones its row
-// shows (its one-CPU twin's where the ratios are on one CPU): the cells
-// every ratio of the bottom line divides by.
-func bottomNotes(b *BottomLine) []BottomNote {
+// placements, each said once. The baseline's cells are the ones the
+// bottom line's ratios divide by: its one-CPU twin's where the ratios are
+// on one CPU, its own where they are free.
+func bottomNotes(r *Report, b *BottomLine) []BottomNote {
 	var notes []BottomNote
+	type used struct {
+		env string
+		col Column
+	}
+	seen := map[used]bool{}
 	for _, row := range b.Rows {
-		if row.Environment != b.Baseline {
-			continue
-		}
-		for i := range row.Judgements {
-			if j := &row.Judgements[i]; j.Judgement.Unstable {
-				notes = append(notes, BottomNote{Kind: NoteBaselineUnstable, Column: j.Column, Judgement: &j.Judgement})
+		for _, col := range []Column{b.First, b.Steady} {
+			bc := row.First
+			if col == b.Steady {
+				bc = row.Steady
+			}
+			for _, fig := range []*BottomCell{bc, freeOf(bc)} {
+				if fig == nil || fig.Ratio == nil || seen[used{fig.Ratio.Baseline, col}] {
+					continue
+				}
+				seen[used{fig.Ratio.Baseline, col}] = true
+				c := r.Cell(fig.Ratio.Baseline, b.Mode, col)
+				if c == nil || !c.Judgement.Unstable {
+					continue
+				}
+				placement := PlaceFreeName
+				if r.twinOf[c.Environment] != "" {
+					placement = PlaceOneCPUName
+				}
+				notes = append(notes, BottomNote{Kind: NoteBaselineUnstable, Column: col, Judgement: &c.Judgement,
+					Environment: c.Environment, Placement: placement, Divisor: fig.Ratio.Divisor})
 			}
 		}
 	}
@@ -283,6 +338,14 @@ func bottomNotes(b *BottomLine) []BottomNote {
 	return notes
 }
 
+// freeOf is bc's free figure beside it, or nil.
+func freeOf(bc *BottomCell) *BottomCell {
+	if bc == nil {
+		return nil
+	}
+	return bc.Free
+}
+
 // spreadOverOccasions is the range of q's per-occasion ratios, nil with
 // fewer than two occasions.
 func (r *Report) spreadOverOccasions(q *Ratio) *RatioSpread {
@@ -290,7 +353,7 @@ func (r *Report) spreadOverOccasions(q *Ratio) *RatioSpread {
 	if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
 		return nil
 	}
-	per := stats.OccasionRatios(StatsProcesses(c.Stats.Summaries), StatsProcesses(b.Stats.Summaries))
+	per := stats.OccasionRatios(StatsProcesses(c.Stats.Summaries), divisorOf(b, q.Divisor == DivideByLowerCluster).procs)
 	if per == nil {
 		return nil
 	}

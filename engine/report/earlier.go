@@ -266,9 +266,11 @@ func checkRange(res *ClaimResult, r *Report, c claimCheck) {
 					continue
 				}
 				found = true
-				q, lo, hi := stats.Ratio(ca.Stats.est, cb.Stats.est)
+				// Divided as the bottom line divides by the baseline.
+				d := divisorOf(cb, b == r.Baseline)
+				q, lo, hi := stats.Ratio(ca.Stats.est, d.est)
 				res.Ratios = append(res.Ratios, ClaimRatio{Numerator: a, Denominator: b, Column: col, Ratio: Float(q), Low: Float(lo), High: Float(hi),
-					Processes: ca.Stats.Processes, DenominatorProcesses: cb.Stats.Processes})
+					Processes: ca.Stats.Processes, DenominatorProcesses: d.est.Processes})
 				if math.IsInf(hi, 0) {
 					lo, hi = q, q // no interval: judge the figure itself
 				}

@@ -117,6 +117,15 @@ type Ratio struct {
 	// side.
 	Processes         int `json:"processes"`
 	BaselineProcesses int `json:"baseline_processes"`
+	// Divisor is what the ratio divides by: DivideByCell, the baseline
+	// cell's figure, or DivideByLowerCluster, where the report's baseline
+	// cell's processes fall into two clusters, the lower cluster's figure
+	// (DivisorUS, over its BaselineProcesses, DivisorShare of the cell's
+	// processes), which does not move with the clusters' shares from run
+	// to run (stats.Divisor).
+	Divisor      string `json:"divisor"`
+	DivisorUS    Float  `json:"divisor_us"`
+	DivisorShare Float  `json:"divisor_share"`
 	// Placements are the ratio within each placement, where both cells
 	// record where their children start (placement_ratio.go).
 	Placements []PlacementRatio `json:"placements,omitempty"`
@@ -692,27 +701,61 @@ func (r *Report) oneCPUTwin(env string) string {
 	return ""
 }
 
+// What a Ratio divides by.
+const (
+	DivideByCell         = "cell"
+	DivideByLowerCluster = "lower-cluster"
+)
+
 // cellRatios divides each of env's cells by baseline's in the same (mode,
-// column), where both have figures.
+// column), where both have figures: by the whole cell, or, where baseline
+// is the report's baseline (or its one-CPU twin) and its cell's processes
+// fall into two clusters, by the lower cluster (divisorOf).
 func (r *Report) cellRatios(env, baseline string) []Ratio {
 	var out []Ratio
+	byCluster := baseline == r.Baseline || r.twinOf[baseline] == r.Baseline
 	for _, mode := range r.Modes {
 		for _, col := range r.Columns {
 			c, b := r.Cell(env, mode, col), r.Cell(baseline, mode, col)
 			if c == nil || b == nil || c.Stats == nil || b.Stats == nil {
 				continue
 			}
-			ratio, lo, hi := ratioEstimate(&c.Stats.Estimate, &b.Stats.Estimate)
+			d := divisorOf(b, byCluster)
+			ratio, lo, hi := stats.Ratio(c.Stats.est, d.est)
 			placements := placementRatios(c, b)
 			out = append(out, Ratio{
 				Environment: env, Baseline: baseline, Mode: mode, Column: col,
 				Ratio: Float(ratio), Low: Float(lo), High: Float(hi),
-				Processes: c.Stats.Processes, BaselineProcesses: b.Stats.Processes,
+				Processes: c.Stats.Processes, BaselineProcesses: d.est.Processes,
+				Divisor: d.kind, DivisorUS: Float(d.est.Center), DivisorShare: Float(d.share),
 				Placements: placements, MixesPlacements: mixesPlacements(placements),
 			})
 		}
 	}
 	return out
+}
+
+// divisor is what ratios divide a baseline cell's column by.
+type divisor struct {
+	kind  string
+	est   *stats.Estimate
+	procs []stats.Process
+	share float64
+}
+
+// divisorOf is b's divisor: the whole cell, or with byCluster its lower
+// cluster where its processes fall into two (stats.Divisor).
+func divisorOf(b *Cell, byCluster bool) divisor {
+	procs := StatsProcesses(b.Stats.Summaries)
+	if !byCluster {
+		return divisor{DivideByCell, b.Stats.est, procs, 1}
+	}
+	est, in, share := stats.Divisor(procs, b.Stats.est)
+	kind := DivideByCell
+	if share < 1 {
+		kind = DivideByLowerCluster
+	}
+	return divisor{kind, est, in, share}
 }
 
 // divide is a/b for positive times; a non-positive or unbounded divisor

@@ -80,6 +80,13 @@ type CellFigure struct {
 	// baseline's of the same cell, with the ratio's 95% interval.
 	Baseline                   string
 	Ratio, RatioLow, RatioHigh float64
+	// RatioDivisor is what the ratio divides by: "cell", the baseline's
+	// figure, or "lower-cluster", the lower of its two process clusters;
+	// RatioDivisorUS is that figure and RatioDivisorProcesses the
+	// processes behind it.
+	RatioDivisor          string
+	RatioDivisorUS        float64
+	RatioDivisorProcesses *int32
 	// BottomLine is "first spawn" or "steady state" for the cells the
 	// report's bottom line shows, else "".
 	BottomLine string
@@ -125,9 +132,12 @@ var cellColumns = []column[CellFigure]{
 	optFloat64Col("spawn_sd", func(r *CellFigure) *float64 { return &r.SpawnSD }).doc("within-process standard deviation of the log spawn time; null for one spawn a process"),
 	optStringCol("dominant", func(r *CellFigure) *string { return &r.Dominant }).doc("the level whose variance weighs most in the figure's: occasions, processes or spawns"),
 	optStringCol("baseline", func(r *CellFigure) *string { return &r.Baseline }).doc("the environment the ratio divides by; null where there is no ratio"),
-	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view"),
+	optFloat64Col("ratio", func(r *CellFigure) *float64 { return &r.Ratio }).doc("typical ÷ the baseline's typical in the same machine, mode, n and view, or ÷ the typical of the lower of its two clusters of processes (ratio_divisor)"),
 	optFloat64Col("ratio_low", func(r *CellFigure) *float64 { return &r.RatioLow }).doc(fmt.Sprintf("the ratio's 95%% interval (Yuen–Welch over both cells' processes), lower bound; null under %d processes a side", stats.MinIntervalProcesses)),
 	optFloat64Col("ratio_high", func(r *CellFigure) *float64 { return &r.RatioHigh }).doc(fmt.Sprintf("the upper bound; null under %d processes a side", stats.MinIntervalProcesses)),
+	addedLater(optStringCol("ratio_divisor", func(r *CellFigure) *string { return &r.RatioDivisor })).doc("what the ratio divides by: 'cell', the baseline cell's typical; 'lower-cluster', where the baseline cell's processes fall into two clusters (clusters = 2), the typical of the faster one, which does not move with the clusters' shares from run to run; null where there is no ratio"),
+	addedLater(optFloat64Col("ratio_divisor_us", func(r *CellFigure) *float64 { return &r.RatioDivisorUS })).doc("the figure the ratio divides by, µs: the baseline's typical, or its lower cluster's; null where there is no ratio"),
+	addedLater(optInt32Col("ratio_divisor_processes", func(r *CellFigure) **int32 { return &r.RatioDivisorProcesses })).doc("the baseline's processes behind ratio_divisor_us: the second count of the report's (k : k_native); null where there is no ratio"),
 	optStringCol("bottom_line", func(r *CellFigure) *string { return &r.BottomLine }).doc("'first spawn' or 'steady state' for the cells the report's bottom line shows (a host's one-CPU twin, NAME@one-cpu, where the row shows its figure); null for the rest"),
 }
 

@@ -112,6 +112,9 @@ type Cluster struct {
 	Share float64
 	// Estimate is the cluster's own figure, over its processes.
 	Estimate *Estimate
+	// Max is the largest process value in the cluster: the lower
+	// cluster holds the processes of at most its Max, the upper the rest.
+	Max float64
 }
 
 // Unstable is true when the evidence of the cell's processes says its

@@ -216,6 +216,8 @@ func bottomTexts(c *report.BottomCell, baseline bool) (figure, ratio string) {
 	}
 	figure = fmt.Sprintf("%s (%s)", textfmt.TimeUS(float64(c.TypicalUS)), textfmt.Plural(c.Processes, "process", "processes"))
 	switch {
+	case baseline && c.Divisor != nil:
+		return figure, fmt.Sprintf("1 = %s (its faster cluster: %s)", textfmt.TimeUS(float64(c.Divisor.TypicalUS)), textfmt.Plural(c.Divisor.Processes, "process", "processes"))
 	case baseline:
 		return figure, "1"
 	case c.Ratio == nil:
@@ -327,8 +329,11 @@ func columnPhrase(b *report.BottomLine, c report.Column) string {
 func noteText(b *report.BottomLine, n report.BottomNote) string {
 	switch n.Kind {
 	case report.NoteBaselineUnstable:
-		return fmt.Sprintf("%s's own %s cell (%s) is unstable: %s. Every ratio of that column divides by it.",
-			b.Baseline, columnPhrase(b, n.Column), columnText(n.Column), reasonText(*n.Judgement))
+		t := fmt.Sprintf("%s's own %s cell (%s) %s is unstable: %s.", b.Baseline, columnPhrase(b, n.Column), columnText(n.Column), baselinePlacementText(n.Placement), reasonText(*n.Judgement))
+		if cl := n.Judgement.Clusters; n.Divisor == report.DivideByLowerCluster && len(cl) == 2 {
+			return t + " Every ratio of that column divides by its faster cluster, over that cluster's own processes: a figure over the whole cell moves with the clusters' shares from run to run, each cluster's own figure does not."
+		}
+		return t + " Every ratio of that column divides by it."
 	case report.NoteMixesPlacements:
 		q := n.Ratio
 		var same, other report.PlacementRatio

@@ -63,7 +63,7 @@ func cellFigures(r *report.Report) []results.CellFigure {
 			Untrusted: int32(c.Untrusted), ClockCouldMove: c.ClockCouldMove, Failures: strings.Join(failures, ";"), Spread: nan,
 			TypicalUS: nan, LowUS: nan, HighUS: nan, Precision: nan, MeanUS: nan, MedianUS: nan, P95US: nan,
 			OccasionSD: nan, ProcessSD: nan, SpawnSD: nan,
-			Verdict: c.Judgement.Verdict, Reason: reasonText(c.Judgement), Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan,
+			Verdict: c.Judgement.Verdict, Reason: reasonText(c.Judgement), Busy: c.Judgement.Busy, Ratio: nan, RatioLow: nan, RatioHigh: nan, RatioDivisorUS: nan,
 			BottomLine:  inBottomLine[key(c.Machine, c.Environment, c.Mode, c.Column)],
 			OthersShare: nan, StealShare: nan, LoadRho: nan, LoadP: nan, LoadRatio: nan, BusyEvidence: busyEvidence(c.Judgement)}
 		if n := c.Judgement; n.Verdict != report.NotJudged {
@@ -85,7 +85,8 @@ func cellFigures(r *report.Report) []results.CellFigure {
 			}
 		}
 		if q := r.RatioOn(c.Machine, c.Environment, c.Mode, c.Column); q != nil {
-			f.Baseline, f.Ratio = q.Baseline, float64(q.Ratio)
+			k := int32(q.BaselineProcesses)
+			f.Baseline, f.Ratio, f.RatioDivisor, f.RatioDivisorUS, f.RatioDivisorProcesses = q.Baseline, float64(q.Ratio), q.Divisor, float64(q.DivisorUS), &k
 			if !math.IsInf(float64(q.High), 0) {
 				f.RatioLow, f.RatioHigh = float64(q.Low), float64(q.High)
 			}

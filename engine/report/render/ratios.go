@@ -51,7 +51,11 @@ func writeReportRatios(r *report.Report, b *strings.Builder) {
 		noted := false
 		for _, c := range r.Cells {
 			if c.Environment == r.Baseline && c.Judgement.Unstable {
-				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by it.\n", cellName(c.ID()), reasonText(c.Judgement))
+				by := "it"
+				if q := r.DividingBy(&c); q != nil && q.Divisor == report.DivideByLowerCluster {
+					by = "its lower cluster (" + textfmt.TimeUS(float64(q.DivisorUS)) + "), whose figure does not move with the clusters' shares"
+				}
+				fmt.Fprintf(b, "- The baseline's cell %s is unstable (%s): every ratio of its column divides by %s.\n", cellName(c.ID()), reasonText(c.Judgement), by)
 				noted = true
 			}
 		}

@@ -53,6 +53,17 @@ func answerText(b *report.BottomLine) string {
 		}
 		s = append(s, t+".")
 	}
+	var clustered []string
+	for _, n := range a.BaselineClusters {
+		if cl := n.Judgement.Clusters; len(cl) == 2 {
+			clustered = append(clustered, fmt.Sprintf("%s %s (%.0f%% at %s, %.0f%% at %s)", columnAt(b, n.Column), baselinePlacementText(n.Placement),
+				100*float64(cl[0].Share), textfmt.TimeUS(float64(cl[0].TypicalUS)), 100*float64(cl[1].Share), textfmt.TimeUS(float64(cl[1].TypicalUS))))
+		}
+	}
+	if len(clustered) > 0 {
+		s = append(s, fmt.Sprintf("%s's processes fall into two clusters %s: every ratio over them divides by the faster cluster, whose figure does not move with their shares from run to run.",
+			capitalize(b.Baseline), textfmt.List(clustered, "and")))
+	}
 	if len(a.BaselineUnstable) > 0 {
 		var cols []string
 		for _, c := range a.BaselineUnstable {
@@ -64,6 +75,14 @@ func answerText(b *report.BottomLine) string {
 		s = append(s, fmt.Sprintf("(%s not judged at the first spawn: %s.)", textfmt.Plural(len(a.LeftOut), "row", "rows"), textfmt.List(a.LeftOut, "and")))
 	}
 	return strings.Join(s, " ")
+}
+
+// baselinePlacementText says where a baseline cell's threads ran.
+func baselinePlacementText(placement string) string {
+	if placement == report.PlaceOneCPUName {
+		return "on one CPU"
+	}
+	return "with the scheduler free"
 }
 
 // spawnWhat says what a spawn of kind (hostfacts.SpawnKinds) starts.
