@@ -24,7 +24,8 @@
 //     excludes 1" always agree (Ratio, Test);
 //   - a cell is judged only from evidence at the level of processes: its
 //     process summaries drift over the run, or they fall into separate
-//     clusters (Judge). No test here treats the spawns of one process as
+//     clusters (Judge); a baseline of two clusters is divided by its
+//     lower one, whose figure does not move with their shares (Divisor). No test here treats the spawns of one process as
 //     independent; precision is a number, never a verdict.
 //
 // Trimmed means, not medians: a cell whose processes fall into two
