@@ -52,7 +52,7 @@ func stops(t *testing.T) *[]int {
 	return &groups
 }
 
-// TestWarmPagesHaveRenderersOfTheirOwn: five pages in one warm browser
+// TestWarmPagesHaveRenderersOfTheirOwn: three pages in one warm browser
 // each run on an origin of their own, each in a renderer process of its
 // own that ends with the page, and the browser is started once and
 // stopped once, at Close.
@@ -69,7 +69,7 @@ w.onmessage = () => spawnbench.exit(0);
 			w := NewWarm(c.browser)
 			origins := map[string]bool{}
 			renderers := map[int]int{}
-			for i := range 5 {
+			for i := range 3 {
 				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 				out, err := w.Run(ctx, Page{Dir: dir, Path: "index.html"})
 				cancel()
