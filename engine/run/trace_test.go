@@ -171,6 +171,9 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 // second process of each twin is a row that must say why too.
 func TestOrdinaryUserRunsUntraced(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench's binary as another user")
+	// Parallel: it traces nothing, so it need not run alone as the traced
+	// tests do; it runs beside the package's parallel tests, after them.
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run spawnbench as an ordinary user (nobody)")
 	}
