@@ -203,6 +203,7 @@ func TestOrdinaryUserHoldsItsTrees(t *testing.T) {
 environments: [{name: "orphaning", kind: "command", run: ["/bin/sh", "-c", "(env -i setsid sleep %s </dev/null >/dev/null 2>&1 &); sleep 0.3; echo 1 2 3", "{arg}"]}]
 n: [1]
 samples: {min: %d, processes: 1}
+schedule: settle: cap: "0s" // as writeSpec's: no waiting out the tests' own load
 `, name, marker, processes)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)

@@ -298,12 +298,14 @@ func TestAnotherSpecOverAnUnfinishedRun(t *testing.T) {
 environments: [{name: "native", kind: "native"}]
 n: [1]
 samples: {min: 40, pause: "20ms"}
+schedule: settle: cap: "0s" // as writeSpec's: no waiting out the tests' own load
 `), 0o644)
 	b := filepath.Join(dir, "b.cue")
 	os.WriteFile(b, []byte(`name: "b"
 environments: [{name: "native", kind: "native"}]
 n: [2]
 samples: min: 2
+schedule: settle: cap: "0s"
 `), 0o644)
 	out := filepath.Join(dir, "out")
 	cmd, _ := startRun(t, dir, a, out)

@@ -218,9 +218,10 @@ func TestFaultBattery(t *testing.T) {
 				}
 				dir := t.TempDir()
 				p := writeSpec(t, dir, requeueSpec)
-				// A cache of its own: the run must build, for the
-				// building instant.
-				cache := ownCache(dir)
+				// A build cache of its own: the run must build, for
+				// the building instant (the machine's probe is the
+				// package's: the battery is not about probing).
+				cache := ownBuilds(t, dir)
 				var out string
 				for attempt := 1; ; attempt++ {
 					out = filepath.Join(dir, fmt.Sprintf("out-%d", attempt))
@@ -248,6 +249,14 @@ func TestFaultBattery(t *testing.T) {
 	}
 }
 
+// startSpec is a spec of 6 processes of one cell that take no time, for
+// the runs that need only to start and complete.
+const startSpec = `name: "start"
+environments: [{name: "s", kind: "command", run: ["/bin/sh", "-c", "echo 1 2 3", "{arg}"]}]
+n: [1]
+samples: {min: 6, processes: 1}
+`
+
 // TestResumeIsRightOnEveryAttempt: `run SPEC -o DIR --resume` starts the
 // set where DIR is missing or holds only what a first attempt killed
 // before it recorded anything leaves (an empty directory, the lock, an
@@ -258,7 +267,10 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
 	t.Parallel()
 	dir := t.TempDir()
-	p := writeSpec(t, dir, edgeSpec)
+	// The leftovers need a run only to start and complete: processes of
+	// their own that take no time. The run killed midway (another
+	// machine) takes edgeSpec's, long enough to stop it there.
+	p := writeSpec(t, dir, startSpec)
 	// What a first attempt killed before it recorded anything can leave:
 	// file name to contents (nil: no directory).
 	leftovers := map[string]map[string]string{
@@ -289,7 +301,7 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 				if code != 0 || !strings.Contains(stderr, "holds no run of "+p+" yet: starting it") {
 					t.Fatalf("exit %d, stderr %q; want 0 and a note that it starts", code, stderr)
 				}
-				set := completeOnce(t, out, 12)
+				set := completeOnce(t, out, 6)
 				if invs := set.Provenance.Invocations; len(invs) != 1 || invs[0].Command != "run" {
 					t.Errorf("invocations %+v, want one run", invs)
 				}
@@ -315,12 +327,13 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 	// machine under its own name) finds it complete.
 	t.Run("another machine", func(t *testing.T) {
 		out := filepath.Join(dir, "moved")
+		edge := writeSpec(t, t.TempDir(), edgeSpec)
 		on := func(node string) []string { return append(sharedCache(), run.HostnameVariable+"="+node) }
-		cmd, _ := startRunWith(t, dir, on("node-a"), p, out, "--resume")
+		cmd, _ := startRunWith(t, dir, on("node-a"), edge, out, "--resume")
 		waitRuns(t, out, 3, cmd)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
-		_, stderr, code := runCLIWith(t, dir, on("node-b"), "run", p, "-o", out, "--resume")
+		_, stderr, code := runCLIWith(t, dir, on("node-b"), "run", edge, "-o", out, "--resume")
 		if code != 0 || !strings.Contains(stderr, "measured on node-a") {
 			t.Fatalf("on node-b: exit %d, stderr %q; want 0 and a note of node-a's processes", code, stderr)
 		}
@@ -339,7 +352,7 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 		if byHost["node-b"] != 12 || byHost["node-a"] < 3 || byHost["node-a"] >= 12 {
 			t.Errorf("processes by machine %v: want node-a's kept and all 12 on node-b", byHost)
 		}
-		retryIsDone(t, dir, p, out)
+		retryIsDone(t, dir, edge, out)
 	})
 
 	t.Run("another spec or shard", func(t *testing.T) {

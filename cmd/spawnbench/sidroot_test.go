@@ -39,6 +39,7 @@ environments: [
 	{name: "manual-node-24", kind: "manual-node", root: "sid"},
 	{name: "manual-firefox-159", kind: "manual-firefox", root: "sid"},
 ]
+schedule: settle: cap: "0s" // as writeSpec's: no waiting out the tests' own load
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

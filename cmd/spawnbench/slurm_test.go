@@ -30,6 +30,7 @@ modes: ["sequential"]
 n: [1, 2]
 samples: {min: 2, processes: 1, pause: "1ms", warmup: 0}
 schedule: seed: 5
+schedule: settle: cap: "0s" // as writeSpec's: no waiting out the tests' own load
 `
 
 // TestSlurmArray runs docs/many-machines.md's Slurm section, line for line, on a
@@ -164,6 +165,7 @@ environments: [for e in ["a", "b", "c", "d"] {name: e, kind: "command", run: ["/
 n: [1]
 samples: {min: 5, processes: 1}
 schedule: seed: 5
+schedule: settle: cap: "0s" // as writeSpec's: no waiting out the tests' own load
 `
 
 // TestSlurmRequeue runs the page's Slurm lines, as TestSlurmArray does, on

@@ -52,10 +52,14 @@ func stops(t *testing.T) *[]int {
 	return &groups
 }
 
-// TestWarmPagesHaveRenderersOfTheirOwn: five pages in one warm browser
+// TestWarmPagesHaveRenderersOfTheirOwn: three pages in one warm browser
 // each run on an origin of their own, each in a renderer process of its
 // own that ends with the page, and the browser is started once and
-// stopped once, at Close.
+// stopped once, at Close. Every file the warm browser writes, Chromium's
+// org.chromium.Chromium.* directories among them, is inside the profile
+// spawnbench removes: while it runs its profile is all it has in
+// $TMPDIR, and after Close nothing is left there
+// (TestBrowsersLeaveNothingInTheTemporaryDirectory is the cold browser's).
 func TestWarmPagesHaveRenderersOfTheirOwn(t *testing.T) {
 	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
 spawnbench.out(location.host + " " + crossOriginIsolated);
@@ -65,11 +69,13 @@ w.onmessage = () => spawnbench.exit(0);
 	for _, c := range browsers {
 		t.Run(c.name, func(t *testing.T) {
 			c.need(t)
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
 			stopped := stops(t)
 			w := NewWarm(c.browser)
 			origins := map[string]bool{}
 			renderers := map[int]int{}
-			for i := range 5 {
+			for i := range 3 {
 				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 				out, err := w.Run(ctx, Page{Dir: dir, Path: "index.html"})
 				cancel()
@@ -110,14 +116,35 @@ w.onmessage = () => spawnbench.exit(0);
 					t.Errorf("page %d's renderer %d still runs a minute after its page", i, pid)
 				}
 			}
+			// While it ran, the browser's profile was all it had there.
+			if seen := entryNames(t, tmp); len(seen) != 1 || !strings.HasPrefix(seen[0], "spawnbench-"+c.name+"-") {
+				t.Errorf("$TMPDIR held %v while the browser ran; want its profile only", seen)
+			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
 			if len(*stopped) != 1 {
 				t.Fatalf("the browser was stopped %d times, want once, at Close", len(*stopped))
 			}
+			for _, name := range entryNames(t, tmp) {
+				t.Errorf("the warm %s left %s in $TMPDIR", c.name, name)
+			}
 		})
 	}
+}
+
+// entryNames are the names of what dir holds.
+func entryNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // ends waits until process pid has ended, for at most limit.
@@ -173,9 +200,11 @@ func TestWarmBrowserIsReplacedAfterAHang(t *testing.T) {
 	}
 }
 
-// TestBrowsersLeaveNothingInTheTemporaryDirectory: every file a browser
-// writes, Chromium's org.chromium.Chromium.* directories among them, is
-// inside the profile spawnbench removes, warm or cold.
+// TestBrowsersLeaveNothingInTheTemporaryDirectory: every file a cold
+// browser writes, Chromium's org.chromium.Chromium.* directories among
+// them, is inside the profile spawnbench removes. (A warm browser's are
+// checked by TestWarmPagesHaveRenderersOfTheirOwn, which runs its pages
+// with a $TMPDIR of its own.)
 func TestBrowsersLeaveNothingInTheTemporaryDirectory(t *testing.T) {
 	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
 const w = new Worker("w.js");
@@ -186,39 +215,13 @@ w.onmessage = () => spawnbench.exit(0);
 			c.need(t)
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			w := NewWarm(c.browser)
-			for range 2 {
-				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-				out, err := w.Run(ctx, Page{Dir: dir, Path: "index.html"})
-				cancel()
-				if err != nil || out.ExitCode != 0 {
-					t.Fatalf("warm: err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
-				}
-			}
-			var seen []string
-			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
-				for _, e := range entries {
-					seen = append(seen, e.Name())
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 			if out, err := Run(ctx, Page{Dir: dir, Path: "index.html", Browser: c.browser}); err != nil || out.ExitCode != 0 {
 				t.Fatalf("cold: err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
 			}
-			entries, err := os.ReadDir(tmp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				t.Errorf("%s left %s in $TMPDIR", c.name, e.Name())
-			}
-			// While it ran, the browser's profile was all it had there.
-			if len(seen) != 1 || !strings.HasPrefix(seen[0], "spawnbench-"+c.name+"-") {
-				t.Errorf("$TMPDIR held %v while the browser ran; want its profile only", seen)
+			for _, name := range entryNames(t, tmp) {
+				t.Errorf("%s left %s in $TMPDIR", c.name, name)
 			}
 		})
 	}

@@ -7,17 +7,17 @@ import (
 )
 
 // TestBrowserRepetitionsHaveRenderersOfTheirOwn: repetitions of a cell in
-// each browser, three warm (the default: one browser for all three) and
-// two cold (a browser each), each ran in a renderer process of its own,
-// and printed its spawn.
+// Firefox, three warm (the default: one browser for all three) and two
+// cold (a browser each), each ran in a renderer process of its own, and
+// printed its spawn. Chromium's (kind manual, warm and cold) are
+// cmd/spawnbench's TestBrowserRunHasRenderersOfItsOwnAndLeavesNoTemporaryFiles,
+// through a whole run to runs.parquet.
 func TestBrowserRepetitionsHaveRenderersOfTheirOwn(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, kind, fields string
 		repetitions        int
 	}{
-		{"manual", "manual", "", 3},
-		{"manual-cold", "manual", `, browser_start: "cold"`, 2},
 		{"manual-firefox", "manual-firefox", "", 3},
 		{"manual-firefox-cold", "manual-firefox", `, browser_start: "cold"`, 2},
 	} {

@@ -88,6 +88,7 @@ func TestOneCPUTwinRunsOnOneCPU(t *testing.T) {
 n: [100]
 samples: {min: 100, processes: 3}
 placement: one_cpu: ["native"]
+schedule: settle: cap: "200ms" // on, for the settle step each process records; short beside the tests' load
 `)
 	if err != nil {
 		t.Fatal(err)

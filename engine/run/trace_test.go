@@ -39,7 +39,12 @@ func TestTracedRunInOrder(t *testing.T) {
 	// Every traced twin, beside two untraced environments, an OS host and
 	// a Wasm one, whose rows must carry no trace: the untraced rows of the
 	// other hosts would take as long again and check the same choice (the
-	// runner's, by the environment's name), not their host.
+	// runner's, by the environment's name), not their host. One n of two
+	// processes in each mode: each process's first spawn (thread 0) is a
+	// first spawn, its later ones are the later spawns the checks below
+	// count, so an n = 1 cell and a longer n would only add spawns of the
+	// same two kinds (40 traced spawns a host, 95% of them needed, as of
+	// the 186 that n = [1, 30] over three processes gave).
 	untracedToo := []string{"*" + spec.TracedSuffix, "native", "wasi-threads"}
 	set, _, err := runSpec(t, context.Background(), `
 environments: [
@@ -48,13 +53,13 @@ environments: [
 	{name: "wasmtime-46", kind: "wasmtime-cli", wasmtime: "wasmtime-46"},
 	{name: "wamr", kind: "wamr"},
 	{name: "wazero", kind: "wazero"},
-	{name: "manual-node", kind: "manual-node", n: [1, 10]},
-	{name: "wasi-threads-node", kind: "wasi-threads-node", n: [1, 10]},
-	{name: "emscripten", kind: "emscripten", n: [1, 10]},
+	{name: "manual-node", kind: "manual-node"},
+	{name: "wasi-threads-node", kind: "wasi-threads-node"},
+	{name: "emscripten", kind: "emscripten"},
 ]
 modes: ["sequential", "parallel"]
-n: [1, 30]
-samples: {min: 1, processes: 3, pause: "1ms"}
+n: [10]
+samples: {min: 1, processes: 2, pause: "1ms"}
 schedule: settle: cap: "0s"
 placement: {one_cpu: ["native"]}
 anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "manual-node", "wasi-threads-node", "emscripten", "native@one-cpu"]
@@ -162,9 +167,13 @@ anatomy: traced: ["native", "wasi-threads", "wasmtime-46", "wamr", "wazero", "ma
 // The same spec run by an ordinary user completes, measures the traced
 // twins untraced, a process's and a browser page's (Chromium's raw
 // workers, where Chromium is installed), and says why in every one of
-// their rows; no spawn carries a trace.
+// their rows; no spawn carries a trace. Two processes of one n each: a
+// second process of each twin is a row that must say why too.
 func TestOrdinaryUserRunsUntraced(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench's binary as another user")
+	// Parallel: it traces nothing, so it need not run alone as the traced
+	// tests do; it runs beside the package's parallel tests, after them.
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run spawnbench as an ordinary user (nobody)")
 	}
@@ -180,8 +189,8 @@ func TestOrdinaryUserRunsUntraced(t *testing.T) {
 	if err := os.WriteFile(specFile, []byte(`name: "u"
 environments: [{name: "native", kind: "native"}, {name: "manual", kind: "manual"}]
 modes: ["sequential"]
-n: [1, 10]
-samples: {min: 1, processes: 3, pause: "1ms"}
+n: [10]
+samples: {min: 1, processes: 2, pause: "1ms"}
 schedule: settle: cap: "0s"
 anatomy: traced: ["native", "manual"]
 `), 0o644); err != nil {
@@ -226,8 +235,8 @@ anatomy: traced: ["native", "manual"]
 			t.Logf("%s skipped: %s", twin, why)
 			continue
 		}
-		if twins[twin] != 6 {
-			t.Errorf("%d processes of %s, want 6", twins[twin], twin)
+		if twins[twin] != 2 {
+			t.Errorf("%d processes of %s, want 2", twins[twin], twin)
 		}
 	}
 	for _, s := range set.Samples {
@@ -257,7 +266,7 @@ func TestEmbeddedHostPhasesSplitTheNewThread(t *testing.T) {
 environments: [{name: "native", kind: "native"}, {name: "wasi-threads", kind: "wasi-threads"}]
 modes: ["sequential", "parallel"]
 n: [1, 30]
-samples: {min: 1, processes: 6, pause: "1ms"}
+samples: {min: 1, processes: 3, pause: "1ms"}
 schedule: settle: cap: "0s"
 anatomy: traced: ["wasi-threads"]
 `)
