@@ -17,56 +17,70 @@ func TestDefaultOutputFits100Columns(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
 	t.Parallel()
 	sequential := filepath.Join(repoRoot(t), "specs", "sequential.cue")
-	for _, args := range [][]string{
-		{"envs"},
-		{"plan", sequential, "--seed", "1"},
-		{"plan", "--shards", "4", sequential},
-		{"plan", "--precision", "0.05", "--from", filepath.Join(repoRoot(t), "results", "reference")},
+	// The four commands side by side: each runs twice (by default and
+	// --wide), seconds of a CPU each, and none depends on another.
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"envs", []string{"envs"}},
+		{"plan", []string{"plan", sequential, "--seed", "1"}},
+		{"plan --shards", []string{"plan", "--shards", "4", sequential}},
+		{"plan --precision", []string{"plan", "--precision", "0.05", "--from", filepath.Join(repoRoot(t), "results", "reference")}},
 	} {
-		stdout, stderr, code := runCLI(t, args...)
-		if code != 0 {
-			t.Errorf("%v: exit %d: %s", args, code, stderr)
-			continue
-		}
-		for _, out := range []string{stdout, stderr} {
-			for i, line := range strings.Split(out, "\n") {
-				if n := utf8.RuneCountInString(line); n > textWidth {
-					t.Errorf("%v: line %d is %d columns wide:\n%s", args, i+1, n, line)
-				}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fitsAndSaysAsMuch(t, c.args)
+		})
+	}
+}
+
+// fitsAndSaysAsMuch is TestDefaultOutputFits100Columns for one command
+// line.
+func fitsAndSaysAsMuch(t *testing.T, args []string) {
+	stdout, stderr, code := runCLI(t, args...)
+	if code != 0 {
+		t.Errorf("%v: exit %d: %s", args, code, stderr)
+		return
+	}
+	for _, out := range []string{stdout, stderr} {
+		for i, line := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(line); n > textWidth {
+				t.Errorf("%v: line %d is %d columns wide:\n%s", args, i+1, n, line)
 			}
 		}
-		wide, _, code := runCLI(t, append(args, "--wide")...)
-		widest := 0
-		for _, line := range strings.Split(wide, "\n") {
-			widest = max(widest, utf8.RuneCountInString(line))
+	}
+	wide, _, code := runCLI(t, append(args, "--wide")...)
+	widest := 0
+	for _, line := range strings.Split(wide, "\n") {
+		widest = max(widest, utf8.RuneCountInString(line))
+	}
+	if code != 0 || widest <= textWidth {
+		t.Errorf("%v --wide: exit %d, widest line %d columns; want the wide rows", args, code, widest)
+	}
+	// The same words, but for the columns the default leaves out:
+	// plan's kind and payload of each cell, the install commands of
+	// ready kinds.
+	left := map[string]bool{}
+	for _, line := range strings.Split(wide, "\n") {
+		cols := columnGap.Split(strings.TrimSpace(line), -1)
+		switch {
+		case args[0] == "envs" && strings.HasPrefix(line, "KIND"):
+			left[line] = true // the header of the wide columns
+		case args[0] == "envs" && len(cols) == 6 && (cols[3] == "ready" || cols[5] == "-"):
+			left[cols[5]] = true
+		case args[0] == "plan" && len(cols) == 10:
+			left[cols[1]], left[cols[2]] = true, true
+		case len(args) > 1 && args[1] == "--precision" && strings.HasPrefix(line, "ENVIRONMENT"):
+			left[line] = true
+		case len(args) > 1 && args[1] == "--precision" && len(cols) == 8:
+			left[cols[6]] = true // a process's wall time
 		}
-		if code != 0 || widest <= textWidth {
-			t.Errorf("%v --wide: exit %d, widest line %d columns; want the wide rows", args, code, widest)
-		}
-		// The same words, but for the columns the default leaves out:
-		// plan's kind and payload of each cell, the install commands of
-		// ready kinds.
-		left := map[string]bool{}
-		for _, line := range strings.Split(wide, "\n") {
-			cols := columnGap.Split(strings.TrimSpace(line), -1)
-			switch {
-			case args[0] == "envs" && strings.HasPrefix(line, "KIND"):
-				left[line] = true // the header of the wide columns
-			case args[0] == "envs" && len(cols) == 6 && (cols[3] == "ready" || cols[5] == "-"):
-				left[cols[5]] = true
-			case args[0] == "plan" && len(cols) == 10:
-				left[cols[1]], left[cols[2]] = true, true
-			case len(args) > 1 && args[1] == "--precision" && strings.HasPrefix(line, "ENVIRONMENT"):
-				left[line] = true
-			case len(args) > 1 && args[1] == "--precision" && len(cols) == 8:
-				left[cols[6]] = true // a process's wall time
-			}
-		}
-		have := words(stdout)
-		for _, w := range words(wide) {
-			if !slices.Contains(have, w) && !leftOut(w, left) {
-				t.Errorf("%v: %q is in --wide's output only", args, w)
-			}
+	}
+	have := words(stdout)
+	for _, w := range words(wide) {
+		if !slices.Contains(have, w) && !leftOut(w, left) {
+			t.Errorf("%v: %q is in --wide's output only", args, w)
 		}
 	}
 }
