@@ -17,20 +17,25 @@ func TestDefaultOutputFits100Columns(t *testing.T) {
 	fulltest.Only(t, "runs spawnbench over real processes")
 	t.Parallel()
 	sequential := filepath.Join(repoRoot(t), "specs", "sequential.cue")
-	// The four commands side by side: each runs twice (by default and
-	// --wide), seconds of a CPU each, and none depends on another.
+	// Each command runs twice (by default and --wide), seconds of a CPU
+	// each: envs, plan --precision and the plans of specs/sequential.cue
+	// side by side. The two plans of specs/sequential.cue run one after
+	// the other, as before: their expected times are rescaled by the
+	// machine probe the package's cache keeps, which the first may make,
+	// and each pair must read the same one.
 	for _, c := range []struct {
-		name string
-		args []string
+		name  string
+		lines [][]string
 	}{
-		{"envs", []string{"envs"}},
-		{"plan", []string{"plan", sequential, "--seed", "1"}},
-		{"plan --shards", []string{"plan", "--shards", "4", sequential}},
-		{"plan --precision", []string{"plan", "--precision", "0.05", "--from", filepath.Join(repoRoot(t), "results", "reference")}},
+		{"envs", [][]string{{"envs"}}},
+		{"plan", [][]string{{"plan", sequential, "--seed", "1"}, {"plan", "--shards", "4", sequential}}},
+		{"plan --precision", [][]string{{"plan", "--precision", "0.05", "--from", filepath.Join(repoRoot(t), "results", "reference")}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			fitsAndSaysAsMuch(t, c.args)
+			for _, args := range c.lines {
+				fitsAndSaysAsMuch(t, args)
+			}
 		})
 	}
 }
