@@ -7,9 +7,10 @@ import (
 )
 
 // TestBrowserRepetitionsHaveRenderersOfTheirOwn: repetitions of a cell in
-// Firefox, three warm (the default: one browser for all three) and two
-// cold (a browser each), each ran in a renderer process of its own, and
-// printed its spawn. Chromium's (kind manual, warm and cold) are
+// Firefox started cold (a browser each) each ran in a renderer process of
+// its own, and printed its spawn. The warm Firefox's pages are
+// TestFirefoxKindsSpawnCoherently's (five pages of each Firefox kind, each
+// in a renderer of its own); Chromium's, warm and cold (kind manual), are
 // cmd/spawnbench's TestBrowserRunHasRenderersOfItsOwnAndLeavesNoTemporaryFiles,
 // through a whole run to runs.parquet.
 func TestBrowserRepetitionsHaveRenderersOfTheirOwn(t *testing.T) {
@@ -18,7 +19,6 @@ func TestBrowserRepetitionsHaveRenderersOfTheirOwn(t *testing.T) {
 		name, kind, fields string
 		repetitions        int
 	}{
-		{"manual-firefox", "manual-firefox", "", 3},
 		{"manual-firefox-cold", "manual-firefox", `, browser_start: "cold"`, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {

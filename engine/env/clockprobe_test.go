@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ import (
 // five deno workers 133 µs off alike, beside the other tests).
 func TestBunAndDenoClockStepsCoverTheirWorkersOffsets(t *testing.T) {
 	t.Parallel()
+	fulltest.Only(t, "starts Bun and Deno")
 	probe, err := filepath.Abs(filepath.Join("testdata", "clockprobe", "main.mjs"))
 	if err != nil {
 		t.Fatal(err)

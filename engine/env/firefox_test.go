@@ -39,7 +39,8 @@ func checkFirefoxSpawns(t *testing.T, out env.Outcome, n int) {
 // and pages as their Chromium twins. Each run is a fresh page (a fresh
 // context, origin and renderer in the environment's warm browser), so the
 // spawn cases hold Firefox's clock to one origin for the page and all its
-// workers (to within one of its steps), and the calibration to its sleep.
+// workers (to within one of its steps), and the calibration to its sleep;
+// each of the five pages ran in a renderer process of its own, recorded.
 func TestFirefoxKindsSpawnCoherently(t *testing.T) {
 	t.Parallel()
 	// Each kind's build is its Chromium twin's, so the test binary builds
@@ -52,10 +53,23 @@ func TestFirefoxKindsSpawnCoherently(t *testing.T) {
 		t.Run(c.kind, func(t *testing.T) {
 			e := envFromSpec(t, c.kind, c.kind, "")
 			dir := webBuild(t, c.twin, e)
-			for _, s := range spawnCases {
-				checkFirefoxSpawns(t, webRun(t, e, dir, s.bench, s.n), s.n)
+			renderers := map[int]int{}
+			page := 0
+			ownRenderer := func(out env.Outcome) env.Outcome {
+				t.Helper()
+				if j, seen := renderers[out.RendererPID]; out.RendererPID <= 0 {
+					t.Errorf("page %d: no renderer process recorded", page)
+				} else if seen {
+					t.Errorf("pages %d and %d both ran in renderer process %d", j, page, out.RendererPID)
+				}
+				renderers[out.RendererPID] = page
+				page++
+				return out
 			}
-			checkCalibration(t, webRun(t, e, dir, env.Calibration, 1000), 1000)
+			for _, s := range spawnCases {
+				checkFirefoxSpawns(t, ownRenderer(webRun(t, e, dir, s.bench, s.n)), s.n)
+			}
+			checkCalibration(t, ownRenderer(webRun(t, e, dir, env.Calibration, 1000)), 1000)
 		})
 	}
 }

@@ -168,7 +168,11 @@ func TestUnderGuardians(t *testing.T) {
 		}
 		return string(out)
 	}
+	// The two runs are processes of their own, each holding its own trees
+	// (the tests count and kill the processes they started, by pid), and
+	// mostly wait: they run side by side.
 	t.Run("forced", func(t *testing.T) {
+		t.Parallel()
 		if kind, _ := Containment(); kind != ContainCgroup {
 			t.Skipf("this test binary holds its trees by %s already", kind)
 		}
@@ -177,6 +181,7 @@ func TestUnderGuardians(t *testing.T) {
 		run(t, cmd)
 	})
 	t.Run("as nobody", func(t *testing.T) {
+		t.Parallel()
 		bin := asNobody(t, os.Args[0])
 		cmd := exec.Command(bin, "-test.v", "-test.count=1", "-test.run="+treeTests)
 		cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"spawnbench/internal/fulltest"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 func TestFreezeStopsTheWholeTree(t *testing.T) {
 	if os.Getenv(guardianTestVar) == "" {
 		t.Run("guardian", func(t *testing.T) {
+			fulltest.Only(t, "runs the test again under guardians, as TestUnderGuardians runs the tree tests")
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFreezeStopsTheWholeTree$", "-test.count=1")
 			cmd.Env = append(os.Environ(), guardianTestVar+"=1")
 			if out, err := cmd.CombinedOutput(); err != nil {

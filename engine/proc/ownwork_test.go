@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"os/exec"
+	"spawnbench/internal/fulltest"
 	"testing"
 	"time"
 )
@@ -29,6 +30,7 @@ func TestFitOwnWorkSeparatesLoadFromPerProcessWork(t *testing.T) {
 // own: the hog is load that grows with wall time (at least a third of a
 // CPU, whatever else the machine runs), not work per process.
 func TestOwnWorkSeesACPUHogAsLoad(t *testing.T) {
+	fulltest.Only(t, "keeps a CPU busy while it runs 210 processes")
 	hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
 	if err := hog.Start(); err != nil {
 		t.Fatal(err)

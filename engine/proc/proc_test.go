@@ -197,6 +197,10 @@ func TestTreeEnds(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each case is a tree of its own (its own pid file, killed
+			// and looked for by pid), and mostly waits for its timeout
+			// or its end: the cases run side by side.
+			t.Parallel()
 			dir := t.TempDir()
 			ctx := context.Background()
 			if tc.timeout > 0 {

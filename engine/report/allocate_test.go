@@ -3,6 +3,7 @@ package report_test
 import (
 	"fmt"
 	"path/filepath"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 // below its floor or above the most; Neyman's split itself is tested in
 // engine/stats.
 func TestAllocateTheCommittedMainJob(t *testing.T) {
+	fulltest.Only(t, "reads a committed result set whole and builds its report")
 	set, err := results.Read(filepath.Join("..", "..", "results", "sequential"))
 	if err != nil {
 		t.Fatal(err)

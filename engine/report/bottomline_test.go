@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"fmt"
+	"spawnbench/internal/fulltest"
 	"testing"
 
 	"spawnbench/engine/report"
@@ -48,6 +49,7 @@ func TestBottomRowsCarryTheirCellsJudgements(t *testing.T) {
 
 func TestReferenceVerdictsAreQuietOnGoodData(t *testing.T) {
 	t.Parallel()
+	fulltest.Only(t, "reads a committed result set whole and builds its report")
 	r := reporttest.ReferenceReport(t)
 	judged, unstable := 0, 0
 	for _, c := range r.Cells {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,7 @@ func TestReadRejectsWhatIsNotAResultSet(t *testing.T) {
 // TestOpensInPandasPolarsAndDuckDB is the promise to notebook users: the
 // files open with no conversion, with the types they were written with.
 func TestOpensInPandasPolarsAndDuckDB(t *testing.T) {
+	fulltest.Only(t, "runs Python's pandas, Polars and DuckDB")
 	py := filepath.Join("..", "..", ".venv", "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		if os.Getenv("CI") != "" {

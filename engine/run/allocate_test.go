@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"path/filepath"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 
@@ -41,6 +42,7 @@ bottom_line: {environments: ["native", "wamr@one-cpu"], n: [1, 100], precision: 
 // planned.
 func TestAllocationSizesTheHeadlineBeforeTheRun(t *testing.T) {
 	t.Parallel()
+	fulltest.Only(t, "reads a committed result set whole and builds its report")
 	prior, err := priorReport(allocationSpec(t, "../results/sequential"))
 	if err != nil {
 		t.Fatal(err)

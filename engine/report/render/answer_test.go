@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 
@@ -71,6 +72,7 @@ func TestTheAnswerHasOneShape(t *testing.T) {
 // clusters, which is theirs to say.
 func TestTheAnswerHasOneShapeOnBothMachineKinds(t *testing.T) {
 	t.Parallel()
+	fulltest.Only(t, "reads two committed result sets whole and builds their reports")
 	shared := os.Getenv("SPAWNBENCH_SHARED")
 	if shared == "" {
 		shared = filepath.Join(repoRoot(t), "..", "shared")

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"spawnbench/internal/fulltest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 // Markdown, rendered once.
 func referenceReport(t *testing.T) (*report.Report, string) {
 	t.Helper()
+	fulltest.Only(t, "reads a committed result set whole and builds its report")
 	r := reporttest.ReferenceReport(t)
 	referenceMarkdown.once.Do(func() {
 		var b strings.Builder
