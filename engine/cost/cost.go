@@ -189,19 +189,20 @@ func (m *Model) Basis(c spec.Cell) string {
 const Unknown = 3 * time.Second
 
 // RunnerOverhead is the run's own time per process that neither the
-// process's wall time nor its pause and settle window count: starting it
-// into its cgroup, collecting and journaling its lines, and reading the
-// machine's load around it. It is measured from sets' runs (the
-// invocation's wall time less its processes' walls, pauses and settle
-// windows, per process; engine/run's estimate test recomputes it) and
-// is the same on every machine measured so far, so it is not rescaled.
+// process's wall time nor the wait before it (Wait) counts: starting it
+// into its cgroup, collecting and journaling its lines, reading the
+// machine's load around it, and a browser's freeze between pages. It is
+// measured from sets' runs (the invocation's wall time less its
+// processes' walls and waits, per process; engine/run's estimate test
+// recomputes it) and is the same on every machine measured so far, so
+// it is not rescaled.
 const RunnerOverhead = 30 * time.Millisecond
 
 // Process is the expected time one of the cell's processes takes of a
-// run: the pause and the settle step before it, the runner's own work
+// run: the wait before it (Wait), the runner's own work
 // (RunnerOverhead), and its wall time (Wall).
 func (m *Model) Process(c spec.Cell) time.Duration {
-	return c.Pause + settleOf(c) + RunnerOverhead + m.Wall(c)
+	return Wait(c) + RunnerOverhead + m.Wall(c)
 }
 
 // Wall is the expected wall time of one of the cell's processes alone,
@@ -310,11 +311,12 @@ func Round(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// settleOf is the least a process waits for the machine to settle
-// before it starts: one window, where the cell settles.
-func settleOf(c spec.Cell) time.Duration {
+// Wait is the least a process of c waits before it starts: its pause,
+// or where the cell settles, one settle window, which spans the pause
+// when the pause is shorter (engine/proc's SettleRule.AtLeast).
+func Wait(c spec.Cell) time.Duration {
 	if c.Settle.Cap <= 0 {
-		return 0
+		return c.Pause
 	}
-	return c.Settle.Window
+	return max(c.Pause, c.Settle.Window)
 }

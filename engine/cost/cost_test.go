@@ -197,13 +197,14 @@ func TestEstimatesFollowTheReference(t *testing.T) {
 		t.Errorf("a Firefox process %s, a native one %s: want Firefox at least 100 times native", firefox, native)
 	}
 	c := cellOf(t, p, "native/sequential/1")
-	c.Pause = time.Second
-	if got := m.Process(c); got != native-p.Spec.Samples.Pause+time.Second {
-		t.Errorf("a 1s pause: %s per process, want %s + 1s", got, native-p.Spec.Samples.Pause)
+	before := Wait(c)
+	c.Pause = time.Second // longer than a settle window: the wait is the pause
+	if got := m.Process(c); got != native-before+time.Second {
+		t.Errorf("a 1s pause: %s per process, want %s + 1s", got, native-before)
 	}
 	slow := cellOf(t, p, "manual-firefox/parallel/1000")
 	slow.Timeout = 5 * time.Second
-	if got := m.Process(slow); got != slow.Pause+slow.Settle.Window+RunnerOverhead+5*time.Second {
+	if got := m.Process(slow); got != Wait(slow)+RunnerOverhead+5*time.Second {
 		t.Errorf("timeout 5s: %s per process", got)
 	}
 	if got, want := m.Cell(c), time.Duration(c.Total())*m.Process(c); got != want {
@@ -246,7 +247,7 @@ func TestInterpolation(t *testing.T) {
 		t.Errorf("an unknown kind: %s from %q", m.Process(c), m.Basis(c))
 	}
 	c.Mode = "never-measured"
-	if m.Basis(c) != "" || m.Process(c) != c.Pause+c.Settle.Window+RunnerOverhead+Unknown {
+	if m.Basis(c) != "" || m.Process(c) != Wait(c)+RunnerOverhead+Unknown {
 		t.Errorf("an unknown mode: %s from %q", m.Process(c), m.Basis(c))
 	}
 }
@@ -390,4 +391,21 @@ func fromSidRoot(t *testing.T, c spec.Cell) bool {
 		t.Fatal(err)
 	}
 	return s.Root == "sid"
+}
+
+// TestWaitIsOneWaitNotTwo: where a cell settles, its pause is the first
+// settle reading's span, so a process waits the longer of the two.
+func TestWaitIsOneWaitNotTwo(t *testing.T) {
+	c := spec.Cell{Pause: 10 * time.Millisecond, Settle: spec.SettleSpec{Window: 20 * time.Millisecond, Cap: time.Second}}
+	if got := Wait(c); got != 20*time.Millisecond {
+		t.Errorf("pause 10ms, window 20ms: wait %s, want 20ms", got)
+	}
+	c.Pause = 80 * time.Millisecond
+	if got := Wait(c); got != 80*time.Millisecond {
+		t.Errorf("pause 80ms, window 20ms: wait %s, want 80ms", got)
+	}
+	c.Settle.Cap = 0
+	if got := Wait(c); got != 80*time.Millisecond {
+		t.Errorf("settling off: wait %s, want the pause", got)
+	}
 }

@@ -20,7 +20,7 @@ import (
 
 // SettleRule is when the machine counts as settled.
 type SettleRule struct {
-	// Window is the span each reading covers (0: 50 ms).
+	// Window is the span each reading covers (0: 20 ms).
 	Window time.Duration
 	// BelowCPUs is the bar: other work over a window, in CPUs, must be
 	// at most this.
@@ -51,7 +51,7 @@ func Settle(ctx context.Context, r SettleRule) (s Settled, ok bool) {
 	begun := time.Now()
 	window := r.Window
 	if window <= 0 {
-		window = 50 * time.Millisecond
+		window = 20 * time.Millisecond
 	}
 	if !sleep(ctx, r.AtLeast-window) {
 		s.Waited = time.Since(begun)

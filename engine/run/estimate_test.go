@@ -90,7 +90,7 @@ func TestEstimateHoldsOnMeasuredMachines(t *testing.T) {
 				t.Logf("the probe rescales by ×%.2f, the set's %d cells the reference has by ×%.2f: the probe misreads this machine", f, len(here.Ratios), hf)
 			}
 			// The runner's own time: the run less its processes' walls and
-			// the pause and settle window the model counts for each.
+			// the wait the model counts before each.
 			cells := map[string]spec.Cell{}
 			for _, c := range p.Cells {
 				cells[c.Key()] = c
@@ -101,7 +101,7 @@ func TestEstimateHoldsOnMeasuredMachines(t *testing.T) {
 				if !ok {
 					t.Fatalf("a process of %s/%s/%d, a cell the plan lacks", r.Environment, r.Mode, r.N)
 				}
-				rest -= time.Duration(r.WallNS) + c.Pause + c.Settle.Window
+				rest -= time.Duration(r.WallNS) + cost.Wait(c)
 			}
 			overhead := rest / time.Duration(len(runs))
 			t.Logf("the runner's own time per process: %s (modelled %s)", overhead, cost.RunnerOverhead)
