@@ -18,6 +18,16 @@ import (
 // the most any of them asks, and each numerator is then sized beside it.
 // A run's plan takes it before the run (spec bottom_line.from).
 
+// BaselineProcesses is the fewest processes the allocation gives a
+// baseline cell. A baseline is the denominator of many ratios and cheap
+// (native's processes cost a few tens of ms), but its processes may fall
+// into two clusters whose shares move from run to run, and its ratios
+// divide by the lower one: sized for the one set's shares, native's
+// steady state with the scheduler free got 22 processes in the main job
+// of 7 December 2026, 9 of them in the lower cluster, and nine ratios
+// over it missed ±10%.
+const BaselineProcesses = 100
+
 // Allocation is the processes a plan should give the bottom line's cells.
 type Allocation struct {
 	Cells []CellAllocation `json:"cells"`
@@ -86,11 +96,12 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 	}
 	var pairs []pair
 	sides := map[CellKey]stats.Side{}
+	planned := map[CellKey]int{} // the plan's floors, before any baseline's
 	var order []CellKey
 	// A side divided by its lower cluster (Ratio.Divisor) gets from n
 	// processes share·n of that cluster's spread: as n processes of
-	// LogVar ÷ share.
-	sideOf := func(env string, col Column, byCluster bool) (allocationSide, bool) {
+	// LogVar ÷ share. A baseline side has at least BaselineProcesses.
+	sideOf := func(env string, col Column, byCluster, baseline bool) (allocationSide, bool) {
 		c := r.Cell(env, b.Mode, col)
 		if c == nil || c.Stats == nil || c.Stats.est == nil {
 			return allocationSide{}, false
@@ -102,6 +113,10 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 		logVar := d.est.LogVar() / d.share
 		if floor <= 0 || !(cost > 0) || math.IsNaN(logVar) {
 			return allocationSide{}, false
+		}
+		planned[k] = floor
+		if baseline {
+			floor = max(floor, BaselineProcesses)
 		}
 		s := stats.Side{LogVar: logVar, CostS: cost, Floor: floor}
 		if _, seen := sides[k]; !seen {
@@ -122,8 +137,8 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 				if fig == nil || fig.Ratio == nil {
 					continue
 				}
-				a, okA := sideOf(fig.Environment, col.col, false)
-				base, okB := sideOf(fig.Ratio.Baseline, col.col, fig.Ratio.Divisor == DivideByLowerCluster)
+				a, okA := sideOf(fig.Environment, col.col, false, false)
+				base, okB := sideOf(fig.Ratio.Baseline, col.col, fig.Ratio.Divisor == DivideByLowerCluster, true)
 				if okA && okB {
 					na, nb, ok := stats.RatioProcesses(a.side, base.side, target)
 					pairs = append(pairs, pair{a, base, col.col, na, nb, ok && na <= most && nb <= most})
@@ -134,7 +149,7 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 	added := func(want map[CellKey]int) float64 {
 		var s float64
 		for _, k := range order { // in order: the same sum every time
-			s += float64(want[k]-sides[k].Floor) * sides[k].CostS
+			s += float64(want[k]-planned[k]) * sides[k].CostS
 		}
 		return s
 	}
@@ -181,7 +196,7 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 		if c != nil && c.Stats != nil {
 			measured = c.Stats.Processes
 		}
-		out.Cells = append(out.Cells, CellAllocation{Environment: k.Env, Mode: k.Mode, N: k.N, Processes: final[k], Floor: sides[k].Floor,
+		out.Cells = append(out.Cells, CellAllocation{Environment: k.Env, Mode: k.Mode, N: k.N, Processes: final[k], Floor: planned[k],
 			Measured: measured, ProcessS: Float(sides[k].CostS)})
 	}
 	return out
