@@ -282,10 +282,45 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 		"header only":      {results.LockFile: "", results.JournalFile: `{"k":"base","set":"a1b2c3"}` + "\n"},
 		"a temporary file": {results.LockFile: "", "." + results.SamplesFile + atomicfile.TempMarker + "12345": "PAR1"},
 	}
+	// A task run again on another node: that node is another machine, and
+	// measures the plan whole; a third attempt anywhere (here, this
+	// machine under its own name) finds it complete.
+	t.Run("another machine", func(t *testing.T) {
+		out := filepath.Join(dir, "moved")
+		edge := writeSpec(t, t.TempDir(), edgeSpec)
+		on := func(node string) []string { return append(sharedCache(), run.HostnameVariable+"="+node) }
+		cmd, _ := startRunWith(t, dir, on("node-a"), edge, out, "--resume")
+		waitRuns(t, out, 3, cmd)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		_, stderr, code := runCLIWith(t, dir, on("node-b"), "run", edge, "-o", out, "--resume")
+		if code != 0 || !strings.Contains(stderr, "measured on node-a") {
+			t.Fatalf("on node-b: exit %d, stderr %q; want 0 and a note of node-a's processes", code, stderr)
+		}
+		set, err := results.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byHost := map[string]int{}
+		for _, r := range set.Runs {
+			for _, inv := range set.Provenance.Invocations {
+				if inv.ID == r.Invocation {
+					byHost[inv.Machine.Hostname]++
+				}
+			}
+		}
+		if byHost["node-b"] != 12 || byHost["node-a"] < 3 || byHost["node-a"] >= 12 {
+			t.Errorf("processes by machine %v: want node-a's kept and all 12 on node-b", byHost)
+		}
+		retryIsDone(t, dir, edge, out)
+	})
+
+	// The leftovers one after the other in the test's own slot, as the
+	// rest: as parallel subtests they queued behind the package's other
+	// parallel tests, and what follows them ended the package alone.
 	t.Run("leftovers", func(t *testing.T) {
 		for name, files := range leftovers {
 			t.Run(name, func(t *testing.T) {
-				t.Parallel()
 				out := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
 				if files != nil {
 					if err := os.Mkdir(out, 0o755); err != nil {
@@ -320,39 +355,6 @@ func TestResumeIsRightOnEveryAttempt(t *testing.T) {
 			t.Errorf("exit %d, report %v, stderr %q", code, err, stderr)
 		}
 		retryIsDone(t, dir, p, out)
-	})
-
-	// A task run again on another node: that node is another machine, and
-	// measures the plan whole; a third attempt anywhere (here, this
-	// machine under its own name) finds it complete.
-	t.Run("another machine", func(t *testing.T) {
-		out := filepath.Join(dir, "moved")
-		edge := writeSpec(t, t.TempDir(), edgeSpec)
-		on := func(node string) []string { return append(sharedCache(), run.HostnameVariable+"="+node) }
-		cmd, _ := startRunWith(t, dir, on("node-a"), edge, out, "--resume")
-		waitRuns(t, out, 3, cmd)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		_, stderr, code := runCLIWith(t, dir, on("node-b"), "run", edge, "-o", out, "--resume")
-		if code != 0 || !strings.Contains(stderr, "measured on node-a") {
-			t.Fatalf("on node-b: exit %d, stderr %q; want 0 and a note of node-a's processes", code, stderr)
-		}
-		set, err := results.Read(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byHost := map[string]int{}
-		for _, r := range set.Runs {
-			for _, inv := range set.Provenance.Invocations {
-				if inv.ID == r.Invocation {
-					byHost[inv.Machine.Hostname]++
-				}
-			}
-		}
-		if byHost["node-b"] != 12 || byHost["node-a"] < 3 || byHost["node-a"] >= 12 {
-			t.Errorf("processes by machine %v: want node-a's kept and all 12 on node-b", byHost)
-		}
-		retryIsDone(t, dir, edge, out)
 	})
 
 	t.Run("another spec or shard", func(t *testing.T) {
