@@ -97,11 +97,12 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 	var pairs []pair
 	sides := map[CellKey]stats.Side{}
 	planned := map[CellKey]int{} // the plan's floors, before any baseline's
+	baselines := map[CellKey]bool{}
 	var order []CellKey
 	// A side divided by its lower cluster (Ratio.Divisor) gets from n
 	// processes share·n of that cluster's spread: as n processes of
-	// LogVar ÷ share. A baseline side has at least BaselineProcesses.
-	sideOf := func(env string, col Column, byCluster, baseline bool) (allocationSide, bool) {
+	// LogVar ÷ share.
+	sideOf := func(env string, col Column, byCluster bool) (allocationSide, bool) {
 		c := r.Cell(env, b.Mode, col)
 		if c == nil || c.Stats == nil || c.Stats.est == nil {
 			return allocationSide{}, false
@@ -115,9 +116,6 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 			return allocationSide{}, false
 		}
 		planned[k] = floor
-		if baseline {
-			floor = max(floor, BaselineProcesses)
-		}
 		s := stats.Side{LogVar: logVar, CostS: cost, Floor: floor}
 		if _, seen := sides[k]; !seen {
 			order = append(order, k)
@@ -137,14 +135,25 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 				if fig == nil || fig.Ratio == nil {
 					continue
 				}
-				a, okA := sideOf(fig.Environment, col.col, false, false)
-				base, okB := sideOf(fig.Ratio.Baseline, col.col, fig.Ratio.Divisor == DivideByLowerCluster, true)
+				a, okA := sideOf(fig.Environment, col.col, false)
+				base, okB := sideOf(fig.Ratio.Baseline, col.col, fig.Ratio.Divisor == DivideByLowerCluster)
 				if okA && okB {
+					// A baseline of a ratio sized has at least
+					// BaselineProcesses; one whose ratios are not
+					// sized (their numerators not planned) keeps its
+					// floor.
+					base.side.Floor = max(base.side.Floor, BaselineProcesses)
+					baselines[base.key] = true
 					na, nb, ok := stats.RatioProcesses(a.side, base.side, target)
 					pairs = append(pairs, pair{a, base, col.col, na, nb, ok && na <= most && nb <= most})
 				}
 			}
 		}
+	}
+	for k := range baselines {
+		s := sides[k]
+		s.Floor = max(s.Floor, BaselineProcesses)
+		sides[k] = s
 	}
 	added := func(want map[CellKey]int) float64 {
 		var s float64
