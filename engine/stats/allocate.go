@@ -113,16 +113,18 @@ func assuredQuantile(df float64) float64 {
 	return tQuantile(df) * math.Sqrt(distuv.ChiSquared{K: df}.Quantile(ReachShare)/df)
 }
 
-// welchDF is the Welch–Satterthwaite degrees of freedom of a ratio
-// whose sides have na and nb processes of spreads va and vb, trimmed as
-// Yuen's interval trims them.
+// welchDF is the Welch–Satterthwaite degrees of freedom (welch) of a
+// ratio whose sides have na and nb processes of spreads va and vb.
 func welchDF(va float64, na int, vb float64, nb int) float64 {
-	ha, hb := trimmedShare*float64(na), trimmedShare*float64(nb)
-	sa, sb := va/(ha*ha/float64(na)), vb/(hb*hb/float64(nb))
-	if sa+sb == 0 {
-		return math.Max(ha, hb) - 1
-	}
-	return (sa + sb) * (sa + sb) / (sa*sa/(ha-1) + sb*sb/(hb-1))
+	_, _, df := welch(plannedSpread(va, na), plannedSpread(vb, nb))
+	return df
+}
+
+// plannedSpread is the spread n processes of winsorized log variance v
+// give, trimmed as yuenOf trims them (h = 0.6 n).
+func plannedSpread(v float64, n int) spread {
+	h := trimmedShare * float64(n)
+	return spread{d: v / (h * h / float64(n)), df: h - 1}
 }
 
 // trimmedShare is the share of a cell's processes left after trimming
