@@ -185,6 +185,10 @@ func planText(p *spec.RunPlan, model *cost.Model, alloc *report.Allocation, wide
 			}
 			say("bottom line: short of ±%.3g%% within the budget: %s", b.Precision*100, strings.Join(names, ", "))
 		}
+		if b.TopUp > 0 {
+			say("bottom line: then, after the planned processes, up to %s more (not in the expected times) for the ratios the run's own processes leave short of ±%.3g%%",
+				b.TopUp, b.Precision*100)
+		}
 	} else if b != nil {
 		covered := 0
 		for _, c := range p.Cells {

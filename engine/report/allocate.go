@@ -84,6 +84,20 @@ type allocationSide struct {
 // gets nothing, so what is spent brings ratios to the target. Cells come
 // in the bottom line's order, each once.
 func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allocation {
+	return r.allocate(target, budget, most, plan, false)
+}
+
+// TopUp is Allocate for a run under way, from its own processes: the
+// ratios already within target are left as they are (another process
+// would only draw their spread again), and so is a ratio a side of which
+// has its interval set above its processes (a drift's batch means, or
+// occasions), which more processes do not narrow. plan's floor is then
+// what each cell has measured.
+func (r *Report) TopUp(target, budget float64, most int, plan CellPlan) *Allocation {
+	return r.allocate(target, budget, most, plan, true)
+}
+
+func (r *Report) allocate(target, budget float64, most int, plan CellPlan, shortOnly bool) *Allocation {
 	b := r.BottomLine
 	if b == nil {
 		return &Allocation{}
@@ -133,6 +147,10 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 			}
 			for _, fig := range []*BottomCell{col.cell, col.cell.Free} {
 				if fig == nil || fig.Ratio == nil {
+					continue
+				}
+				if shortOnly && (fig.Ratio.Precision() <= target || r.setAbove(fig.Environment, col.col) ||
+					r.setAbove(fig.Ratio.Baseline, col.col)) {
 					continue
 				}
 				a, okA := sideOf(fig.Environment, col.col, false)
@@ -209,4 +227,11 @@ func (r *Report) Allocate(target, budget float64, most int, plan CellPlan) *Allo
 			Measured: measured, ProcessS: Float(sides[k].CostS)})
 	}
 	return out
+}
+
+// setAbove says whether a level above its processes sets the interval
+// of env's cell in column col: more processes do not narrow it.
+func (r *Report) setAbove(env string, col Column) bool {
+	c := r.Cell(env, r.BottomLine.Mode, col)
+	return c != nil && c.Stats != nil && c.Stats.est != nil && (c.Stats.est.Windowed || c.Stats.est.Occasions > 0)
 }

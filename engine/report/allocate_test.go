@@ -2,13 +2,14 @@ package report_test
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
-	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 
 	"spawnbench/engine/report"
 	"spawnbench/engine/results"
+	"spawnbench/internal/fulltest"
 )
 
 // The allocation of the committed main job's bottom line at ±10%: every
@@ -66,5 +67,70 @@ func TestAllocateTheCommittedMainJob(t *testing.T) {
 	}
 	if len(alloc) < 10 || native == 0 {
 		t.Errorf("%d cells, %d of them native's: want the bottom line's cells and their baselines", len(alloc), native)
+	}
+}
+
+// A top-up sizes only the ratios a run left short of its target, and of
+// those none whose side a level above its processes sets (a drift's
+// batch means, occasions): more processes would not narrow it. With no
+// budget it adds nothing.
+func TestTopUpSizesOnlyTheShortRatios(t *testing.T) {
+	fulltest.Only(t, "reads a committed result set whole and builds its report")
+	set, err := results.Read(filepath.Join("..", "..", "results", "sequential"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build([]report.Input{{Dir: "results/sequential", Set: set}}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.BottomLine
+	measured := func(env, mode string, n int32) (int, float64) {
+		if c := r.Cell(env, mode, report.Column{N: n}); c != nil && c.Stats != nil {
+			return c.Stats.Processes, 0.03
+		}
+		return 0, 0
+	}
+	const target = 0.10
+	above := func(env string, col report.Column) bool {
+		c := r.Cell(env, b.Mode, col)
+		return c != nil && c.Stats != nil && (c.Stats.Windowed || c.Stats.Occasions > 0)
+	}
+	short, windowed := 0, 0
+	for _, row := range b.Rows {
+		for _, col := range []struct {
+			cell *report.BottomCell
+			col  report.Column
+		}{{row.First, b.First}, {row.Steady, b.Steady}} {
+			if col.cell == nil {
+				continue
+			}
+			for _, fig := range []*report.BottomCell{col.cell, col.cell.Free} {
+				if fig == nil || fig.Ratio == nil || fig.Ratio.Precision() <= target || math.IsInf(fig.Ratio.Precision(), 0) {
+					continue
+				}
+				if above(fig.Environment, col.col) || above(fig.Ratio.Baseline, col.col) {
+					windowed++
+					continue
+				}
+				short++
+			}
+		}
+	}
+	if short == 0 || windowed == 0 {
+		t.Fatalf("the committed main job has %d ratios short of ±10%% and %d short with a drifted side: this test wants both", short, windowed)
+	}
+	a := r.TopUp(target, 600, 3000, measured)
+	if a.Ratios != short {
+		t.Errorf("the top-up sized %d ratios; %d are short of ±10%% with no side set above its processes", a.Ratios, short)
+	}
+	none := r.TopUp(target, 0, 3000, measured)
+	for _, c := range none.Cells {
+		if c.Processes != c.Floor {
+			t.Errorf("%s n=%d: %d processes for %d measured, with no top-up budget", c.Environment, c.N, c.Processes, c.Floor)
+		}
+	}
+	if none.Reached != 0 || float64(none.AddedS) != 0 {
+		t.Errorf("no budget, yet %d ratios reached adding %.1f s", none.Reached, float64(none.AddedS))
 	}
 }

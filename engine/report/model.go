@@ -135,6 +135,16 @@ type Ratio struct {
 	MixesPlacements bool `json:"-"`
 }
 
+// Precision is the ratio's 95% interval's relative half-width, (High −
+// Low) ÷ 2 ÷ Ratio, as a bottom line's target counts it; infinite where
+// the interval is unbounded.
+func (r *Ratio) Precision() float64 {
+	if !(r.Low > 0) || math.IsInf(float64(r.High), 0) || !(r.Ratio > 0) {
+		return math.Inf(1)
+	}
+	return float64(r.High-r.Low) / 2 / float64(r.Ratio)
+}
+
 // ClockVerdict is what calibration and the samples' own checks say about
 // one environment's clock.
 type ClockVerdict struct {

@@ -1,15 +1,17 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
-	"spawnbench/internal/fulltest"
 	"strings"
 	"testing"
 
 	"spawnbench/engine/cost"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
+	"spawnbench/internal/fulltest"
 )
 
 // allocationSpec is a spec beside the repository's results/, whose
@@ -96,5 +98,72 @@ func TestAllocationFromNoSet(t *testing.T) {
 	var ie *inputerr.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "bottom_line.from") || !strings.Contains(err.Error(), "leave from out") {
 		t.Errorf("error %v: want an input error naming bottom_line.from and the fix", err)
+	}
+}
+
+// With a top-up, a ratio the run's own processes leave short gets more
+// processes after the planned ones, on its covered cells only, their
+// indices running on from the planned ones; the cells outside the bottom
+// line keep their floors. The earlier set (the committed quick tour) has
+// no wamr, so nothing is allocated before the run, and wamr's first
+// spawn over native's, free, at 5 : 5 processes (Student's t of 2
+// degrees of freedom, native's processes in two clusters) is far wider
+// than ±10%; a hundred of their cheap processes reach it.
+func TestTopUpAddsProcessesWhereTheRunFallsShort(t *testing.T) {
+	t.Parallel()
+	fulltest.Only(t, "runs real processes")
+	s, err := spec.Parse(filepath.Join("..", "..", "specs", "topup.cue"), []byte(settleOff(`
+environments: [{name: "native", kind: "native"}, {name: "wamr", kind: "wamr"}, {name: "wasmtime-46", kind: "wasmtime-cli", wasmtime: "wasmtime-46"}]
+modes: ["sequential"]
+n: [1]
+samples: {min: 5, processes: 5}
+bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.10, budget: "1ms", from: "../results/quick", top_up: "20s"}
+`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := spec.Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AllocateBottomLine(plan, cost.Reference()); err != nil {
+		t.Fatal(err)
+	}
+	planned := map[string]int{}
+	for _, c := range plan.Cells {
+		planned[c.Env.Name] = c.Processes
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	if err := runPlanInto(t, context.Background(), out, plan, RunOptions{Costs: cost.Reference()}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[int32]bool{}
+	for _, r := range set.Runs {
+		if got[r.Environment] == nil {
+			got[r.Environment] = map[int32]bool{}
+		}
+		if got[r.Environment][r.Process] {
+			t.Errorf("%s: process %d measured twice", r.Environment, r.Process)
+		}
+		got[r.Environment][r.Process] = true
+	}
+	for env, procs := range got {
+		for i := range int32(len(procs)) {
+			if !procs[i] {
+				t.Errorf("%s: %d processes, but no process %d: the indices do not run on", env, len(procs), i)
+			}
+		}
+		if env == "wasmtime-46" && len(procs) != planned[env] {
+			t.Errorf("%s is outside the bottom line, yet has %d processes for %d planned", env, len(procs), planned[env])
+		}
+	}
+	for _, env := range []string{"native", "wamr"} {
+		if n := len(got[env]); n <= planned[env] {
+			t.Errorf("%s: %d processes for %d planned: the top-up added none to a ratio bounded at t(2)", env, n, planned[env])
+		}
 	}
 }

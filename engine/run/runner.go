@@ -233,7 +233,7 @@ func (r *Runner) Run(ctx context.Context, plan *spec.RunPlan, opts RunOptions) e
 	if err := r.begin(command, plan.Spec, cells, order, seed, opts.Shard); err != nil {
 		return err
 	}
-	runErr := r.measure(ctx, cells, steps, seed, opts)
+	runErr := r.measure(ctx, plan, cells, steps, seed, opts)
 	if err := r.w.End(r.inv, runErr != nil && !isNothingMeasured(runErr)); err != nil {
 		return err
 	}
@@ -249,7 +249,7 @@ func envsOf(cells []cell) []spec.EnvironmentSpec {
 	return envs
 }
 
-func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed int64, opts RunOptions) error {
+func (r *Runner) measure(ctx context.Context, plan *spec.RunPlan, cells []cell, steps []step, seed int64, opts RunOptions) error {
 	envs := envsOf(cells)
 	prep, err := r.prepareAll(ctx, envs)
 	defer r.closeAll(prep)
@@ -291,6 +291,9 @@ func (r *Runner) measure(ctx context.Context, cells []cell, steps []step, seed i
 		r.progress.add(1)
 	}
 	r.progress.finish()
+	if err := r.topUp(ctx, plan, cells, prep, seed, opts); err != nil {
+		return err
+	}
 	if err := r.adapt(ctx, cells, prep, seed, opts); err != nil {
 		return err
 	}

@@ -86,3 +86,28 @@ bottom_line: {environments: ["native"], n: [1]}
 		t.Errorf("after --processes 5: adaptive %+v, %d processes; want none and 5", c.Adaptive, c.Processes)
 	}
 }
+
+// A top-up corrects an allocation from an earlier set: without from it
+// is refused with the block's line and the fix; with from it is parsed,
+// and it is none by default.
+func TestBottomLineTopUpNeedsFrom(t *testing.T) {
+	_, err := Parse("b.cue", []byte(`environments: [{name: "native", kind: "native"}]
+n: [1]
+bottom_line: {environments: ["native"], n: [1], top_up: "30s"}
+`))
+	if err == nil || !strings.Contains(err.Error(), "bottom_line.top_up") || !strings.Contains(err.Error(), "give from") || !strings.Contains(err.Error(), "b.cue:3") {
+		t.Errorf("a top-up without from gave %v, want an error naming bottom_line.top_up, b.cue:3 and the fix", err)
+	}
+	for src, want := range map[string]time.Duration{
+		`bottom_line: {environments: ["native"], n: [1], from: "x", top_up: "45s"}`: 45 * time.Second,
+		`bottom_line: {environments: ["native"], n: [1], from: "x"}`:                0,
+	} {
+		s, err := Parse("b.cue", []byte("environments: [{name: \"native\", kind: \"native\"}]\nn: [1]\n"+src+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.BottomLine.TopUp != want {
+			t.Errorf("%s: top-up %s, want %s", src, s.BottomLine.TopUp, want)
+		}
+	}
+}

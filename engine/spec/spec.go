@@ -91,6 +91,9 @@ type BottomLinePolicy struct {
 	// size the cells, resolved against the spec's directory; "" for
 	// adaptive stopping.
 	From string
+	// TopUp is, with From, the wall time the run may add after its
+	// planned processes for the ratios its own processes leave short.
+	TopUp time.Duration
 }
 
 // Covers reports whether the policy adapts environment e's cell at n.
@@ -284,6 +287,7 @@ type rawSpec struct {
 		Round        int      `json:"round"`
 		Budget       string   `json:"budget"`
 		From         string   `json:"from"`
+		TopUp        string   `json:"top_up"`
 	} `json:"bottom_line"`
 	Schedule struct {
 		Order     string `json:"order"`
@@ -498,12 +502,16 @@ func parse(path string, src []byte, module *builtinModule) (*Spec, error) {
 			}
 		}
 		budget, _ := time.ParseDuration(b.Budget)
+		topUp, _ := time.ParseDuration(b.TopUp)
+		if topUp > 0 && b.From == "" {
+			return nil, inputErrorf("%s: bottom_line.top_up corrects an allocation made from an earlier set, and this block has no from; give from, or leave top_up out (without from, round and budget add processes already)", at)
+		}
 		from := b.From
 		if from != "" && !filepath.IsAbs(from) {
 			from = filepath.Join(filepath.Dir(path), from)
 		}
 		s.BottomLine = &BottomLinePolicy{Environments: b.Environments, N: b.N, Precision: b.Precision,
-			MaxProcesses: b.MaxProcesses, Round: b.Round, Budget: budget, From: from}
+			MaxProcesses: b.MaxProcesses, Round: b.Round, Budget: budget, From: from, TopUp: topUp}
 	}
 	if err := s.addTracedTwins(path, files, user, raw.Anatomy.Traced, raw.Anatomy.N, raw.Anatomy.Processes); err != nil {
 		return nil, err
