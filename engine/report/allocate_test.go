@@ -72,31 +72,57 @@ func TestAllocateTheCommittedMainJob(t *testing.T) {
 
 // A top-up sizes only the ratios a run left short of its target, and of
 // those none whose side a level above its processes sets (a drift's
-// batch means, occasions): more processes would not narrow it. With no
-// budget it adds nothing.
+// batch means, occasions): more processes would not narrow it. The main
+// job has short ratios over processes; the reproduce set's cells are
+// computed over its five occasions, so its short ratios get nothing. With
+// no budget nothing is added.
 func TestTopUpSizesOnlyTheShortRatios(t *testing.T) {
-	fulltest.Only(t, "reads a committed result set whole and builds its report")
-	set, err := results.Read(filepath.Join("..", "..", "results", "sequential"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := report.Build([]report.Input{{Dir: "results/sequential", Set: set}}, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := r.BottomLine
-	measured := func(env, mode string, n int32) (int, float64) {
-		if c := r.Cell(env, mode, report.Column{N: n}); c != nil && c.Stats != nil {
-			return c.Stats.Processes, 0.03
-		}
-		return 0, 0
-	}
+	fulltest.Only(t, "reads committed result sets whole and builds their reports")
 	const target = 0.10
-	above := func(env string, col report.Column) bool {
+	for _, name := range []string{"sequential", "reproduce"} {
+		set, err := results.Read(filepath.Join("..", "..", "results", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := report.Build([]report.Input{{Dir: "results/" + name, Set: set}}, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured := func(env, mode string, n int32) (int, float64) {
+			if c := r.Cell(env, mode, report.Column{N: n}); c != nil && c.Stats != nil {
+				return c.Stats.Processes, 0.03
+			}
+			return 0, 0
+		}
+		short, above := shortRatios(r, target)
+		t.Logf("%s: %d ratios short of ±10%% over processes, %d with a side set above them", name, short, above)
+		if name == "sequential" && short == 0 || name == "reproduce" && above == 0 {
+			t.Fatalf("%s: %d short ratios over processes and %d above them: this test wants the one, then the other", name, short, above)
+		}
+		if a := r.TopUp(target, 600, 3000, measured); a.Ratios != short {
+			t.Errorf("%s: the top-up sized %d ratios; %d are short of ±10%% with no side set above its processes", name, a.Ratios, short)
+		}
+		none := r.TopUp(target, 0, 3000, measured)
+		for _, c := range none.Cells {
+			if c.Processes != c.Floor {
+				t.Errorf("%s: %s n=%d: %d processes for %d measured, with no top-up budget", name, c.Environment, c.N, c.Processes, c.Floor)
+			}
+		}
+		if none.Reached != 0 || float64(none.AddedS) != 0 {
+			t.Errorf("%s: no budget, yet %d ratios reached adding %.1f s", name, none.Reached, float64(none.AddedS))
+		}
+	}
+}
+
+// shortRatios counts r's bottom-line ratios (one-CPU and free) with an
+// interval wider than target: those over processes, and those a side of
+// which has its interval set above them.
+func shortRatios(r *report.Report, target float64) (short, above int) {
+	b := r.BottomLine
+	setAbove := func(env string, col report.Column) bool {
 		c := r.Cell(env, b.Mode, col)
 		return c != nil && c.Stats != nil && (c.Stats.Windowed || c.Stats.Occasions > 0)
 	}
-	short, windowed := 0, 0
 	for _, row := range b.Rows {
 		for _, col := range []struct {
 			cell *report.BottomCell
@@ -109,28 +135,13 @@ func TestTopUpSizesOnlyTheShortRatios(t *testing.T) {
 				if fig == nil || fig.Ratio == nil || fig.Ratio.Precision() <= target || math.IsInf(fig.Ratio.Precision(), 0) {
 					continue
 				}
-				if above(fig.Environment, col.col) || above(fig.Ratio.Baseline, col.col) {
-					windowed++
+				if setAbove(fig.Environment, col.col) || setAbove(fig.Ratio.Baseline, col.col) {
+					above++
 					continue
 				}
 				short++
 			}
 		}
 	}
-	if short == 0 || windowed == 0 {
-		t.Fatalf("the committed main job has %d ratios short of ±10%% and %d short with a drifted side: this test wants both", short, windowed)
-	}
-	a := r.TopUp(target, 600, 3000, measured)
-	if a.Ratios != short {
-		t.Errorf("the top-up sized %d ratios; %d are short of ±10%% with no side set above its processes", a.Ratios, short)
-	}
-	none := r.TopUp(target, 0, 3000, measured)
-	for _, c := range none.Cells {
-		if c.Processes != c.Floor {
-			t.Errorf("%s n=%d: %d processes for %d measured, with no top-up budget", c.Environment, c.N, c.Processes, c.Floor)
-		}
-	}
-	if none.Reached != 0 || float64(none.AddedS) != 0 {
-		t.Errorf("no budget, yet %d ratios reached adding %.1f s", none.Reached, float64(none.AddedS))
-	}
+	return short, above
 }
