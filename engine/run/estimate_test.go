@@ -62,7 +62,7 @@ func TestEstimateHoldsOnMeasuredMachines(t *testing.T) {
 			}
 			if len(runs) < len(set.Runs) {
 				actual = last.Sub(inv.StartedAt)
-				t.Logf("%d processes of adaptive rounds after the planned ones: the run is timed to the end of its last planned process", len(set.Runs)-len(runs))
+				t.Logf("%d processes of top-up or adaptive rounds after the planned ones: the run is timed to the end of its last planned process", len(set.Runs)-len(runs))
 			}
 			mc := probeOfSet(t, dir, set)
 			model := cost.Reference().On(mc)
