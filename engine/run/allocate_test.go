@@ -166,4 +166,16 @@ bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.10, budget:
 			t.Errorf("%s: %d processes for %d planned: the top-up added none to a ratio bounded at t(2)", env, n, planned[env])
 		}
 	}
+	// The run ended where no short ratio was within the rest of its
+	// top-up, and a resumed run finds the same: it measures nothing.
+	if err := runPlanInto(t, context.Background(), out, plan, RunOptions{Costs: cost.Reference(), Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Runs) != len(set.Runs) {
+		t.Errorf("resuming the finished run measured %d processes more", len(again.Runs)-len(set.Runs))
+	}
 }

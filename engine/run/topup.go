@@ -22,10 +22,11 @@ import (
 // within the same top-up. A shard sees only its own cells, so a sharded
 // run has no top-up.
 
-// topUpRounds bounds the rounds: each round's processes are sized to
-// reach the target, so a second is for a spread that came out wider
-// again, and a third would chase noise.
-const topUpRounds = 2
+// topUpRounds bounds the rounds where the budget would not: processes
+// that fail at once spend almost none of it. The rounds otherwise end
+// when no short ratio is within the rest of the budget, which a resumed
+// run of a finished set finds at once, so it adds nothing.
+const topUpRounds = 10
 
 // topUp runs the bottom line's top-up rounds of plan, whose cells are
 // cells (in the same order).
