@@ -112,8 +112,12 @@ from the costs, scaled by how fast this run goes).`,
 			}
 			if alloc != nil {
 				b := plan.Spec.BottomLine
-				fmt.Fprintf(c.stderr, "spawnbench: bottom line: %d of %d ratios sized for ±%.3g%% from %s, adding %s\n",
-					alloc.Reached, alloc.Ratios, b.Precision*100, b.From, cost.Round(time.Duration(float64(alloc.AddedS)*float64(time.Second))))
+				topUp := ""
+				if b.TopUp > 0 {
+					topUp = fmt.Sprintf("; then up to %s more for the ratios this run leaves short", b.TopUp)
+				}
+				fmt.Fprintf(c.stderr, "spawnbench: bottom line: %d of %d ratios sized for ±%.3g%% from %s, adding %s%s\n",
+					alloc.Reached, alloc.Ratios, b.Precision*100, b.From, cost.Round(time.Duration(float64(alloc.AddedS)*float64(time.Second))), topUp)
 			}
 			if progressEvery <= 0 {
 				return usageError{fmt.Errorf("run --progress-every %s: give a positive duration, e.g. 30s", progressEvery)}
