@@ -108,26 +108,33 @@ func (r *Runner) adapt(ctx context.Context, cells []cell, prep map[string]prepar
 		if len(batch) == 0 {
 			return nil
 		}
-		// A seed of its own per round, from the plan's seed and what the
-		// set holds, so a resume replays the same order.
-		order := make([]int, len(batch))
-		for i := range order {
-			order[i] = i
-		}
-		spec.Shuffle(order, seed^int64(round)<<32^int64(len(r.Set().Runs)))
 		r.logf("adaptive round %d: %d %s above target precision, %d processes more\n", round, open, plural(open, "cell", "cells"), len(batch))
-		r.progress = newProgress(r.opts.Log, expectedSteps(cells, batch, opts.Costs), open, opts.ProgressEvery)
-		for _, i := range order {
-			st := batch[i]
-			c := cells[st.Cell]
-			if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
-				r.progress.finish()
-				return err
-			}
-			r.progress.add(1)
+		if err := r.runRound(ctx, cells, prep, batch, seed^int64(round)<<32, open, opts); err != nil {
+			return err
 		}
-		r.progress.finish()
 	}
+}
+
+// runRound runs a round of processes added after the planned ones (of
+// open cells) in an order of their own, seeded from seed and what the
+// set holds, so that a resume replays the same order.
+func (r *Runner) runRound(ctx context.Context, cells []cell, prep map[string]prepared, batch []step, seed int64, open int, opts RunOptions) error {
+	order := make([]int, len(batch))
+	for i := range order {
+		order[i] = i
+	}
+	spec.Shuffle(order, seed^int64(len(r.Set().Runs)))
+	r.progress = newProgress(r.opts.Log, expectedSteps(cells, batch, opts.Costs), open, opts.ProgressEvery)
+	defer r.progress.finish()
+	for _, i := range order {
+		st := batch[i]
+		c := cells[st.Cell]
+		if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
+			return err
+		}
+		r.progress.add(1)
+	}
+	return nil
 }
 
 // Converged describes, per adaptive cell of the set, whether it reached

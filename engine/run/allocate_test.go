@@ -19,14 +19,21 @@ import (
 // main job.
 func allocationSpec(t *testing.T, from string) *spec.RunPlan {
 	t.Helper()
-	s, err := spec.Parse(filepath.Join("..", "..", "specs", "allocation.cue"), []byte(`
+	return planBesideResults(t, "allocation.cue", `
 environments: [{name: "native", kind: "native"}, {name: "wamr", kind: "wamr"}]
 modes: ["sequential"]
 n: [1, 100]
 samples: {min: 10, processes: 10}
 placement: {one_cpu: ["native", "wamr"], n: [1, 100], processes: 10}
 bottom_line: {environments: ["native", "wamr@one-cpu"], n: [1, 100], precision: 0.10, max_processes: 2000, budget: "1m", from: "`+from+`"}
-`))
+`)
+}
+
+// planBesideResults is the plan of src as a spec named name in specs/,
+// where a bottom_line's from reaches the committed sets as ../results.
+func planBesideResults(t *testing.T, name, src string) *spec.RunPlan {
+	t.Helper()
+	s, err := spec.Parse(filepath.Join("..", "..", "specs", name), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,24 +115,17 @@ func TestAllocationFromNoSet(t *testing.T) {
 // no wamr, so nothing is allocated before the run, and wamr's first
 // spawn over native's, free, at 5 : 5 processes (Student's t of 2
 // degrees of freedom, native's processes in two clusters) is far wider
-// than ±10%; a hundred of their cheap processes reach it.
+// than ±10%; some tens of their cheap processes reach it.
 func TestTopUpAddsProcessesWhereTheRunFallsShort(t *testing.T) {
 	t.Parallel()
 	fulltest.Only(t, "runs real processes")
-	s, err := spec.Parse(filepath.Join("..", "..", "specs", "topup.cue"), []byte(settleOff(`
+	plan := planBesideResults(t, "topup.cue", settleOff(`
 environments: [{name: "native", kind: "native"}, {name: "wamr", kind: "wamr"}, {name: "wasmtime-46", kind: "wasmtime-cli", wasmtime: "wasmtime-46"}]
 modes: ["sequential"]
 n: [1]
 samples: {min: 5, processes: 5}
 bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.10, budget: "1ms", from: "../results/quick", top_up: "20s"}
-`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := spec.Expand(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`))
 	if _, err := AllocateBottomLine(plan, cost.Reference()); err != nil {
 		t.Fatal(err)
 	}
@@ -161,10 +161,10 @@ bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.10, budget:
 			t.Errorf("%s is outside the bottom line, yet has %d processes for %d planned", env, len(procs), planned[env])
 		}
 	}
-	for _, env := range []string{"native", "wamr"} {
-		if n := len(got[env]); n <= planned[env] {
-			t.Errorf("%s: %d processes for %d planned: the top-up added none to a ratio bounded at t(2)", env, n, planned[env])
-		}
+	// Neyman's split may put every added process on one side (native's,
+	// the wide and cheap one), so the two sides are counted together.
+	if n, p := len(got["native"])+len(got["wamr"]), planned["native"]+planned["wamr"]; n <= p {
+		t.Errorf("native and wamr: %d processes for %d planned: the top-up added none to a ratio bounded at t(2)", n, p)
 	}
 	// The run ended where no short ratio was within the rest of its
 	// top-up, and a resumed run finds the same: it measures nothing.

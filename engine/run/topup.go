@@ -92,25 +92,12 @@ func (r *Runner) topUp(ctx context.Context, plan *spec.RunPlan, cells []cell, pr
 		if len(batch) == 0 {
 			return nil
 		}
-		order := make([]int, len(batch))
-		for i := range order {
-			order[i] = i
-		}
-		spec.Shuffle(order, seed^int64(round)<<40^int64(len(r.Set().Runs)))
 		r.logf("bottom line: top-up round %d: %d %s short of ±%.3g%%, %d within its top-up: %d processes more (about %s)\n",
 			round, a.Ratios, plural(a.Ratios, "ratio", "ratios"), 100*b.Precision, a.Reached, len(batch),
 			cost.Round(time.Duration(float64(a.AddedS)*float64(time.Second))))
-		r.progress = newProgress(r.opts.Log, expectedSteps(cells, batch, opts.Costs), grown, opts.ProgressEvery)
-		for _, i := range order {
-			st := batch[i]
-			c := cells[st.Cell]
-			if err := r.process(ctx, c, prep[c.env.Name], st); err != nil {
-				r.progress.finish()
-				return err
-			}
-			r.progress.add(1)
+		if err := r.runRound(ctx, cells, prep, batch, seed^int64(round)<<40, grown, opts); err != nil {
+			return err
 		}
-		r.progress.finish()
 	}
 	return nil
 }
