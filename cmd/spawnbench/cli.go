@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"spawnbench/engine/proc"
 )
 
 // cli is one invocation of spawnbench: where its commands write and the
@@ -13,6 +15,9 @@ import (
 type cli struct {
 	stdout, stderr io.Writer
 	args           []string
+	// ownWork, when set, is given to every run's runner (run.Options'
+	// OwnWork): the tests' in-process runs share one measure.
+	ownWork *proc.OwnWork
 }
 
 // commands are the constructors of the root's subcommands, each added
@@ -25,7 +30,12 @@ var commands []func(*cli) *cobra.Command
 // (exitCode), and the tests call it in-process as main does. ctx is the
 // invocation's interrupt: cancelling it is Ctrl-C.
 func execute(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	root := newRoot(&cli{stdout: stdout, stderr: stderr, args: args})
-	root.SetArgs(args[1:])
+	return (&cli{stdout: stdout, stderr: stderr, args: args}).execute(ctx)
+}
+
+// execute runs c's command line.
+func (c *cli) execute(ctx context.Context) error {
+	root := newRoot(c)
+	root.SetArgs(c.args[1:])
 	return root.ExecuteContext(ctx)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/env"
+	"spawnbench/engine/proc"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 	"spawnbench/internal/fulltest"
@@ -147,16 +149,31 @@ var probeOnce = sync.OnceValues(func() ([]byte, error) {
 // the program named spawnbench, its error printed on stderr and mapped to
 // the exit status. It runs in the test's working directory (the package's)
 // and environment, so paths in args are absolute; a test about either
-// runs the binary (runBinary).
+// runs the binary (runBinary). Its runs record the package's one measure
+// of spawnbench's own work (ownWorkOnce) rather than each take one.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e fulltest.LockedBuffer
-	if err := execute(t.Context(), &o, &e, append([]string{"spawnbench"}, args...)); err != nil {
+	c := &cli{stdout: &o, stderr: &e, args: append([]string{"spawnbench"}, args...)}
+	if !testing.Short() {
+		own, err := ownWorkOnce()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.ownWork = &own
+	}
+	if err := c.execute(t.Context()); err != nil {
 		fmt.Fprintln(&e, "spawnbench:", err)
 		code = exitCode(err)
 	}
 	return o.String(), e.String(), code
 }
+
+// ownWorkOnce is spawnbench's own work per process, measured once for
+// the in-process runs (run.Options' OwnWork): most start fewer processes
+// than the 210 of that measure, and none of them looks at a busy verdict
+// (engine/run tests the busy rule on a measure of its run's own).
+var ownWorkOnce = sync.OnceValues(func() (proc.OwnWork, error) { return proc.MeasureOwnWork(context.Background()) })
 
 // runBinary runs the built spawnbench in dir with the package's cache.
 func runBinary(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {

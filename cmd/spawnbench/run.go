@@ -182,7 +182,7 @@ func (c *cli) openSession(ctx context.Context, dir, retry string) (*run.Session,
 	return run.OpenSession(ctx, dir, run.SessionOptions{
 		Stdout: c.stdout, Stderr: c.stderr, Hold: interrupt.Hold,
 		Cache: buildcache.Default(spawnbench.Sources), Version: version, Args: c.args,
-		Retry: retry,
+		Retry: retry, OwnWork: c.ownWork,
 	})
 }
 

@@ -37,7 +37,9 @@ func TestBusyFlagsCellsMeasuredBesideACPUHog(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
 	}
-	set, _, err := runSpec(t, context.Background(), `
+	// The run measures its own work beside the hogs (testOptions, not the
+	// test binary's shared measure, taken beside other tests).
+	set, _, err := runSpecWith(t, context.Background(), testOptions(), `
 environments: [{name: "native", kind: "native"}]
 n: [1000]
 samples: {min: 100, processes: 20}

@@ -13,6 +13,7 @@ import (
 	"spawnbench/engine/atomicfile"
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/proc"
 	"spawnbench/engine/report"
 	"spawnbench/engine/report/render"
 	"spawnbench/engine/results"
@@ -30,10 +31,11 @@ type SessionOptions struct {
 	// ending the process, until release (the command line's interrupt
 	// handling); nil holds nothing.
 	Hold func() (release func())
-	// Cache, Version and Args are the runner's (Options).
+	// Cache, Version, Args and OwnWork are the runner's (Options).
 	Cache   *buildcache.Cache
 	Version string
 	Args    []string
+	OwnWork *proc.OwnWork
 	// Retry is the command line that continues the run after an
 	// interrupt (RetryLine).
 	Retry string
@@ -75,7 +77,7 @@ func OpenSession(parent context.Context, dir string, o SessionOptions) (*Session
 		cancel(nil)
 		release()
 	}
-	r := New(w, Options{Cache: o.Cache, Log: o.Stderr, Version: o.Version, Args: o.Args})
+	r := New(w, Options{Cache: o.Cache, Log: o.Stderr, Version: o.Version, Args: o.Args, OwnWork: o.OwnWork})
 	return &Session{ctx: ctx, stop: stop, writer: w, runner: r, opts: o}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"spawnbench/engine/buildcache"
 	"spawnbench/engine/clockcheck"
 	"spawnbench/engine/inputerr"
+	"spawnbench/engine/proc"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 )
@@ -39,6 +41,12 @@ func TestMain(m *testing.M) {
 // runSpec loads src as a spec and runs it into a new directory.
 func runSpec(t *testing.T, ctx context.Context, src string, only ...string) (*results.Set, string, error) {
 	t.Helper()
+	return runSpecWith(t, ctx, sharedOptions(t), src, only...)
+}
+
+// runSpecWith is runSpec with the runner's options.
+func runSpecWith(t *testing.T, ctx context.Context, o Options, src string, only ...string) (*results.Set, string, error) {
+	t.Helper()
 	fulltest.Only(t, "runs real processes")
 	s, err := spec.Parse("test.cue", []byte(settleOff(src)))
 	if err != nil {
@@ -49,7 +57,7 @@ func runSpec(t *testing.T, ctx context.Context, src string, only ...string) (*re
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "results")
-	runErr := runPlanInto(t, ctx, out, plan, RunOptions{})
+	runErr := runPlanIntoWith(t, ctx, o, out, plan, RunOptions{})
 	set, err := results.Read(out)
 	if err != nil {
 		t.Fatalf("read back %s: %v", out, err)
@@ -73,18 +81,43 @@ func settleOff(src string) string {
 // does.
 func runPlanInto(t *testing.T, ctx context.Context, dir string, plan *spec.RunPlan, opts RunOptions) error {
 	t.Helper()
+	return runPlanIntoWith(t, ctx, sharedOptions(t), dir, plan, opts)
+}
+
+// runPlanIntoWith is runPlanInto with the runner's options.
+func runPlanIntoWith(t *testing.T, ctx context.Context, o Options, dir string, plan *spec.RunPlan, opts RunOptions) error {
+	t.Helper()
 	fulltest.Only(t, "runs real processes")
 	w, err := results.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	return New(w, testOptions()).Run(ctx, plan, opts)
+	return New(w, o).Run(ctx, plan, opts)
 }
 
 func testOptions() Options {
 	return Options{Cache: &buildcache.Cache{Dir: cacheDir, Sources: spawnbench.Sources}, Version: "test"}
 }
+
+// sharedOptions are testOptions with spawnbench's own work per process
+// measured once for the test binary: most tests start short runs, of
+// fewer processes than the 210 of that measure, and look at no busy
+// verdict (TestBusyFlagsCellsMeasuredBesideACPUHog, which does, measures
+// its own).
+func sharedOptions(t *testing.T) Options {
+	t.Helper()
+	fulltest.Only(t, "runs real processes")
+	own, err := ownWorkOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions()
+	o.OwnWork = &own
+	return o
+}
+
+var ownWorkOnce = sync.OnceValues(func() (proc.OwnWork, error) { return proc.MeasureOwnWork(context.Background()) })
 
 func TestNativeSmallPlan(t *testing.T) {
 	t.Parallel()
