@@ -30,6 +30,7 @@ type cellState struct {
 	wall      time.Duration // their wall time, summed
 	next      int           // the next free process index
 	added     time.Duration // wall time of processes past the planned ones
+	addedN    int           // and their number
 	precision float64
 	ok        int  // ok processes behind precision
 	above     bool // a level above processes sets the interval
@@ -54,6 +55,7 @@ func (r *Runner) cellStates(cells []cell) map[string]*cellState {
 			st.next = max(st.next, int(run.Process)+1)
 			if int(run.Process) >= c.processes {
 				st.added += time.Duration(run.WallNS)
+				st.addedN++
 			}
 		}
 		st.precision = math.Inf(1)

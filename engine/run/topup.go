@@ -57,12 +57,8 @@ func (r *Runner) topUp(ctx context.Context, plan *spec.RunPlan, cells []cell, pr
 		// the covered cells' processes past their planned ones.
 		var spent time.Duration
 		for _, i := range covered {
-			for _, run := range r.Set().Runs {
-				if !run.Warmup && run.Machine == r.machine.ID && run.Environment == cells[i].env.Name &&
-					run.Mode == cells[i].mode && int(run.N) == cells[i].n && int(run.Process) >= cells[i].processes {
-					spent += time.Duration(run.WallNS) + overhead(i)
-				}
-			}
+			st := states[cells[i].key]
+			spent += st.added + time.Duration(st.addedN)*overhead(i)
 		}
 		sizes := func(env, mode string, n int32) (int, float64) {
 			i, ok := covered[report.CellKey{Env: env, Mode: mode, N: n}]
