@@ -207,8 +207,14 @@ func TestWarmFirefoxIsBeyondOtherUsers(t *testing.T) {
 	if agent == "" || len(tries) != 1 {
 		t.Fatalf("the remote agent at %q was tried %d times, want once", agent, len(tries))
 	}
-	if tries[0].Got || !strings.Contains(tries[0].Error, "connection refused") {
-		t.Errorf("nobody's session.new at %s: %+v, want the connection refused", agent, tries[0])
+	// Nobody dials the agent's port on the machine's loopback, where
+	// nothing of this browser listens (it is in its own namespace, checked
+	// below): refused where the port is free, reset where another program
+	// (another test's page server or browser) happens to hold it. Either
+	// way no connection reached the agent; reaching it gives a session or
+	// the agent's own refusal, neither of these.
+	if e := tries[0].Error; tries[0].Got || !strings.Contains(e, "connection refused") && !strings.Contains(e, "connection reset by peer") {
+		t.Errorf("nobody's session.new at %s: %+v, want the connection refused (or reset by another program on the port)", agent, tries[0])
 	}
 	ours, err := os.Readlink("/proc/self/ns/net")
 	if err != nil {
