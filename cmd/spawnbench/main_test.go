@@ -71,10 +71,10 @@ func TestMain(m *testing.M) {
 	if !parallelGiven {
 		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
-	// The built binary's runs, whoever starts them (a test, Slurm, another
-	// user), take the package's one measure of spawnbench's own work too,
-	// from the environment they inherit, rather than half a second each
-	// of their own (a failed measure leaves each to measure it).
+	// The built binary's runs that the tests start take the package's one
+	// measure of spawnbench's own work too, from the environment they
+	// inherit, rather than half a second each of their own (a failed
+	// measure leaves each to measure it).
 	if !testing.Short() {
 		if own, err := ownWorkOnce(); err == nil {
 			os.Setenv(ownWorkEnv, ownWorkValue(own))
