@@ -16,9 +16,11 @@ import (
 // work is then at least one CPU's worth of every process's wall time, so no
 // process saw an idle machine and the cell is busy throughout. Its
 // processes of a thousand spawns are many 10 ms ticks long, so their
-// readings show it whatever the tick rounding; twenty of them, since
-// beside the hogs their walls vary widely and the rule's test of others'
-// excess needs the processes to see it clearly. (That an idle machine
+// readings show it whatever the tick rounding; sixty of them, since
+// beside the hogs their walls vary from 25 ms to 2 s, and the rule's test
+// of others' excess (in ns, so the long processes weigh most) read 2.5 to
+// 3.5 standard errors over twenty (the bar is 3: it failed one run in
+// two), about √3 times that over sixty. (That an idle machine
 // flags nothing cannot be a test on a shared machine; the stats
 // package's simulations and the committed sets show it.)
 func TestBusyFlagsCellsMeasuredBesideACPUHog(t *testing.T) {
@@ -42,7 +44,7 @@ func TestBusyFlagsCellsMeasuredBesideACPUHog(t *testing.T) {
 	set, _, err := runSpecWith(t, context.Background(), testOptions(), `
 environments: [{name: "native", kind: "native"}]
 n: [1000]
-samples: {min: 100, processes: 20}
+samples: {min: 100, processes: 60}
 `)
 	if err != nil {
 		t.Fatal(err)
