@@ -171,7 +171,7 @@ bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.05, budget:
 	// Neyman's split may put every added process on one side (native's,
 	// the wide and cheap one), so the two sides are counted together.
 	if n, p := len(got["native"])+len(got["wamr"]), planned["native"]+planned["wamr"]; n <= p {
-		t.Errorf("native and wamr: %d processes for %d planned: the top-up added none to a ratio short of ±5%", n, p)
+		t.Errorf("native and wamr: %d processes for %d planned: the top-up added none to a ratio short of ±5%%", n, p)
 	}
 	// The run ended where no short ratio was within the rest of its
 	// top-up, and a resumed run finds the same: it measures nothing.
