@@ -71,15 +71,6 @@ func TestMain(m *testing.M) {
 	if !parallelGiven {
 		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
-	// The built binary's runs that the tests start take the package's one
-	// measure of spawnbench's own work too, from the environment they
-	// inherit, rather than half a second each of their own (a failed
-	// measure leaves each to measure it).
-	if !testing.Short() {
-		if own, err := ownWorkOnce(); err == nil {
-			os.Setenv(ownWorkEnv, ownWorkValue(own))
-		}
-	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -183,32 +174,6 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // than the 210 of that measure, and none of them looks at a busy verdict
 // (engine/run tests the busy rule on a measure of its run's own).
 var ownWorkOnce = sync.OnceValues(func() (proc.OwnWork, error) { return proc.MeasureOwnWork(context.Background()) })
-
-// ownWorkValue is w as ownWorkEnv takes it.
-func ownWorkValue(w proc.OwnWork) string {
-	return fmt.Sprintf("%d,%g,%d", w.PerProcessNS, w.OthersCPUs, w.Processes)
-}
-
-// TestOwnWorkFromTheEnvironment: SPAWNBENCH_OWN_WORK gives a measure as
-// ownWorkValue writes it, and anything else is bad input, exit 2.
-func TestOwnWorkFromTheEnvironment(t *testing.T) {
-	want := proc.OwnWork{PerProcessNS: 187995, OthersCPUs: 0.0125, Processes: 210}
-	t.Setenv(ownWorkEnv, ownWorkValue(want))
-	if got, err := ownWorkFromEnv(); err != nil || got == nil || *got != want {
-		t.Errorf("%s=%s: %+v, %v; want %+v", ownWorkEnv, ownWorkValue(want), got, err, want)
-	}
-	t.Setenv(ownWorkEnv, "")
-	if got, err := ownWorkFromEnv(); err != nil || got != nil {
-		t.Errorf("%s unset: %+v, %v; want none, to be measured", ownWorkEnv, got, err)
-	}
-	for _, bad := range []string{"188000", "188000,0.1", "188000,0.1,210,1", "-1,0,210", "188000,-0.1,210", "188000,0,0", "x,0,210", "188000,0,210 "} {
-		t.Setenv(ownWorkEnv, bad)
-		got, err := ownWorkFromEnv()
-		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), ownWorkEnv) {
-			t.Errorf("%s=%q: %+v, %v; want bad input naming the variable", ownWorkEnv, bad, got, err)
-		}
-	}
-}
 
 // runBinary runs the built spawnbench in dir with the package's cache.
 func runBinary(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
@@ -489,13 +454,6 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 	// is built from.
 	if v := wholeSet.Provenance.Last().Version; !regexp.MustCompile(`^[0-9a-f]{40}(\+dirty)?$`).MatchString(v) {
 		t.Errorf("spawnbench_version %q is not a VCS revision", v)
-	}
-	// The run took the package's measure of spawnbench's own work from
-	// the environment (TestMain) rather than measuring its own.
-	if own, err := ownWorkOnce(); err == nil {
-		if got := wholeSet.Provenance.Last().OwnWork; got == nil || got.PerProcessNS != own.PerProcessNS || got.OthersCPUs != own.OthersCPUs || got.Processes != own.Processes {
-			t.Errorf("own work recorded %+v, want the package's measure %+v, as %s gave it", got, own, ownWorkEnv)
-		}
 	}
 	want := keys(wholeSet)
 	for _, after := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
