@@ -113,7 +113,7 @@ func TestAllocationFromNoSet(t *testing.T) {
 // indices running on from the planned ones; the cells outside the bottom
 // line keep their floors. The earlier set (the committed quick tour) has
 // no wamr, so nothing is allocated before the run, and wamr's first
-// spawn over native's, free, at 5 : 5 processes (Student's t of 2 to 8
+// spawn over native's, free, at 5 : 5 processes (Student's t of 2 to 4
 // degrees of freedom) is wider than ±5% (a run of the whole package once
 // read ±8.4%, within ±10%); some tens of their cheap processes reach it.
 // The top-up's two minutes are far more than that takes on an idle
