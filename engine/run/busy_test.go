@@ -12,28 +12,30 @@ import (
 )
 
 // TestBusyFlagsCellsMeasuredBesideACPUHog runs a cell while busy loops
-// (processes of their own, not spawnbench's) take every CPU: others'
-// work is then at least one CPU's worth of every process's wall time, so no
-// process saw an idle machine and the cell is busy throughout. Its
-// processes of a thousand spawns are many 10 ms ticks long, so their
-// readings show it whatever the tick rounding; sixty of them, since
-// beside the hogs their walls vary from 25 ms to 2 s, and the rule's test
-// of others' excess (in ns, so the long processes weigh most) read 2.5 to
-// 3.5 standard errors over twenty (the bar is 3: it failed one run in
-// two), about √3 times that over sixty. (That an idle machine
-// flags nothing cannot be a test on a shared machine; the stats
-// package's simulations and the committed sets show it.)
+// (processes of their own, not spawnbench's) take every CPU the cell
+// leaves idle: others' work is then a large share of every process's
+// wall time, so no process saw an idle machine and the cell is busy
+// throughout. The loops are SCHED_IDLE, so they run only where nothing
+// else wants a CPU: the cell's processes (and the other tests of a full
+// run) are never made to wait for them, their walls stay as short and
+// steady as on an idle machine, and the test costs the full run nothing
+// of its CPUs (as plain loops the cell's walls ran from 25 ms to 2 s,
+// and the loops took two CPUs for 20 s). Its processes of a thousand
+// spawns are many 10 ms ticks long, so their readings show it whatever
+// the tick rounding; sixty of them, so the rule's test of others' excess
+// (in ns) stands well clear of its bar of 3 standard errors. (That an
+// idle machine flags nothing cannot be a test on a shared machine; the
+// stats package's simulations and the committed sets show it.)
 func TestBusyFlagsCellsMeasuredBesideACPUHog(t *testing.T) {
 	// Not parallel: the package's parallel tests wait until it is done, so
 	// their work does not enter the run's measure of spawnbench's own
 	// work per process (proc.MeasureOwnWork), which the busy rule
 	// subtracts; beside them that measure once took in the hogs' load
 	// and no cell read busy (a full `go test ./...`, idle machine).
-	// A loop for each CPU: on a machine shared with other tests one loop
-	// may get well under a CPU, and then no longer reads as half of
-	// every process's wall time.
+	// A loop for each CPU, so that every CPU the cell leaves idle is
+	// taken (chrt is util-linux's, which every Debian has).
 	for range runtime.NumCPU() {
-		hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		hog := exec.Command("chrt", "--idle", "0", "/bin/sh", "-c", "while :; do :; done")
 		if err := hog.Start(); err != nil {
 			t.Fatal(err)
 		}
