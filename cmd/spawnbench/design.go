@@ -23,7 +23,7 @@ func (c *cli) writeDesign(from string, precision float64, format string, wide bo
 	if err != nil {
 		return err
 	}
-	r, err := report.Build(inputs, report.Options{})
+	r, err := report.Build(inputs, report.Options{NoRegimes: true})
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,11 @@ type Options struct {
 	// Baseline names the environment for the ratio table; empty means
 	// DefaultBaseline.
 	Baseline string
+	// NoRegimes leaves every cell's Regimes out, for a caller that needs
+	// only the figures (a plan's allocation, the top-up): finding them,
+	// a kernel density over every spawn of every cell, is most of a
+	// report's work.
+	NoRegimes bool
 }
 
 // Column is one column of the classic table: a thread count, and either
@@ -264,6 +269,8 @@ type Report struct {
 	// kinds maps each measured environment to its kind, families to its
 	// family.
 	kinds, families map[string]string
+	// noRegimes is Options.NoRegimes.
+	noRegimes bool
 	// twinOf maps each one-CPU twin to the environment it measures
 	// pinned (spec's placement block).
 	twinOf map[string]string
@@ -350,7 +357,7 @@ func Build(inputs []Input, opt Options) (*Report, error) {
 	if len(machines) > 1 {
 		return buildPerMachine(inputs, opt, machines)
 	}
-	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]*results.Machine{}}
+	r := &Report{Baseline: opt.Baseline, Confidence: Confidence, Skipped: map[string]string{}, CellMachines: map[CellKey]*results.Machine{}, noRegimes: opt.NoRegimes}
 	if r.Baseline == "" {
 		r.Baseline = DefaultBaseline
 	}
@@ -563,7 +570,7 @@ func (r *Report) fillCells(groups map[CellKey]*Group, warnings map[Warning]bool)
 				c := Cell{Environment: env, Kind: r.kinds[env], Family: r.Family(env), Mode: mode, Column: col, Skipped: r.Skipped[env]}
 				if g := groups[CellKey{env, mode, col.N}]; g != nil {
 					c.Host = g.host
-					fillCell(&c, g, r.Precision, warnings)
+					fillCell(&c, g, r.Precision, !r.noRegimes, warnings)
 				}
 				r.Cells = append(r.Cells, c)
 			}
@@ -605,7 +612,7 @@ func (r *Report) derive(inputs []Input, m *measured, warnings map[Warning]bool) 
 }
 
 // fillCell computes c from the measured data of its (environment, mode, n).
-func fillCell(c *Cell, g *Group, target float64, warnings map[Warning]bool) {
+func fillCell(c *Cell, g *Group, target float64, regimes bool, warnings map[Warning]bool) {
 	c.Processes = len(g.Runs)
 	for _, run := range g.Runs {
 		if run.Status != results.StatusOK {
@@ -644,7 +651,9 @@ func fillCell(c *Cell, g *Group, target float64, warnings map[Warning]bool) {
 	if c.Last == 0 {
 		c.Stats.Variance = varianceOf(c.Stats.Summaries)
 	}
-	c.Regimes = regimesOf(procs, values)
+	if regimes {
+		c.Regimes = regimesOf(procs, values)
+	}
 	c.Placements = placementsOf(procs, len(samples))
 	if c.Mode == "parallel" && c.Last == 0 {
 		c.Parallel = parallelOf(c.N, g.Procs)

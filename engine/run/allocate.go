@@ -37,7 +37,7 @@ func priorReport(p *spec.RunPlan) (*report.Report, error) {
 	if err != nil {
 		return nil, &inputerr.Error{Msg: fmt.Sprintf("spec %s: bottom_line.from: %v; give a finished result set of an earlier run (results/sequential is the main job's), or leave from out for adaptive stopping", p.Spec.Path, err)}
 	}
-	r, err := report.Build([]report.Input{{Dir: b.From, Set: set}}, report.Options{})
+	r, err := report.Build([]report.Input{{Dir: b.From, Set: set}}, report.Options{NoRegimes: true})
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: bottom_line.from %s: %w", p.Spec.Path, b.From, err)
 	}

@@ -48,7 +48,7 @@ func (r *Runner) topUp(ctx context.Context, plan *spec.RunPlan, cells []cell, pr
 		return opts.Costs.Process(plan.Cells[i]) - opts.Costs.Wall(plan.Cells[i])
 	}
 	for round := 1; round <= topUpRounds; round++ {
-		rep, err := report.Build([]report.Input{{Set: r.Set()}}, report.Options{})
+		rep, err := report.Build([]report.Input{{Set: r.Set()}}, report.Options{NoRegimes: true})
 		if err != nil {
 			return fmt.Errorf("the bottom line's top-up: the run's own report: %w", err)
 		}
