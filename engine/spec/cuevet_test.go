@@ -2,13 +2,15 @@ package spec
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"spawnbench/internal/fulltest"
 	"strings"
 	"sync"
 	"testing"
+
+	"spawnbench/internal/fulltest"
 )
 
 // goodSpecs must be accepted, by Parse and by `cue vet -c` alike.
@@ -20,42 +22,38 @@ var goodSpecs = map[string]string{
 	"hidden helper":   "_base: {kind: \"native\"}\nenvironments: [_base & {name: \"a\"}]\nn: [1]\n",
 }
 
-var (
-	cueOnce sync.Once
-	cueBin  string
-	cueErr  error
-)
-
-// cueCLI builds the CUE command at the version this module uses, once per
-// test run (Go's build cache makes later runs quick).
-func cueCLI(t *testing.T) string {
-	t.Helper()
-	cueOnce.Do(func() {
-		// The version go.mod requires (a test binary's build info lists
-		// no dependencies).
-		v, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "cuelang.org/go").Output()
-		if err != nil {
-			cueErr = err
-			return
-		}
-		version := strings.TrimSpace(string(v))
-		dir, err := os.MkdirTemp("", "spawnbench-cue-")
-		if err != nil {
-			cueErr = err
-			return
-		}
+var cueBuild = sync.OnceValues(func() (string, error) {
+	// The version go.mod requires (a test binary's build info lists no
+	// dependencies), and the toolchain that builds it.
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "cuelang.org/go").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m cuelang.org/go: %w", err)
+	}
+	version := strings.TrimSpace(string(out))
+	goVersion, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOVERSION: %w", err)
+	}
+	// Kept with the tests' other builds, once per version and toolchain:
+	// not rebuilt (and linked) by every run, nor left behind by one.
+	return fulltest.Cached("cue@"+version+" "+strings.TrimSpace(string(goVersion)), "cue", func(dir string) error {
 		cmd := exec.Command("go", "install", "cuelang.org/go/cmd/cue@"+version)
 		cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			cueErr = &exec.Error{Name: string(out), Err: err}
-			return
+			return fmt.Errorf("go install cuelang.org/go/cmd/cue@%s: %w\n%s", version, err, out)
 		}
-		cueBin = filepath.Join(dir, "cue")
+		return nil
 	})
-	if cueErr != nil {
-		t.Fatalf("build the cue command: %v", cueErr)
+})
+
+// cueCLI is the CUE command at the version this module uses.
+func cueCLI(t *testing.T) string {
+	t.Helper()
+	cue, err := cueBuild()
+	if err != nil {
+		t.Fatalf("build the cue command: %v", err)
 	}
-	return cueBin
+	return cue
 }
 
 // cueVet appends src to the schema text and runs `cue vet -c` on it.
