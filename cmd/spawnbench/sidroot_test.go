@@ -44,7 +44,7 @@ schedule: settle: cap: "0s" // as writeSpec's: no waiting out the tests' own loa
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(sb, "run", spec, "-o", out)
+	cmd := exec.Command(sb, "run", spec, "-o", out, "--costs", fulltest.ReferenceCosts(t, dir))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

@@ -203,7 +203,7 @@ anatomy: traced: ["native", "manual"]
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(exe, "run", specFile, "-o", out)
+	cmd := exec.Command(exe, "run", specFile, "-o", out, "--costs", fulltest.ReferenceCosts(t, dir))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -75,4 +76,33 @@ func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// ReferenceCosts copies what the committed reference set's costs are read
+// from (its runs and provenance) into dir/costs and returns that
+// directory, for a run given --costs: its expected times then come from
+// the set, where a run without them would first probe the machine
+// (starting a browser of its own, seconds of a CPU) for figures the test
+// does not read. A copy, so that a run as another user can read it.
+func ReferenceCosts(t testing.TB, dir string) string {
+	t.Helper()
+	root := startDir
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			t.Fatalf("no go.mod above %s", startDir)
+		}
+		root = parent
+	}
+	costs := filepath.Join(dir, "costs")
+	if err := os.MkdirAll(costs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"runs.parquet", "provenance.json"} {
+		CopyFile(t, filepath.Join(root, "results", "reference", name), filepath.Join(costs, name), 0o644)
+	}
+	return costs
 }
