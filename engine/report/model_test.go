@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -382,4 +383,57 @@ func TestInputErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoRegimesLeavesOutOnlyTheRegimes: a report built with NoRegimes
+// has no cell's regimes, and every other figure (each cell's, the ratios)
+// as the full report has it; the full report of the same set finds the
+// two regimes of a cell that has them.
+func TestNoRegimesLeavesOutOnlyTheRegimes(t *testing.T) {
+	t.Parallel()
+	s := &results.Set{Provenance: reporttest.Provenance("", "")}
+	reporttest.AddCell(s, reporttest.Cell{Env: "native", Mode: "sequential", N: 200, Processes: 5, SpawnNS: reporttest.LognormalSpawns(20e3, 1)})
+	// A 40/60 mix of 11 and 32 µs: two regimes.
+	reporttest.AddCell(s, reporttest.Cell{Env: "wasm", Mode: "sequential", N: 200, Processes: 5, SpawnNS: func(p, t int) int64 {
+		rng := rand.New(rand.NewPCG(uint64(p), uint64(t)))
+		v := 32e3
+		if rng.Float64() < 0.4 {
+			v = 11e3
+		}
+		return int64(v * math.Exp(0.1*rng.NormFloat64()))
+	}})
+	full := reporttest.Build(t, s)
+	figures, err := report.Build([]report.Input{{Dir: "testdir", Set: s}}, report.Options{NoRegimes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := full.Cell("wasm", "sequential", report.Column{N: 200}); c == nil || len(c.Regimes) != 2 {
+		t.Fatalf("the full report's wasm cell: %+v, want two regimes", c)
+	}
+	if len(figures.Cells) != len(full.Cells) {
+		t.Fatalf("%d cells with NoRegimes, %d without", len(figures.Cells), len(full.Cells))
+	}
+	for i, c := range figures.Cells {
+		if c.Regimes != nil {
+			t.Errorf("%s %s %d: regimes %+v with NoRegimes", c.Environment, c.Mode, c.N, c.Regimes)
+		}
+		want := full.Cells[i]
+		want.Regimes = nil
+		// As the JSON carries them (a NaN is no DeepEqual of itself).
+		if got, want := asJSON(t, c), asJSON(t, want); got != want {
+			t.Errorf("%s %s %d: NoRegimes changed more than the regimes:\n%s\nwant\n%s", c.Environment, c.Mode, c.N, got, want)
+		}
+	}
+	if got, want := asJSON(t, figures.Ratios), asJSON(t, full.Ratios); got != want {
+		t.Errorf("ratios with NoRegimes %s, want %s", got, want)
+	}
+}
+
+func asJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
