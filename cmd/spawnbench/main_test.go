@@ -292,13 +292,7 @@ samples: {min: 1, processes: 1}
 	}
 }
 
-func repoRoot(t *testing.T) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(wd, "..", "..")
-}
+func repoRoot(t *testing.T) string { return fulltest.RepoRoot(t) }
 
 // TestInterruptKeepsSamples sends SIGINT to a long run, as Ctrl-C does.
 func TestInterruptKeepsSamples(t *testing.T) {

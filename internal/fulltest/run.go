@@ -86,23 +86,27 @@ func (l *LockedBuffer) String() string {
 // does not read. A copy, so that a run as another user can read it.
 func ReferenceCosts(t testing.TB, dir string) string {
 	t.Helper()
-	root := startDir
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatalf("no go.mod above %s", startDir)
-		}
-		root = parent
-	}
 	costs := filepath.Join(dir, "costs")
 	if err := os.MkdirAll(costs, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	root := RepoRoot(t)
 	for _, name := range []string{"runs.parquet", "provenance.json"} {
 		CopyFile(t, filepath.Join(root, "results", "reference", name), filepath.Join(costs, name), 0o644)
 	}
 	return costs
+}
+
+// RepoRoot is the checkout's root: the directory holding go.mod, above
+// the test binary's starting directory (its package's).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	for dir := startDir; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			t.Fatalf("no go.mod above %s", startDir)
+		}
+	}
 }

@@ -38,23 +38,7 @@ nbformat.write(nb, sys.argv[1])
 `
 
 // repoRoot is the directory holding go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+func repoRoot(t *testing.T) string { return fulltest.RepoRoot(t) }
 
 // venvPython is the virtual environment's Python. Without one the test is
 // skipped on a developer's machine but fails under CI, which must have it.
