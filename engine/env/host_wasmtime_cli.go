@@ -138,7 +138,7 @@ func (h *wasmtimeCLI) probeCLI(ctx context.Context, path string) wasmtimeProbe {
 			return
 		}
 		p.version = firstLine(out)
-		help, err := proc.Output(ctx, "", path, "run", "-W", "help")
+		help, err := proc.ToolFact(ctx, path, "run", "-W", "help")
 		if err != nil {
 			p.err = fmt.Errorf("%s run -W help: %w", path, err)
 			return
@@ -149,20 +149,25 @@ func (h *wasmtimeCLI) probeCLI(ctx context.Context, path string) wasmtimeProbe {
 		}
 		p.flags = []string{"-W", wasm, "-S", "threads=y"}
 
-		module, remove, err := probeFile("wasmtime", emptyModule)
-		if err != nil {
-			p.err = err
-			return
-		}
-		defer remove()
-		argv := append(append([]string{path, "run"}, p.flags...), module)
-		out, err = proc.Output(ctx, "", argv...)
-		switch {
-		case ctx.Err() != nil:
-			p.err = fmt.Errorf("wasmtime probe: %w", ctx.Err())
-		case err != nil:
-			p.refused = threadsRefusal(p.version, strings.Join(p.flags, " "), out)
-		}
+		// Kept for the process (proc.Fact), as the version is: each
+		// environment of this CLI has a host of its own that asks.
+		said, err := proc.Fact("wasmtime empty-module probe\x00"+path+"\x00"+strings.Join(p.flags, "\x00"), func() (string, error) {
+			module, remove, err := probeFile("wasmtime", emptyModule)
+			if err != nil {
+				return "", err
+			}
+			defer remove()
+			argv := append(append([]string{path, "run"}, p.flags...), module)
+			out, err := proc.Output(ctx, "", argv...)
+			switch {
+			case ctx.Err() != nil:
+				return "", fmt.Errorf("wasmtime probe: %w", ctx.Err())
+			case err != nil:
+				return threadsRefusal(p.version, strings.Join(p.flags, " "), out), nil
+			}
+			return "", nil
+		})
+		p.refused, p.err = said, err
 	})
 	return h.probe
 }

@@ -260,14 +260,24 @@ func emccVersionWord(ctx context.Context, root toolRoot, emcc string) (string, e
 	return v, nil
 }
 
-// emccAsk asks emcc a question (its version). A root's emcc, whose
-// installation has no cache of its own, insists on a writable one even to
-// answer: it gets a fresh temporary one, and the log line of the sanity
-// check a fresh cache brings ("shared:INFO: ...") is left out.
+// emccAsk asks emcc a question (its version), once per process. A root's
+// emcc, whose installation has no cache of its own, insists on a writable
+// one even to answer: it gets a fresh temporary one (emccAskRoot), and
+// the log line of the sanity check a fresh cache brings ("shared:INFO:
+// ...") is left out.
 func emccAsk(ctx context.Context, root toolRoot, emcc string, args ...string) (string, error) {
 	if root.system() {
 		return proc.ToolFact(ctx, append([]string{emcc}, args...)...)
 	}
+	// Each ask starts Python in the root's sandbox, and envs, plan and a
+	// run's checks ask the same questions of every kind.
+	question := strings.Join(append([]string{"emcc in the root at " + root.dir, emcc}, args...), "\x00")
+	return proc.Fact(question, func() (string, error) { return emccAskRoot(ctx, root, emcc, args...) })
+}
+
+// emccAskRoot asks a root's emcc, with a cache of its own that nothing
+// keeps.
+func emccAskRoot(ctx context.Context, root toolRoot, emcc string, args ...string) (string, error) {
 	probe, err := os.MkdirTemp("", "spawnbench-emcc-")
 	if err != nil {
 		return "", fmt.Errorf("a cache for emcc's answer: %w", err)

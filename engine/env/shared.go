@@ -140,20 +140,24 @@ var spawnProbeModule []byte
 // waits for), written to a temporary file: said is "" when the thread
 // ran, else what the runtime printed, on one line. err is for the probe
 // that could not be run to its end (ctx ended, no temporary directory);
-// host names the host in it.
-func runSpawnProbe(ctx context.Context, host string, command func(module string) proc.Command) (said string, err error) {
-	module, remove, err := probeFile(host, spawnProbeModule)
-	if err != nil {
-		return "", err
-	}
-	defer remove()
-	if _, err := proc.OutputOf(ctx, command(module)); err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("%s probe: %w", host, err)
+// host names the host in it. The answer is kept for the process by the
+// runtime and flags that tool names (proc.Fact), as a version is: every
+// environment of the host asks it when checked.
+func runSpawnProbe(ctx context.Context, host, tool string, command func(module string) proc.Command) (said string, err error) {
+	return proc.Fact("spawn probe\x00"+host+"\x00"+tool, func() (string, error) {
+		module, remove, err := probeFile(host, spawnProbeModule)
+		if err != nil {
+			return "", err
 		}
-		return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " | ")), " "), nil
-	}
-	return "", nil
+		defer remove()
+		if _, err := proc.OutputOf(ctx, command(module)); err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("%s probe: %w", host, err)
+			}
+			return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " | ")), " "), nil
+		}
+		return "", nil
+	})
 }
 
 // toolPath finds a tool that .ci/setup installs into the project's bin/
