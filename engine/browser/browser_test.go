@@ -68,8 +68,32 @@ func watched(t *testing.T, ctx context.Context, p Page) (out proc.Outcome, procs
 	return out, procs, err
 }
 
+// coldRunChecks are what every cold page run must leave true, checked
+// by the tests of what a page reports (one browser start each, for
+// both): the Outcome carries the CPU time and memory of the browser's
+// process tree, and every file the browser wrote, Chromium's
+// org.chromium.Chromium.* directories among them, was inside the
+// profile spawnbench removes, so $TMPDIR (the test's own) is left empty.
+// (TestWarmPagesHaveRenderersOfTheirOwn checks the same of a warm
+// browser.) It sets $TMPDIR, so its test cannot be parallel.
+func coldRunChecks(t *testing.T) func(out proc.Outcome) {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	return func(out proc.Outcome) {
+		t.Helper()
+		if out.UserNS == nil || out.SysNS == nil || *out.UserNS+*out.SysNS <= 0 || out.MaxRSSBytes == nil || *out.MaxRSSBytes <= 0 {
+			t.Errorf("the browser tree's cost is missing: user %v sys %v max RSS %v", out.UserNS, out.SysNS, out.MaxRSSBytes)
+		}
+		for _, name := range entryNames(t, tmp) {
+			t.Errorf("the browser left %s in $TMPDIR", name)
+		}
+	}
+}
+
 func TestPageReportsLikeAProcess(t *testing.T) {
 	needChromium(t)
+	check := coldRunChecks(t)
 	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
 spawnbench.out("isolated " + crossOriginIsolated);
 spawnbench.out("argv " + JSON.stringify(spawnbench.argv));
@@ -95,6 +119,7 @@ spawnbench.out("after exit");
 	if out.Wall <= 0 {
 		t.Errorf("wall time %v", out.Wall)
 	}
+	check(out)
 }
 
 func TestBrowserIsPinned(t *testing.T) {

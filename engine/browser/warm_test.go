@@ -58,8 +58,8 @@ func stops(t *testing.T) *[]int {
 // stopped once, at Close. Every file the warm browser writes, Chromium's
 // org.chromium.Chromium.* directories among them, is inside the profile
 // spawnbench removes: while it runs its profile is all it has in
-// $TMPDIR, and after Close nothing is left there
-// (TestBrowsersLeaveNothingInTheTemporaryDirectory is the cold browser's).
+// $TMPDIR, and after Close nothing is left there (coldRunChecks checks
+// the same of a cold browser).
 func TestWarmPagesHaveRenderersOfTheirOwn(t *testing.T) {
 	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
 spawnbench.out(location.host + " " + crossOriginIsolated);
@@ -195,33 +195,6 @@ func TestWarmBrowserIsReplacedAfterAHang(t *testing.T) {
 			}
 			if len(*stopped) != 2 || (*stopped)[0] == (*stopped)[1] {
 				t.Errorf("browsers stopped: %v; want the hung one, then the one started after it", *stopped)
-			}
-		})
-	}
-}
-
-// TestBrowsersLeaveNothingInTheTemporaryDirectory: every file a cold
-// browser writes, Chromium's org.chromium.Chromium.* directories among
-// them, is inside the profile spawnbench removes. (A warm browser's are
-// checked by TestWarmPagesHaveRenderersOfTheirOwn, which runs its pages
-// with a $TMPDIR of its own.)
-func TestBrowsersLeaveNothingInTheTemporaryDirectory(t *testing.T) {
-	dir := sitePages(t, map[string]string{"index.html": `<!doctype html><script>
-const w = new Worker("w.js");
-w.onmessage = () => spawnbench.exit(0);
-</script>`, "w.js": `postMessage(0);`})
-	for _, c := range browsers {
-		t.Run(c.name, func(t *testing.T) {
-			c.need(t)
-			tmp := t.TempDir()
-			t.Setenv("TMPDIR", tmp)
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			if out, err := Run(ctx, Page{Dir: dir, Path: "index.html", Browser: c.browser}); err != nil || out.ExitCode != 0 {
-				t.Fatalf("cold: err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
-			}
-			for _, name := range entryNames(t, tmp) {
-				t.Errorf("%s left %s in $TMPDIR", c.name, name)
 			}
 		})
 	}
