@@ -24,13 +24,16 @@ import (
 
 // executeNotebook runs results/analysis.ipynb end to end with nbclient
 // against the result set in dir; the kernel talks over local sockets
-// made in the test's temporary directory (argv[2]), not in results/.
+// made in the test's temporary directory (argv[2]), not in results/, and
+// its connection file is there too (left to itself, jupyter_client
+// writes one into $TMPDIR that nothing removes).
 const executeNotebook = `
 import os, sys
 import nbclient, nbformat
 from jupyter_client.manager import KernelManager
 nb = nbformat.read("analysis.ipynb", as_version=4)
-km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sys.argv[2], "kernel"))
+km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sys.argv[2], "kernel"),
+                   connection_file=os.path.join(sys.argv[2], "kernel.json"))
 nbclient.NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": "."}}).execute()
 for i, cell in enumerate(nb.cells):
     cell.setdefault("id", f"cell-{i}")  # stable ids, so the committed file diffs cleanly
