@@ -167,8 +167,8 @@ func Regimes(times []float64) []Regime {
 // densityReach bandwidths from x adds an exponential that underflows to
 // exactly 0, so leaving it out changes no bit. KDE.PDF builds two
 // slices of the whole sample for every point, and the report asks 256
-// points of every cell with tens of thousands of spawns; this was a
-// fifth of a report's CPU.
+// points of every cell with tens of thousands of spawns; that was a
+// fifth of the CPU of engine/report/render's tests, which build reports.
 func gaussianDensity(sorted []float64, bw, x float64) float64 {
 	a := -1 / (2 * bw * bw)
 	b := invSqrt2Pi / bw
