@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"spawnbench/engine/inputerr"
 	"spawnbench/engine/proc"
 )
 
@@ -16,7 +19,8 @@ type cli struct {
 	stdout, stderr io.Writer
 	args           []string
 	// ownWork, when set, is given to every run's runner (run.Options'
-	// OwnWork): the tests' in-process runs share one measure.
+	// OwnWork): the tests' in-process runs share one measure. Unset, it
+	// comes from ownWorkEnv, or else each run measures its own.
 	ownWork *proc.OwnWork
 }
 
@@ -31,6 +35,27 @@ var commands []func(*cli) *cobra.Command
 // invocation's interrupt: cancelling it is Ctrl-C.
 func execute(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	return (&cli{stdout: stdout, stderr: stderr, args: args}).execute(ctx)
+}
+
+// ownWorkEnv names spawnbench's own work per process as an earlier
+// measure gave it (proc.OwnWork: PER_PROCESS_NS,OTHERS_CPUS,PROCESSES),
+// which run and calibrate then record instead of measuring it again: for
+// a caller that starts many short runs on one machine (the tests), where
+// the half second of each measure would be most of the run.
+const ownWorkEnv = "SPAWNBENCH_OWN_WORK"
+
+// ownWorkFromEnv is the measure ownWorkEnv gives, nil where it is unset.
+func ownWorkFromEnv() (*proc.OwnWork, error) {
+	v := os.Getenv(ownWorkEnv)
+	if v == "" {
+		return nil, nil
+	}
+	var w proc.OwnWork
+	if n, err := fmt.Sscanf(v, "%d,%g,%d", &w.PerProcessNS, &w.OthersCPUs, &w.Processes); err != nil || n != 3 ||
+		w.PerProcessNS < 0 || w.OthersCPUs < 0 || w.Processes <= 0 || fmt.Sprintf("%d,%g,%d", w.PerProcessNS, w.OthersCPUs, w.Processes) != v {
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s=%q: want PER_PROCESS_NS,OTHERS_CPUS,PROCESSES as a measure of spawnbench's own work gives them, e.g. 188000,0.02,210", ownWorkEnv, v)}
+	}
+	return &w, nil
 }
 
 // execute runs c's command line.

@@ -91,8 +91,16 @@ func testRoot() *cobra.Command {
 }
 
 // sharedCache is the environment of a run that uses the package's cache.
+// It also gives the run the package's one measure of spawnbench's own
+// work (SPAWNBENCH_OWN_WORK), rather than half a second of its own: most
+// of these runs are far shorter. The runs of a cache of their own, of
+// other users and of Slurm's tasks still measure theirs, as a user's do.
 func sharedCache() []string {
-	return append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
+	if own, err := ownWorkOnce(); err == nil && !testing.Short() {
+		env = append(env, ownWorkEnv+"="+ownWorkValue(own))
+	}
+	return env
 }
 
 // ownCache is the environment of a run whose builds and probe are its
@@ -174,6 +182,32 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // than the 210 of that measure, and none of them looks at a busy verdict
 // (engine/run tests the busy rule on a measure of its run's own).
 var ownWorkOnce = sync.OnceValues(func() (proc.OwnWork, error) { return proc.MeasureOwnWork(context.Background()) })
+
+// ownWorkValue is w as ownWorkEnv takes it.
+func ownWorkValue(w proc.OwnWork) string {
+	return fmt.Sprintf("%d,%g,%d", w.PerProcessNS, w.OthersCPUs, w.Processes)
+}
+
+// TestOwnWorkFromTheEnvironment: SPAWNBENCH_OWN_WORK gives a measure as
+// ownWorkValue writes it, and anything else is bad input, exit 2.
+func TestOwnWorkFromTheEnvironment(t *testing.T) {
+	want := proc.OwnWork{PerProcessNS: 187995, OthersCPUs: 0.0125, Processes: 210}
+	t.Setenv(ownWorkEnv, ownWorkValue(want))
+	if got, err := ownWorkFromEnv(); err != nil || got == nil || *got != want {
+		t.Errorf("%s=%s: %+v, %v; want %+v", ownWorkEnv, ownWorkValue(want), got, err, want)
+	}
+	t.Setenv(ownWorkEnv, "")
+	if got, err := ownWorkFromEnv(); err != nil || got != nil {
+		t.Errorf("%s unset: %+v, %v; want none, to be measured", ownWorkEnv, got, err)
+	}
+	for _, bad := range []string{"188000", "188000,0.1", "188000,0.1,210,1", "-1,0,210", "188000,-0.1,210", "188000,0,0", "x,0,210", "188000,0,210 "} {
+		t.Setenv(ownWorkEnv, bad)
+		got, err := ownWorkFromEnv()
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), ownWorkEnv) {
+			t.Errorf("%s=%q: %+v, %v; want bad input naming the variable", ownWorkEnv, bad, got, err)
+		}
+	}
+}
 
 // runBinary runs the built spawnbench in dir with the package's cache.
 func runBinary(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
@@ -448,6 +482,13 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 	// is built from.
 	if v := wholeSet.Provenance.Last().Version; !regexp.MustCompile(`^[0-9a-f]{40}(\+dirty)?$`).MatchString(v) {
 		t.Errorf("spawnbench_version %q is not a VCS revision", v)
+	}
+	// The run took the package's measure of spawnbench's own work from
+	// the environment (TestMain) rather than measuring its own.
+	if own, err := ownWorkOnce(); err == nil {
+		if got := wholeSet.Provenance.Last().OwnWork; got == nil || got.PerProcessNS != own.PerProcessNS || got.OthersCPUs != own.OthersCPUs || got.Processes != own.Processes {
+			t.Errorf("own work recorded %+v, want the package's measure %+v, as %s gave it", got, own, ownWorkEnv)
+		}
 	}
 	want := keys(wholeSet)
 	for _, after := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {

@@ -179,10 +179,17 @@ from the costs, scaled by how fast this run goes).`,
 // or calibration (engine/run's Session: the lock, interrupts, the report
 // after the run); retry is the command line that continues it.
 func (c *cli) openSession(ctx context.Context, dir, retry string) (*run.Session, error) {
+	own := c.ownWork
+	if own == nil {
+		var err error
+		if own, err = ownWorkFromEnv(); err != nil {
+			return nil, err
+		}
+	}
 	return run.OpenSession(ctx, dir, run.SessionOptions{
 		Stdout: c.stdout, Stderr: c.stderr, Hold: interrupt.Hold,
 		Cache: buildcache.Default(spawnbench.Sources), Version: version, Args: c.args,
-		Retry: retry, OwnWork: c.ownWork,
+		Retry: retry, OwnWork: own,
 	})
 }
 

@@ -46,11 +46,12 @@ type Options struct {
 	Version string
 	// Args is the command line, for provenance.
 	Args []string
-	// OwnWork, when set, is spawnbench's own work per process as this
-	// process measured it earlier (proc.MeasureOwnWork), for a caller
-	// that starts many short runs one after another, such as the tests:
-	// each run records it rather than spend 210 processes measuring it
-	// again. nil measures it at the run's start.
+	// OwnWork, when set, is spawnbench's own work per process as it was
+	// measured earlier (proc.MeasureOwnWork; by this process, or by
+	// another that passed it in SPAWNBENCH_OWN_WORK), for a caller that
+	// starts many short runs one after another, such as the tests: each
+	// run records it rather than spend 210 processes measuring it again.
+	// nil measures it at the run's start.
 	OwnWork *proc.OwnWork
 }
 
