@@ -52,10 +52,15 @@ func ownWorkFromEnv() (*proc.OwnWork, error) {
 	}
 	var w proc.OwnWork
 	if n, err := fmt.Sscanf(v, "%d,%g,%d", &w.PerProcessNS, &w.OthersCPUs, &w.Processes); err != nil || n != 3 ||
-		w.PerProcessNS < 0 || w.OthersCPUs < 0 || w.Processes <= 0 || fmt.Sprintf("%d,%g,%d", w.PerProcessNS, w.OthersCPUs, w.Processes) != v {
+		w.PerProcessNS < 0 || w.OthersCPUs < 0 || w.Processes <= 0 || ownWorkValue(w) != v {
 		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s=%q: want PER_PROCESS_NS,OTHERS_CPUS,PROCESSES as a measure of spawnbench's own work gives them, e.g. 188000,0.02,210", ownWorkEnv, v)}
 	}
 	return &w, nil
+}
+
+// ownWorkValue is w as ownWorkEnv takes it.
+func ownWorkValue(w proc.OwnWork) string {
+	return fmt.Sprintf("%d,%g,%d", w.PerProcessNS, w.OthersCPUs, w.Processes)
 }
 
 // execute runs c's command line.

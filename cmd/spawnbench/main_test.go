@@ -186,11 +186,6 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // (engine/run tests the busy rule on a measure of its run's own).
 var ownWorkOnce = sync.OnceValues(func() (proc.OwnWork, error) { return proc.MeasureOwnWork(context.Background()) })
 
-// ownWorkValue is w as ownWorkEnv takes it.
-func ownWorkValue(w proc.OwnWork) string {
-	return fmt.Sprintf("%d,%g,%d", w.PerProcessNS, w.OthersCPUs, w.Processes)
-}
-
 // TestOwnWorkFromTheEnvironment: SPAWNBENCH_OWN_WORK gives a measure as
 // ownWorkValue writes it, and anything else is bad input, exit 2.
 func TestOwnWorkFromTheEnvironment(t *testing.T) {
@@ -487,7 +482,7 @@ samples: {min: 6, processes: 1, pause: "15ms", warmup: 1}
 		t.Errorf("spawnbench_version %q is not a VCS revision", v)
 	}
 	// The run took the package's measure of spawnbench's own work from
-	// the environment (TestMain) rather than measuring its own.
+	// the environment (sharedCache) rather than measuring its own.
 	if own, err := ownWorkOnce(); err == nil {
 		if got := wholeSet.Provenance.Last().OwnWork; got == nil || got.PerProcessNS != own.PerProcessNS || got.OthersCPUs != own.OthersCPUs || got.Processes != own.Processes {
 			t.Errorf("own work recorded %+v, want the package's measure %+v, as %s gave it", got, own, ownWorkEnv)

@@ -63,7 +63,7 @@ func (h *wamr) Toolchain(ctx context.Context) Toolchain {
 // benchmarks get, so an iwasm built without lib-wasi-threads is found
 // here, not at run time.
 func (h *wamr) probe(ctx context.Context, path string) error {
-	said, err := runSpawnProbe(ctx, "wamr", strings.Join(append([]string{path}, h.cfg.IwasmFlags...), "\x00"), func(module string) proc.Command {
+	said, err := runSpawnProbe(ctx, "wamr", append([]string{path}, h.cfg.IwasmFlags...), func(module string) proc.Command {
 		return proc.Command{Argv: append(append([]string{path}, h.cfg.IwasmFlags...), module)}
 	})
 	if err != nil || said == "" {

@@ -102,7 +102,7 @@ func (h *wasmer) probe(ctx context.Context, path string) error {
 		return fmt.Errorf("wasmer probe: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	said, err := runSpawnProbe(ctx, "wasmer", strings.Join(append([]string{path}, h.cfg.WasmerFlags...), "\x00"), func(module string) proc.Command {
+	said, err := runSpawnProbe(ctx, "wasmer", append([]string{path}, h.cfg.WasmerFlags...), func(module string) proc.Command {
 		return h.command(path, dir, module, nil, nil)
 	})
 	if err != nil || said == "" {

@@ -141,10 +141,11 @@ var spawnProbeModule []byte
 // ran, else what the runtime printed, on one line. err is for the probe
 // that could not be run to its end (ctx ended, no temporary directory);
 // host names the host in it. The answer is kept for the process by the
-// runtime and flags that tool names (proc.Fact), as a version is: every
-// environment of the host asks it when checked.
-func runSpawnProbe(ctx context.Context, host, tool string, command func(module string) proc.Command) (said string, err error) {
-	return proc.Fact("spawn probe\x00"+host+"\x00"+tool, func() (string, error) {
+// runtime and its flags, which tool names (proc.Fact), as a version is:
+// every environment of the host asks it when checked.
+func runSpawnProbe(ctx context.Context, host string, tool []string, command func(module string) proc.Command) (said string, err error) {
+	question := strings.Join(append([]string{"spawn probe", host}, tool...), "\x00")
+	return proc.Fact(question, func() (string, error) {
 		module, remove, err := probeFile(host, spawnProbeModule)
 		if err != nil {
 			return "", err
