@@ -138,6 +138,12 @@ func pidsIn(t *testing.T, dir string) []int {
 	return pids
 }
 
+// pidWritten waits (for at most about 10 s) until a script's detached
+// process has written its pid file: on a busy machine it may not have run
+// at all by the script's own end, and then the run would end it before
+// the test could look for it.
+const pidWritten = `i=0; until [ -s $D/a.pid ] || [ $i -ge 1000 ]; do sleep 0.01; i=$((i+1)); done; `
+
 // TestTreeEnds: whatever a benchmark's descendants do to get away (leave
 // the group, the session, close their streams, clear their environment),
 // the run ends at its deadline or when its main process does, and none of
@@ -163,7 +169,7 @@ func TestTreeEnds(t *testing.T) {
 		},
 		{
 			name:   "detached grandchild keeping stdout open after the main process ends",
-			script: `setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & sleep 0.1; echo main done`,
+			script: `setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & ` + pidWritten + `echo main done`,
 			within: 10100 * time.Millisecond, stdout: "main done\n",
 		},
 		{
@@ -172,14 +178,13 @@ func TestTreeEnds(t *testing.T) {
 			within: 10 * time.Second, stdout: "hi\n",
 		},
 		{
-			name: "double-forked daemon that closed and reopened its streams",
-			script: `( setsid sh -c 'exec </dev/null >/dev/null 2>&1; exec 1>$D/log; echo $$ > $D/a.pid; exec sleep 1000' & ) ; ` +
-				`sleep 0.1; echo ok`,
+			name:   "double-forked daemon that closed and reopened its streams",
+			script: `( setsid sh -c 'exec </dev/null >/dev/null 2>&1; exec 1>$D/log; echo $$ > $D/a.pid; exec sleep 1000' & ) ; ` + pidWritten + `echo ok`,
 			within: 10100 * time.Millisecond, stdout: "ok\n",
 		},
 		{
 			name:   "orphan with a cleared environment, seen while attached",
-			script: `env -i D=$D setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & sleep 0.3`,
+			script: `env -i D=$D setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' & ` + pidWritten + `sleep 0.3`,
 			within: 10300 * time.Millisecond,
 		},
 		{
@@ -187,7 +192,7 @@ func TestTreeEnds(t *testing.T) {
 			// any walk could link it and carries no token; the cgroup, or
 			// the guardian it falls to, holds it.
 			name:   "orphan with a cleared environment, never seen attached",
-			script: `(env -i D=$D setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' </dev/null >/dev/null 2>&1 &); sleep 1; echo 1 2 3`,
+			script: `(env -i D=$D setsid sh -c 'echo $$ > $D/a.pid; exec sleep 1000' </dev/null >/dev/null 2>&1 &); ` + pidWritten + `sleep 1; echo 1 2 3`,
 			within: 11 * time.Second, stdout: "1 2 3\n",
 		},
 		{
