@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"spawnbench/engine/results"
+	"spawnbench/engine/stats"
 )
 
 // processesOf counts the measured processes of each n.
@@ -59,7 +60,11 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 	// Only a planned process that did not end ok (a busy machine can
 	// time one out) leaves the cell without an interval, and then rounds
 	// are right; they stop once 5 ok processes give one.
+	// A busy machine can also spread five processes' figures so far
+	// apart (a factor of ten and more) that their interval is wider
+	// still; then a round is right too.
 	planned, ok := 0, 0
+	var procs []stats.Process
 	for _, r := range set.Runs {
 		if r.Warmup {
 			continue
@@ -69,11 +74,16 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 		}
 		if r.Process < 5 && r.Status == results.StatusOK {
 			planned++
+			procs = append(procs, stats.Process{Value: r.TypicalUS(), Start: r.StartedAt})
 		}
 	}
 	got := processesOf(set)[4]
-	if planned == 5 && got != 5 {
-		t.Errorf("%d processes, want the 5 planned (all ok, converged, no round)", got)
+	if e := stats.Summarize(procs); planned == 5 && got != 5 {
+		if e.Precision <= 1000 {
+			t.Errorf("%d processes, want the 5 planned (all ok, converged at ±%.3g%%, no round)", got, 100*e.Precision)
+		} else {
+			t.Logf("the 5 planned processes gave ±%.3g%%, above the target: %d processes in all", 100*e.Precision, got)
+		}
 	}
 	if planned < 5 {
 		t.Logf("%d of the 5 planned processes ended ok; %d processes in all, %d ok", planned, got, ok)
