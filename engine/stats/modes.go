@@ -173,16 +173,25 @@ func gaussianDensity(sorted []float64, bw, x float64) float64 {
 	a := -1 / (2 * bw * bw)
 	b := invSqrt2Pi / bw
 	reach := densityReach * bw
-	from, _ := slices.BinarySearch(sorted, x-reach)
+	i, _ := slices.BinarySearch(sorted, x-reach)
 	sum := 0.0
-	for _, xi := range sorted[from:] {
+	for i < len(sorted) {
+		xi := sorted[i]
 		if xi > x+reach {
 			break
 		}
 		z := x - xi
 		// The conversion rounds the product before the sum, as the
 		// library's slice does, where a compiler may fuse the two.
-		sum += float64(math.Exp(z*z*a) * b)
+		term := float64(math.Exp(z*z*a) * b)
+		sum += term
+		i++
+		// Spawn times repeat (whole nanoseconds, a browser's coarse
+		// clock), and equal values are neighbours here: the library adds
+		// the same term for each, computed once here.
+		for ; i < len(sorted) && sorted[i] == xi; i++ {
+			sum += term
+		}
 	}
 	return sum / float64(len(sorted))
 }
