@@ -2,7 +2,6 @@ package env_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"spawnbench"
+	"spawnbench/engine/buildcache"
 	"spawnbench/engine/env"
 	"spawnbench/engine/spec"
 )
@@ -40,9 +40,13 @@ var webBuilds = struct {
 	root string
 }{dirs: map[string]string{}}
 
-// webBuild builds e's payload once per test binary and stages it for e's
-// host, as a run prepares it; key (and the build's hash) names the
-// build's directory.
+// webBuild is e's payload's build, staged for e's host, as a run prepares
+// it; key names the build in the test's log. The builds are kept as a
+// user's runs keep theirs, in the product's build cache (engine/buildcache:
+// named by the sources' hash and the payload's build key, checked against
+// its files' hashes before each use), in this user's directory of test
+// builds (fulltest.PayloadBuilds), so that a test binary builds only what
+// changed since the last. The tests about building build for themselves.
 func webBuild(t testing.TB, key string, e *env.Environment) string {
 	t.Helper()
 	fulltest.Only(t, "builds with a real compiler")
@@ -64,38 +68,82 @@ func webBuild(t testing.TB, key string, e *env.Environment) string {
 		}
 		return staged
 	}
-	if webBuilds.root == "" {
-		removeDeadWebBuilds()
-		root, err := os.MkdirTemp("", webBuildPrefix+strconv.Itoa(os.Getpid())+"-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		webBuilds.root = root
-		// Every build after this one, and this one, emcc's cache
-		// included, starts from nothing, as on a fresh machine.
-		if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache")); err != nil {
-			t.Fatal(err)
-		}
-		if err := spawnbench.Sources.WriteTo(filepath.Join(root, "src")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sum := sha256.Sum256([]byte(build))
-	dir := filepath.Join(webBuilds.root, fmt.Sprintf("%s-%x", key, sum[:4]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	webBuildRoot(t)
+	builds, err := fulltest.PayloadBuilds()
+	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := buildWeb(ctx, e, filepath.Join(webBuilds.root, "src"), dir); err != nil {
+	cache := &buildcache.Cache{Dir: builds, Sources: spawnbench.Sources}
+	dir, cached, err := cache.Build(ctx, seededBuild{e})
+	if err != nil {
 		t.Fatalf("build %s: %v", key, err)
 	}
-	t.Logf("built %s in %v", key, time.Since(start).Round(time.Millisecond))
+	if !cached {
+		t.Logf("built %s in %v", key, time.Since(start).Round(time.Millisecond))
+	}
 	webBuilds.dirs[build] = dir
 	staged, err := e.Stage(ctx, dir)
 	if err != nil {
 		t.Fatalf("stage %s: %v", key, err)
 	}
 	return staged
+}
+
+// webBuildRoot makes the test binary's directory for what its builds
+// leave besides the build (emcc's cache), once; under webBuilds' lock.
+func webBuildRoot(t testing.TB) {
+	t.Helper()
+	if webBuilds.root != "" {
+		return
+	}
+	removeDeadWebBuilds()
+	root, err := os.MkdirTemp("", webBuildPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	webBuilds.root = root
+	// Every build after this one, and this one, emcc's cache included,
+	// starts from nothing, as on a fresh machine.
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freshWebBuild builds e's payload for real into a directory of the
+// test's own, with the test binary's fresh caches: for a test about the
+// build itself, which a kept build (webBuild) would not run.
+func freshWebBuild(t *testing.T, e *env.Environment) string {
+	t.Helper()
+	fulltest.Only(t, "builds with a real compiler")
+	if tc := e.Toolchain(context.Background()); !tc.Present {
+		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
+	}
+	webBuilds.Lock()
+	defer webBuilds.Unlock()
+	webBuildRoot(t)
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+	if err := spawnbench.Sources.WriteTo(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	if err := buildWeb(ctx, e, src, out); err != nil {
+		t.Fatalf("build %s: %v", e.Kind(), err)
+	}
+	return out
+}
+
+// seededBuild is an environment whose payload buildcache builds with
+// buildWeb.
+type seededBuild struct{ *env.Environment }
+
+func (b seededBuild) Build(ctx context.Context, src, dir string) error {
+	return buildWeb(ctx, b.Environment, src, dir)
 }
 
 // buildWeb builds e's payload from src into dir, as webBuild's caller
@@ -287,7 +335,8 @@ n: [1]
 
 func TestEmscriptenBuildUsesAWritableSeededCache(t *testing.T) {
 	t.Parallel()
-	e, dir := newEmscripten(t)
+	e := webEnv(t, "emscripten", "")
+	dir := freshWebBuild(t, e)
 	for _, b := range env.Benchmarks {
 		for _, suffix := range []string{".js", ".wasm", ".worker.js"} {
 			if _, err := os.Stat(filepath.Join(dir, string(b)+suffix)); err != nil {

@@ -24,18 +24,21 @@ import (
 	"spawnbench/engine/spec"
 )
 
+// cacheDir is the build cache of the tests' runs: the one the tests that
+// only run a payload keep across test binaries and runs
+// (fulltest.PayloadBuilds), as a user's runs keep theirs, so a payload is
+// built again only when it changed. The tests about building take a
+// cache of their own.
 var cacheDir string
 
 func TestMain(m *testing.M) {
 	reexec.Dispatch()
-	dir, err := os.MkdirTemp("", "spawnbench-run-test-")
+	dir, err := fulltest.PayloadBuilds()
 	if err != nil {
 		panic(err)
 	}
 	cacheDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // runSpec loads src as a spec and runs it into a new directory.

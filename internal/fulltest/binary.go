@@ -134,6 +134,18 @@ func cached(key, name string, build func(dir string) error) (string, error) {
 	return exe, nil
 }
 
+// PayloadBuilds is the directory of a build cache (engine/buildcache) that
+// the tests which only run a payload keep its builds in, across test
+// binaries and runs, as a user's runs keep theirs: inside this user's
+// directory of test builds, so nobody else may write there.
+func PayloadBuilds() (string, error) {
+	root, err := sharedDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "payloads"), nil
+}
+
 // sharedDir is this user's directory of test builds, made private: the
 // binaries in it are run, so nobody else may write there.
 func sharedDir() (string, error) {
