@@ -161,53 +161,18 @@ func ends(pid int, limit time.Duration) bool {
 	return false
 }
 
-// TestWarmBrowserIsReplacedAfterAHang: a page that hangs past its
-// timeout is a TimedOut Outcome, its browser is stopped, and the next
-// page runs in a new one.
-func TestWarmBrowserIsReplacedAfterAHang(t *testing.T) {
-	dir := sitePages(t, map[string]string{
-		"spin.html": `<!doctype html><script>spawnbench.out("started"); new Worker("spin.js");</script>`,
-		"spin.js":   `for (;;) {}`,
-		"ok.html":   `<!doctype html><script>spawnbench.exit(0);</script>`,
-	})
-	for _, c := range browsers {
-		t.Run(c.name, func(t *testing.T) {
-			c.need(t)
-			stopped := stops(t)
-			w := NewWarm(c.browser)
-			defer w.Close()
-			hang, stdout := deadlineAfterStart(t, time.Second, 90*time.Second)
-			out, err := w.Run(hang, Page{Dir: dir, Path: "spin.html", Stdout: stdout})
-			if err != nil || !out.TimedOut {
-				t.Fatalf("spin.html: exit %d, timed out %v, err %v; want a timeout", out.ExitCode, out.TimedOut, err)
-			}
-			if len(*stopped) != 1 {
-				t.Fatalf("after the hang the browser was stopped %d times, want once", len(*stopped))
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			out, err = w.Run(ctx, Page{Dir: dir, Path: "ok.html"})
-			if err != nil || out.ExitCode != 0 || out.TimedOut {
-				t.Fatalf("ok.html after the hang: exit %d, timed out %v, err %v", out.ExitCode, out.TimedOut, err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if len(*stopped) != 2 || (*stopped)[0] == (*stopped)[1] {
-				t.Errorf("browsers stopped: %v; want the hung one, then the one started after it", *stopped)
-			}
-		})
-	}
-}
-
-// TestWarmBrowserIsReplacedWhenItDies: a warm browser killed between
-// pages (a crash, the OOM killer) is noticed, and the next page runs in a
-// new one; one killed during a page makes that page a failed Outcome
-// that says so.
-func TestWarmBrowserIsReplacedWhenItDies(t *testing.T) {
+// TestWarmBrowserIsReplaced: a warm browser killed between pages (a
+// crash, the OOM killer) is noticed, and the next page runs in a new one;
+// a page that hangs past its timeout is a TimedOut Outcome, its browser is
+// stopped, and the next page runs in a new one; a browser killed during a
+// page makes that page a failed Outcome that says so. One warm browser
+// goes through all three, as one of a long run might.
+func TestWarmBrowserIsReplaced(t *testing.T) {
 	dir := sitePages(t, map[string]string{
 		"ok.html":   `<!doctype html><script>spawnbench.exit(0);</script>`,
 		"wait.html": `<!doctype html><script>spawnbench.out("started");</script>`,
+		"spin.html": `<!doctype html><script>spawnbench.out("started"); new Worker("spin.js");</script>`,
+		"spin.js":   `for (;;) {}`,
 	})
 	for _, c := range browsers {
 		t.Run(c.name, func(t *testing.T) {
@@ -215,29 +180,44 @@ func TestWarmBrowserIsReplacedWhenItDies(t *testing.T) {
 			stopped := stops(t)
 			w := NewWarm(c.browser)
 			defer w.Close()
-			run := func() {
+			run := func(what string) {
 				t.Helper()
 				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 				defer cancel()
 				out, err := w.Run(ctx, Page{Dir: dir, Path: "ok.html"})
-				if err != nil || out.ExitCode != 0 {
-					t.Fatalf("err %v, exit %d, stderr %s", err, out.ExitCode, out.Stderr)
+				if err != nil || out.ExitCode != 0 || out.TimedOut {
+					t.Fatalf("ok.html %s: err %v, exit %d, timed out %v, stderr %s", what, err, out.ExitCode, out.TimedOut, out.Stderr)
 				}
 			}
-			run()
+			run("first")
 			first := w.inst.pid()
 			if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			<-w.inst.gone()
-			run()
-			if w.inst.pid() == first || len(*stopped) != 1 || (*stopped)[0] != first {
-				t.Errorf("after the browser %d died: the page ran in %d, browsers stopped %v; want a new browser and the dead one cleaned up", first, w.inst.pid(), *stopped)
-			}
+			run("after the browser died")
 			second := w.inst.pid()
+			if second == first || len(*stopped) != 1 || (*stopped)[0] != first {
+				t.Fatalf("after the browser %d died: the page ran in %d, browsers stopped %v; want a new browser and the dead one cleaned up", first, second, *stopped)
+			}
+
+			hang, stdout := deadlineAfterStart(t, time.Second, 90*time.Second)
+			out, err := w.Run(hang, Page{Dir: dir, Path: "spin.html", Stdout: stdout})
+			if err != nil || !out.TimedOut {
+				t.Fatalf("spin.html: exit %d, timed out %v, err %v; want a timeout", out.ExitCode, out.TimedOut, err)
+			}
+			if len(*stopped) != 2 || (*stopped)[1] != second {
+				t.Fatalf("after the hang in browser %d the browsers stopped were %v; want it stopped", second, *stopped)
+			}
+			run("after the hang")
+			third := w.inst.pid()
+			if third == second {
+				t.Fatalf("the page after the hang ran in the hung browser %d", second)
+			}
+
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			out, err := w.Run(ctx, Page{Dir: dir, Path: "wait.html", Stdout: killOnLine(second)})
+			out, err = w.Run(ctx, Page{Dir: dir, Path: "wait.html", Stdout: killOnLine(third)})
 			if err != nil || out.ExitCode == 0 || out.TimedOut || !strings.Contains(string(out.Stderr), "exited before the page did") {
 				t.Errorf("a page whose browser died: err %v, exit %d, timed out %v, stderr:\n%s", err, out.ExitCode, out.TimedOut, out.Stderr)
 			}

@@ -9,7 +9,7 @@ import (
 // TestBrowserRepetitionsHaveRenderersOfTheirOwn: repetitions of a cell in
 // Firefox started cold (a browser each) each ran in a renderer process of
 // its own, and printed its spawn. The warm Firefox's pages are
-// TestFirefoxKindsSpawnCoherently's (five pages of each Firefox kind, each
+// TestFirefoxKindsSpawnCoherently's (three pages of each Firefox kind, each
 // in a renderer of its own); Chromium's, warm and cold (kind manual), are
 // cmd/spawnbench's TestBrowserRunHasRenderersOfItsOwnAndLeavesNoTemporaryFiles,
 // through a whole run to runs.parquet.
