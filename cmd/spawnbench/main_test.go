@@ -92,11 +92,17 @@ func testRoot() *cobra.Command {
 
 // sharedCache is the environment of a run that uses the package's cache.
 // It also gives the run the package's one measure of spawnbench's own
-// work (SPAWNBENCH_OWN_WORK), rather than half a second of its own: most
-// of these runs are far shorter. The runs of a cache of their own, of
-// other users and of Slurm's tasks still measure theirs, as a user's do.
+// work (withOwnWork).
 func sharedCache() []string {
-	env := append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
+	return withOwnWork(append(os.Environ(), "XDG_CACHE_HOME="+cacheHome))
+}
+
+// withOwnWork is env with the package's one measure of spawnbench's own
+// work (SPAWNBENCH_OWN_WORK), rather than half a second of the run's own:
+// most of the tests' runs are far shorter. The runs of other users, of
+// Slurm's tasks and of the tests about probing still measure theirs, as a
+// user's do.
+func withOwnWork(env []string) []string {
 	if testing.Short() {
 		return env // as in runCLI
 	}
@@ -113,9 +119,10 @@ func ownCache(dir string) []string {
 }
 
 // ownBuilds is ownCache with the machine's probe kept there, as the
-// package's first probe measured it (probeOnce): for a test about
-// building, whose runs would otherwise each probe the machine (three
-// Node.js processes) before they plan, build or measure anything.
+// package's first probe measured it (probeOnce), and the package's measure
+// of spawnbench's own work (withOwnWork): for a test about building, whose
+// runs would otherwise each probe the machine (three Node.js processes)
+// before they plan, build or measure anything.
 func ownBuilds(t *testing.T, dir string) []string {
 	t.Helper()
 	probe, err := probeOnce()
@@ -129,7 +136,7 @@ func ownBuilds(t *testing.T, dir string) []string {
 	if err := os.WriteFile(kept, probe, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return ownCache(dir)
+	return withOwnWork(ownCache(dir))
 }
 
 // probeOnce is the machine probe the built binary keeps after a plan of
