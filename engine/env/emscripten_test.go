@@ -112,16 +112,22 @@ func webBuildRoot(t testing.TB) {
 
 // freshWebBuild builds e's payload for real into a directory of the
 // test's own, with the test binary's fresh caches: for a test about the
-// build itself, which a kept build (webBuild) would not run.
+// build itself, which a kept build (webBuild) would not run. The build
+// holds no lock, so the other tests' kept builds are not held up: e's
+// toolchain must be the machine's (buildWeb seeds a root's).
 func freshWebBuild(t *testing.T, e *env.Environment) string {
 	t.Helper()
 	fulltest.Only(t, "builds with a real compiler")
-	if tc := e.Toolchain(context.Background()); !tc.Present {
+	tc := e.Toolchain(context.Background())
+	if !tc.Present {
 		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
 	}
+	if strings.Contains(tc.Version, "[sid root ") {
+		t.Fatalf("freshWebBuild of a root's toolchain (%s): use webBuild", tc.Version)
+	}
 	webBuilds.Lock()
-	defer webBuilds.Unlock()
 	webBuildRoot(t)
+	webBuilds.Unlock()
 	dir := t.TempDir()
 	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
 	if err := spawnbench.Sources.WriteTo(src); err != nil {
@@ -132,7 +138,7 @@ func freshWebBuild(t *testing.T, e *env.Environment) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	if err := buildWeb(ctx, e, src, out); err != nil {
+	if err := e.Build(ctx, src, out); err != nil {
 		t.Fatalf("build %s: %v", e.Kind(), err)
 	}
 	return out
