@@ -103,8 +103,8 @@ func webBuildRoot(t testing.TB) {
 		t.Fatal(err)
 	}
 	webBuilds.root = root
-	// Every build after this one, and this one, emcc's cache included,
-	// starts from nothing, as on a fresh machine.
+	// The caches a build keeps under XDG_CACHE_HOME (emcc's) start from
+	// nothing in each test binary, as on a fresh machine.
 	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache")); err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +125,11 @@ func freshWebBuild(t *testing.T, e *env.Environment) string {
 	if strings.Contains(tc.Version, "[sid root ") {
 		t.Fatalf("freshWebBuild of a root's toolchain (%s): use webBuild", tc.Version)
 	}
-	webBuilds.Lock()
-	webBuildRoot(t)
-	webBuilds.Unlock()
+	func() {
+		webBuilds.Lock()
+		defer webBuilds.Unlock()
+		webBuildRoot(t)
+	}()
 	dir := t.TempDir()
 	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
 	if err := spawnbench.Sources.WriteTo(src); err != nil {
