@@ -130,6 +130,15 @@ func freshWebBuild(t *testing.T, e *env.Environment) string {
 		defer webBuilds.Unlock()
 		webBuildRoot(t)
 	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	return buildInTempDir(t, ctx, e)
+}
+
+// buildInTempDir builds e's payload from a fresh copy of the sources into
+// a directory of the test's own, and returns it.
+func buildInTempDir(t testing.TB, ctx context.Context, e *env.Environment) string {
+	t.Helper()
 	dir := t.TempDir()
 	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
 	if err := spawnbench.Sources.WriteTo(src); err != nil {
@@ -138,8 +147,6 @@ func freshWebBuild(t *testing.T, e *env.Environment) string {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
 	if err := e.Build(ctx, src, out); err != nil {
 		t.Fatalf("build %s: %v", e.Kind(), err)
 	}

@@ -2,12 +2,9 @@ package env_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"spawnbench"
 	"spawnbench/engine/env"
 	"spawnbench/engine/protocol"
 	"spawnbench/engine/spec"
@@ -76,17 +73,7 @@ func TestNativeStreamsIntoACollector(t *testing.T) {
 	if tc := e.Toolchain(ctx); !tc.Present {
 		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
 	}
-	dir := t.TempDir()
-	srcDir, buildDir := filepath.Join(dir, "src"), filepath.Join(dir, "build")
-	if err := spawnbench.Sources.WriteTo(srcDir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(buildDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Build(ctx, srcDir, buildDir); err != nil {
-		t.Fatal(err)
-	}
+	buildDir := buildInTempDir(t, ctx, e)
 	for _, tc := range []struct {
 		benchmark env.Benchmark
 		n         int

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"spawnbench"
 	"spawnbench/engine/env"
 	"spawnbench/engine/proc"
 	"spawnbench/engine/spec"
@@ -71,20 +70,9 @@ n: [10]
 	if tc := e.Toolchain(context.Background()); !tc.Present || tc.Version == "" {
 		t.Skipf("toolchain missing: %s; install with: %s", tc.Problem, tc.Install)
 	}
-	dir := t.TempDir()
-	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
-	if err := spawnbench.Sources.WriteTo(src); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := e.Build(ctx, src, out); err != nil {
-		t.Fatal(err)
-	}
-	run, err := e.Stage(ctx, out)
+	run, err := e.Stage(ctx, buildInTempDir(t, ctx, e))
 	if err != nil {
 		t.Fatal(err)
 	}
