@@ -74,14 +74,19 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 		}
 		if r.Process < 5 && r.Status == results.StatusOK {
 			planned++
-			procs = append(procs, stats.Process{Value: r.TypicalUS(), Start: r.StartedAt})
+			if r.TypicalSpawnNS != nil { // as the runner's estimate takes them
+				procs = append(procs, stats.Process{Value: r.TypicalUS(), Start: r.StartedAt})
+			}
 		}
 	}
 	got := processesOf(set)[4]
 	if e := stats.Summarize(procs); planned == 5 && got != 5 {
-		if e.Precision <= 1000 {
+		switch {
+		case e == nil:
+			t.Logf("the 5 planned processes gave no figure: %d processes in all", got)
+		case e.Precision <= 1000:
 			t.Errorf("%d processes, want the 5 planned (all ok, converged at ±%.3g%%, no round)", got, 100*e.Precision)
-		} else {
+		default:
 			t.Logf("the 5 planned processes gave ±%.3g%%, above the target: %d processes in all", 100*e.Precision, got)
 		}
 	}
