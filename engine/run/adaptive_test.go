@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"spawnbench/engine/results"
-	"spawnbench/engine/stats"
 )
 
 // processesOf counts the measured processes of each n.
@@ -64,7 +63,7 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 	// apart (a factor of ten and more) that their interval is wider
 	// still; then a round is right too.
 	planned, ok := 0, 0
-	var procs []stats.Process
+	var first measuredCell // the planned processes, as the runner judges them
 	for _, r := range set.Runs {
 		if r.Warmup {
 			continue
@@ -74,13 +73,11 @@ samples: {min: 4, processes: 5, precision: 1000, adaptive: true, max_processes: 
 		}
 		if r.Process < 5 && r.Status == results.StatusOK {
 			planned++
-			if r.TypicalSpawnNS != nil { // as the runner's estimate takes them
-				procs = append(procs, stats.Process{Value: r.TypicalUS(), Start: r.StartedAt})
-			}
+			first.runs = append(first.runs, r)
 		}
 	}
 	got := processesOf(set)[4]
-	if e := stats.Summarize(procs); planned == 5 && got != 5 {
+	if e := first.estimate(); planned == 5 && got != 5 {
 		switch {
 		case e == nil:
 			t.Logf("the 5 planned processes gave no figure: %d processes in all", got)
