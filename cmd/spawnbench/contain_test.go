@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -169,16 +168,8 @@ func ordinaryUser(t *testing.T) (sb, dir string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, "spawnbench")
-	fulltest.CopyFile(t, binary(t), copied, 0o755)
-	// The copy is busy (ETXTBSY) while a process forked by a parallel test
-	// still holds its write descriptor before its own exec closes it; once
-	// one exec of it succeeds, none can hold it again.
-	for try := 0; ; try++ {
-		err := exec.Command(copied, "--help").Run()
-		if !errors.Is(err, syscall.ETXTBSY) || try == 50 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := fulltest.CopyExecutable(binary(t), copied); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)

@@ -210,7 +210,9 @@ func asNobody(t *testing.T, bin string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	copied := filepath.Join(dir, filepath.Base(bin))
-	fulltest.CopyFile(t, bin, copied, 0o755)
+	if err := fulltest.CopyExecutable(bin, copied); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -184,7 +184,9 @@ func TestOrdinaryUserRunsUntraced(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	exe := filepath.Join(dir, "spawnbench")
-	fulltest.CopyFile(t, fulltest.Spawnbench(t), exe, 0o755)
+	if err := fulltest.CopyExecutable(fulltest.Spawnbench(t), exe); err != nil {
+		t.Fatal(err)
+	}
 	specFile := filepath.Join(dir, "u.cue")
 	if err := os.WriteFile(specFile, []byte(`name: "u"
 environments: [{name: "native", kind: "native"}, {name: "manual", kind: "manual"}]

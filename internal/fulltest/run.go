@@ -3,6 +3,7 @@ package fulltest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -57,6 +58,19 @@ func CopyFile(t testing.TB, from, to string, perm os.FileMode) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// CopyExecutable copies the program from to to, runnable by everyone, for
+// a test that runs it as another user or from elsewhere. cp writes the
+// copy, not this process: a descriptor of the copy open here would be
+// inherited by any process a parallel test forks meanwhile, and until
+// that one's exec closes it, running the copy fails with "text file
+// busy" (ETXTBSY).
+func CopyExecutable(from, to string) error {
+	if out, err := exec.Command("cp", "--", from, to).CombinedOutput(); err != nil {
+		return fmt.Errorf("copy %s to %s: %v: %s", from, to, err, bytes.TrimSpace(out))
+	}
+	return os.Chmod(to, 0o755)
 }
 
 // LockedBuffer is a bytes.Buffer safe to read while a process or a

@@ -35,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"spawnbench/internal/fulltest"
 	"spawnbench/internal/reexec"
 
 	"golang.org/x/net/websocket"
@@ -109,11 +110,7 @@ func Command(dir, mode, arg string) (*exec.Cmd, error) {
 	}
 	copied := filepath.Join(dir, "intruder")
 	if _, err := os.Stat(copied); err != nil {
-		b, err := os.ReadFile(self)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(copied, b, 0o755); err != nil {
+		if err := fulltest.CopyExecutable(self, copied); err != nil {
 			return nil, err
 		}
 	}
@@ -470,24 +467,11 @@ func newSession(url string, with func(*websocket.Conn)) (bool, error) {
 func Run(cmd *exec.Cmd, v any) (stop func() error, err error) {
 	var in io.WriteCloser
 	var out, errOut bytes.Buffer
-	for try := 0; ; try++ {
-		if in, err = cmd.StdinPipe(); err != nil {
-			return nil, err
-		}
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err = cmd.Start()
-		// The copy just written is busy while a process forked meanwhile
-		// (by a parallel test) still holds its descriptor before its own
-		// exec closes it: a moment later it is not.
-		if !errors.Is(err, syscall.ETXTBSY) || try == 50 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-		fresh := exec.Command(cmd.Path, cmd.Args[1:]...)
-		fresh.Dir, fresh.Env, fresh.SysProcAttr = cmd.Dir, cmd.Env, cmd.SysProcAttr
-		cmd = fresh
+	if in, err = cmd.StdinPipe(); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the intruder: %w", err)
 	}
 	return func() error {
