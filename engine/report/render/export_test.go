@@ -14,8 +14,8 @@ import (
 )
 
 // TestCSVAndCellsParquetAgree writes the report of a committed set (one
-// whose spec leaves cells of its grid unplanned) as WriteDir does and as
-// `report --format csv`, and reads both back with pyarrow and Python's
+// whose spec leaves cells of its grid unplanned) as WriteDir does
+// (writeCells, its data without the plots) and as `report --format csv`, and reads both back with pyarrow and Python's
 // csv module, readers of their own: the same columns in the same order,
 // the same value in every field (null as an empty field), no row for a
 // cell without processes, and the file stamped with the set's ID,
@@ -30,7 +30,7 @@ func TestCSVAndCellsParquetAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	r, err := WriteDir(out, set)
+	r, err := writeCells(out, out, set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,9 @@ func WriteDir(dir string, set *results.Set) (*report.Report, error) {
 // WriteDirNamed is WriteDir into dir for a set the report calls name (a
 // merge writes into a hidden directory that becomes name).
 func WriteDirNamed(dir, name string, set *results.Set) (*report.Report, error) {
-	r, err := report.Build([]report.Input{{Dir: name, Set: set}}, report.Options{})
+	r, err := writeCells(dir, name, set)
 	if err != nil {
-		return nil, fmt.Errorf("report for %s: %w", dir, err)
-	}
-	if err := results.WriteCells(dir, set, cellFigures(r)); err != nil {
-		return nil, fmt.Errorf("report for %s: %w", dir, err)
+		return nil, err
 	}
 	plots, err := WritePlots(r, filepath.Join(dir, PlotsDir))
 	if err != nil {
@@ -42,6 +39,19 @@ func WriteDirNamed(dir, name string, set *results.Set) (*report.Report, error) {
 	if err := atomicfile.Write(filepath.Join(dir, ReportFile), func(w io.Writer) error {
 		return Write(r, w, FormatMarkdown, plots)
 	}); err != nil {
+		return nil, fmt.Errorf("report for %s: %w", dir, err)
+	}
+	return r, nil
+}
+
+// writeCells is WriteDirNamed's data: the report of set, whose cell
+// figures it writes into dir's cells.parquet.
+func writeCells(dir, name string, set *results.Set) (*report.Report, error) {
+	r, err := report.Build([]report.Input{{Dir: name, Set: set}}, report.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("report for %s: %w", dir, err)
+	}
+	if err := results.WriteCells(dir, set, cellFigures(r)); err != nil {
 		return nil, fmt.Errorf("report for %s: %w", dir, err)
 	}
 	return r, nil
