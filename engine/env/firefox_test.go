@@ -81,9 +81,9 @@ func TestFirefoxKindsSpawnCoherently(t *testing.T) {
 // says so (Limit, naming the preference and the count) within the short
 // stall window, not after the timeout. The cap follows the environment's
 // firefox_prefs, as the message's fix says: lowered to 16, an Emscripten
-// page that needs 21 workers (its n, one more for the main thread) stalls
-// and names 16, and one that needs 9 runs to completion in the same
-// browser. (The default cap is shown with raw workers, which cost a
+// page that needs 9 workers (its n, one more for the main thread) runs to
+// completion, and one that needs 21 stalls in the same browser and names
+// 16. (The default cap is shown with raw workers, which cost a
 // fraction of Emscripten's, each of which loads its runtime; and the test
 // lowers the cap rather than raise it past 512: the same preference,
 // without a page of 600 workers, which costs seconds of both CPUs.)
@@ -113,8 +113,18 @@ func TestFirefoxWorkerCapIsReported(t *testing.T) {
 		t.Errorf("the capped run took %s; want it stopped after the %s stall window", took, env.CappedStall)
 	}
 
+	// The page within the cap first: the stalled one's browser is
+	// stopped, and a page after it would start another.
 	lowered := envFromSpec(t, "emscripten-firefox-16-workers", "emscripten-firefox", `, firefox_prefs: {"dom.workers.maxPerDomain": 16}`)
 	dir := webBuild(t, "emscripten-chromium", lowered)
+	out, err = webRunWithin(t, lowered, dir, env.Parallel, 8, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Limit != "" || out.TimedOut || out.ExitCode != 0 {
+		t.Fatalf("9 workers under a cap of 16: limit %q, timed out %v, exit %d; stderr:\n%s", out.Limit, out.TimedOut, out.ExitCode, out.Stderr)
+	}
+	checkFirefoxSpawns(t, out, 8)
 	out, err = webRunWithin(t, lowered, dir, env.Parallel, 20, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -124,12 +134,4 @@ func TestFirefoxWorkerCapIsReported(t *testing.T) {
 			t.Errorf("lowered cap: limit %q lacks %q", out.Limit, want)
 		}
 	}
-	out, err = webRunWithin(t, lowered, dir, env.Parallel, 8, 2*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Limit != "" || out.TimedOut || out.ExitCode != 0 {
-		t.Fatalf("9 workers under a cap of 16: limit %q, timed out %v, exit %d; stderr:\n%s", out.Limit, out.TimedOut, out.ExitCode, out.Stderr)
-	}
-	checkFirefoxSpawns(t, out, 8)
 }
