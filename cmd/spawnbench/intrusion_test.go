@@ -39,7 +39,7 @@ func TestOtherUsersCannotForgeEndOrSteerABrowserRun(t *testing.T) {
 	}
 	body := `environments: [{name: "chromium", kind: "manual"}, {name: "firefox", kind: "manual-firefox"}]
 n: [50]
-samples: {min: 1, processes: 3}
+samples: {min: 1, processes: 2}
 `
 	if s := os.Getenv("SPAWNBENCH_INTRUSION_SPEC"); s != "" {
 		body = s
