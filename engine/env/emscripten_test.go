@@ -311,9 +311,11 @@ func newEmscripten(t testing.TB) (*env.Environment, string) {
 	return e, webBuild(t, "emscripten", e)
 }
 
+// newEmscriptenChromium is the test binary's shared emscripten-chromium
+// environment (sharedEnv).
 func newEmscriptenChromium(t testing.TB) (*env.Environment, string) {
 	t.Helper()
-	e := webEnv(t, "emscripten-chromium", "")
+	e := sharedEnv(t, "emscripten-chromium")
 	return e, webBuild(t, "emscripten-chromium", e)
 }
 
@@ -426,8 +428,10 @@ func TestEmscriptenTimeoutIsAnOutcome(t *testing.T) {
 		least   int // processes a running subject has at least
 	}
 	// Built first: the builds are shared and outlive this test's TMPDIR.
+	// A Chromium of its own: its processes are the ones counted.
 	node, nodeDir := newEmscripten(t)
-	chromium, chromiumDir := newEmscriptenChromium(t)
+	chromium := webEnv(t, "emscripten-chromium", "")
+	chromiumDir := webBuild(t, "emscripten-chromium", chromium)
 	owned := ownProcesses(t)
 	// 100 parallel threads take seconds in either host.
 	for _, c := range []subject{{node, nodeDir, 300 * time.Millisecond, 1}, {chromium, chromiumDir, 2 * time.Second, 2}} {

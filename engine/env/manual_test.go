@@ -20,10 +20,11 @@ func newManualNode(t testing.TB) (*env.Environment, string) {
 	return e, webBuild(t, "manual-node", e)
 }
 
+// newManual is the test binary's shared manual environment (sharedEnv).
 func newManual(t testing.TB) (*env.Environment, string) {
 	t.Helper()
 	fulltest.Only(t, "starts Chromium")
-	e := webEnv(t, "manual", "")
+	e := sharedEnv(t, "manual")
 	return e, webBuild(t, "manual", e)
 }
 

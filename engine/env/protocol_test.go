@@ -2,6 +2,9 @@ package env_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,15 +18,7 @@ import (
 // extra CUE fields such as `, host_threads: "fresh"`.
 func envFromSpec(t testing.TB, name, kind, fields string) *env.Environment {
 	t.Helper()
-	src := `environments: [{name: "` + name + `", kind: "` + kind + `"` + fields + `}]
-n: [1]
-`
-	s, err := spec.Parse(name+"_test.cue", []byte(src))
-	if err != nil {
-		t.Fatalf("spec: %v", err)
-	}
-	es := s.Environments[0]
-	e, err := env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
+	e, err := specEnv(name, kind, fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +29,56 @@ n: [1]
 		}
 	})
 	return e
+}
+
+// specEnv is envFromSpec's environment, which the caller closes.
+func specEnv(name, kind, fields string) (*env.Environment, error) {
+	src := `environments: [{name: "` + name + `", kind: "` + kind + `"` + fields + `}]
+n: [1]
+`
+	s, err := spec.Parse(name+"_test.cue", []byte(src))
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	es := s.Environments[0]
+	return env.New(es.Name, es.Kind, es.Payload, es.Host, es.Settings)
+}
+
+// sharedEnvs are environments of the kinds whose tests run ordinary
+// pages, one a kind for the test binary, so that those tests share its
+// warm browser (one start, not one a test) as a run's cells of one
+// environment do; its pages still run one at a time, each in a context
+// and renderer of its own. TestMain closes them.
+var sharedEnvs = struct {
+	sync.Mutex
+	byKind map[string]*env.Environment
+}{byKind: map[string]*env.Environment{}}
+
+// sharedEnv is the test binary's environment of kind (sharedEnvs).
+func sharedEnv(t testing.TB, kind string) *env.Environment {
+	t.Helper()
+	sharedEnvs.Lock()
+	defer sharedEnvs.Unlock()
+	if e := sharedEnvs.byKind[kind]; e != nil {
+		return e
+	}
+	e, err := specEnv("web", kind, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sharedEnvs.byKind[kind] = e
+	return e
+}
+
+// closeSharedEnvs ends the shared environments' browsers.
+func closeSharedEnvs() error {
+	sharedEnvs.Lock()
+	defer sharedEnvs.Unlock()
+	var errs []error
+	for _, e := range sharedEnvs.byKind {
+		errs = append(errs, e.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // parseSpawns reads c/sb.h's output protocol with engine/protocol, as the

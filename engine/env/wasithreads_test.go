@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,10 @@ var (
 func TestMain(m *testing.M) {
 	reexec.Dispatch()
 	code := m.Run()
+	if err := closeSharedEnvs(); err != nil {
+		fmt.Fprintln(os.Stderr, "closing the shared environments:", err)
+		code = max(code, 1)
+	}
 	if fixtureDir != "" {
 		os.RemoveAll(fixtureDir)
 	}
