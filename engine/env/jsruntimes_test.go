@@ -10,9 +10,10 @@ import (
 
 // The bun and deno hosts: the raw workers with each runtime's Web Workers
 // (the default) and with node:worker_threads, and the JavaScript
-// wasi-threads host (on both wasi payloads), each at n = 1 and 10, sequential and parallel, with
-// real Bun and real Deno. A test skips, naming the install command, when
-// the runtime is not installed (.ci/setup installs both).
+// wasi-threads host (on both wasi payloads), each in the small cells of
+// spawnCases, with real Bun and real Deno. A test skips, naming the
+// install command, when the runtime is not installed (.ci/setup installs
+// both).
 
 var jsRuntimeCases = []struct{ kind, fields string }{
 	{"manual-bun", ""},
