@@ -28,7 +28,7 @@ func TestCheckUniqueFindsARepeatedSpawnWhereverItIs(t *testing.T) {
 	}{
 		"next to each other": {[]SpawnSample{spawn(0, 0), spawn(0, 1), spawn(0, 1)}, "spawn (process 0, thread 1)"},
 		"apart":              {[]SpawnSample{spawn(0, 3), spawn(1, 3), spawn(0, 3)}, "spawn (process 0, thread 3)"},
-		"past the bits":      {[]SpawnSample{spawn(2, maxThreadBit + 5), spawn(2, maxThreadBit + 5)}, "thread 1048581)"},
+		"past the bits":      {[]SpawnSample{spawn(2, maxThreadBit+5), spawn(2, maxThreadBit+5)}, "thread 1048581)"},
 		"negative":           {[]SpawnSample{spawn(2, -7), spawn(2, -7)}, "thread -7)"},
 		"a warm-up":          {[]SpawnSample{warm, warm}, "warm-up spawn (process 0, thread 0)"},
 	} {
