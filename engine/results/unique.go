@@ -19,9 +19,8 @@ func CheckUnique(name string, s *Set) error {
 	}
 	// A spawn is its process's thread: one set of thread numbers a
 	// process, not a map of every spawn's whole key (twelve times the
-	// time on results/sequential).
-	// A process's spawns are rows in a row, so its set is looked up once
-	// for them.
+	// time on results/sequential). A process's spawns are neighbouring
+	// rows, so its set is looked up once for them.
 	threads := map[runKey]*threadSet{}
 	var last runKey
 	var in *threadSet
