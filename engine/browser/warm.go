@@ -36,6 +36,10 @@ type Warm struct {
 	origins int // loopback addresses handed out
 	// frozen: the browser's tree is frozen between pages (freeze.go).
 	frozen bool
+	// notKept says why the last browser was stopped after a clean page
+	// (its tab did not close, or its tree did not freeze, in time), for
+	// the messages of tests that expect it kept.
+	notKept error
 }
 
 // NewWarm returns a warm browser of b (nil: Chromium{}); none is started
@@ -395,9 +399,12 @@ func (w *Warm) keepFor(ctx context.Context, rec *recorder, t tab, runErr error, 
 	cancel()
 	took := time.Since(closing)
 	if err != nil {
-		return false, took
+		err = fmt.Errorf("close the page's tab: %w", err)
+	} else {
+		err = w.freeze(renderer)
 	}
-	return w.freeze(renderer) == nil, took
+	w.notKept = err
+	return err == nil, took
 }
 
 // pageEnd completes out, the page's Outcome, from how the page ended:

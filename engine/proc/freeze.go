@@ -19,7 +19,10 @@ import (
 // and the guardians all work on it.
 
 // freezeLimit bounds the wait for the kernel to report a cgroup frozen.
-const freezeLimit = 2 * time.Second
+// A process in an uninterruptible wait (a write to a busy disk, such as
+// a new browser's profile) freezes only when the wait ends, which may be
+// seconds; a tree that does not freeze is stopped and started anew.
+const freezeLimit = 10 * time.Second
 
 // Freeze stops every process of the tree until Thaw: with cgroup.freeze
 // where the tree has a cgroup of its own, else by SIGSTOP to every
