@@ -2,10 +2,6 @@ package run
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 
 	"spawnbench/engine/cost"
 	"spawnbench/engine/inputerr"
@@ -37,12 +33,6 @@ func AllocateBottomLine(p *spec.RunPlan, model *cost.Model) (*report.Allocation,
 // priorReport is the report of the set p's bottom_line.from names.
 func priorReport(p *spec.RunPlan) (*report.Report, error) {
 	b := p.Spec.BottomLine
-	key, keyErr := setVersion(b.From)
-	priorReports.mu.Lock()
-	defer priorReports.mu.Unlock()
-	if r := priorReports.built[key]; r != nil && keyErr == nil {
-		return r, nil
-	}
 	set, err := results.Read(b.From)
 	if err != nil {
 		return nil, &inputerr.Error{Msg: fmt.Sprintf("spec %s: bottom_line.from: %v; give a finished result set of an earlier run (results/sequential is the main job's), or leave from out for adaptive stopping", p.Spec.Path, err)}
@@ -51,42 +41,7 @@ func priorReport(p *spec.RunPlan) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: bottom_line.from %s: %w", p.Spec.Path, b.From, err)
 	}
-	if keyErr == nil {
-		priorReports.built[key] = r
-	}
 	return r, nil
-}
-
-// priorReports are the reports priorReport built, by setVersion: a
-// process that plans more than once over one prior set (the plans of a
-// test binary) reads and reports it once, half a second of a CPU each
-// for the main job's set. Allocation only reads a report.
-var priorReports = struct {
-	mu    sync.Mutex
-	built map[string]*report.Report
-}{built: map[string]*report.Report{}}
-
-// setVersion names the result set in dir as it is now: its absolute
-// path and each file's name, size and modification time.
-func setVersion(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	b.WriteString(abs)
-	for _, e := range entries {
-		fi, err := e.Info()
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "\x00%s %d %d", e.Name(), fi.Size(), fi.ModTime().UnixNano())
-	}
-	return b.String(), nil
 }
 
 // allocate sizes p's bottom-line cells by r's allocation.

@@ -3,15 +3,12 @@ package run
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"spawnbench/engine/cost"
 	"spawnbench/engine/inputerr"
-	"spawnbench/engine/report"
 	"spawnbench/engine/results"
 	"spawnbench/engine/spec"
 	"spawnbench/internal/fulltest"
@@ -187,41 +184,5 @@ bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.05, budget:
 	}
 	if len(again.Runs) != len(set.Runs) {
 		t.Errorf("resuming the finished run measured %d processes more", len(again.Runs)-len(set.Runs))
-	}
-}
-
-// A process that plans twice over one prior set reports it once; a set
-// changed since (here a file's time) is read and reported again.
-func TestPriorReportIsBuiltOncePerVersionOfTheSet(t *testing.T) {
-	t.Parallel()
-	fulltest.Only(t, "reads a committed result set whole and builds its report")
-	dir := t.TempDir()
-	entries, err := os.ReadDir("../../results/sequential")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			fulltest.CopyFile(t, filepath.Join("../../results/sequential", e.Name()), filepath.Join(dir, e.Name()), 0o644)
-		}
-	}
-	build := func() *report.Report {
-		t.Helper()
-		r, err := priorReport(allocationSpec(t, dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	first := build()
-	if again := build(); again != first {
-		t.Error("the same set was reported twice")
-	}
-	later := time.Now().Add(time.Minute)
-	if err := os.Chtimes(filepath.Join(dir, "samples.parquet"), later, later); err != nil {
-		t.Fatal(err)
-	}
-	if changed := build(); changed == first {
-		t.Error("a set changed since its report was given the old report")
 	}
 }
