@@ -118,8 +118,9 @@ func TestAllocationFromNoSet(t *testing.T) {
 // read ±8.4%, within ±10%); some tens of their cheap processes reach it.
 // The top-up's two minutes are far more than that takes on an idle
 // machine: on a busy one native's processes cost more and spread wider,
-// and a tight top-up would find the ratio out of its reach and rightly
-// add nothing.
+// and the top-up may find the ratio out of its reach and rightly add
+// nothing, which its log must then say (a full `go test ./...` twice saw
+// none added).
 func TestTopUpAddsProcessesWhereTheRunFallsShort(t *testing.T) {
 	t.Parallel()
 	fulltest.Only(t, "runs real processes")
@@ -138,7 +139,10 @@ bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.05, budget:
 		planned[c.Env.Name] = c.Processes
 	}
 	out := filepath.Join(t.TempDir(), "results")
-	if err := runPlanInto(t, context.Background(), out, plan, RunOptions{Costs: cost.Reference()}); err != nil {
+	o := sharedOptions(t)
+	var log fulltest.LockedBuffer
+	o.Log = &log
+	if err := runPlanIntoWith(t, context.Background(), o, out, plan, RunOptions{Costs: cost.Reference()}); err != nil {
 		t.Fatal(err)
 	}
 	set, err := results.Read(out)
@@ -170,8 +174,18 @@ bottom_line: {environments: ["native", "wamr"], n: [1], precision: 0.05, budget:
 	}
 	// Neyman's split may put every added process on one side (native's,
 	// the wide and cheap one), so the two sides are counted together.
-	if n, p := len(got["native"])+len(got["wamr"]), planned["native"]+planned["wamr"]; n <= p {
-		t.Errorf("native and wamr: %d processes for %d planned: the top-up added none to a ratio short of ±5%%", n, p)
+	n, p := len(got["native"])+len(got["wamr"]), planned["native"]+planned["wamr"]
+	switch {
+	case n > p:
+	case strings.Contains(log.String(), "none reachable within the rest of its top-up") ||
+		strings.Contains(log.String(), "round 1: no ratio short of"):
+		// On a busy machine native's processes may spread so wide that
+		// the ratio needs more than the top-up or max_processes allows;
+		// rarely, 5 : 5 processes are within ±5% by chance. Either way
+		// the top-up rightly adds nothing, and says why.
+		t.Logf("the top-up added nothing, and said why:\n%s", log.String())
+	default:
+		t.Errorf("native and wamr: %d processes for %d planned: the top-up added none to a ratio short of ±5%%, and said no ratio was out of its reach; the run's log:\n%s", n, p, log.String())
 	}
 	// The run ended where no short ratio was within the rest of its
 	// top-up, and a resumed run finds the same: it measures nothing.

@@ -86,6 +86,14 @@ func (r *Runner) topUp(ctx context.Context, plan *spec.RunPlan, cells []cell, pr
 			}
 		}
 		if len(batch) == 0 {
+			// Said either way: a top-up that added nothing tells why.
+			if short := len(a.Unreached); short > 0 {
+				r.logf("bottom line: top-up round %d: %d %s short of ±%.3g%%, none reachable within the rest of its top-up (%s of %s) and %d processes a cell: no processes more\n",
+					round, short, plural(short, "ratio", "ratios"), 100*b.Precision,
+					cost.Round(b.TopUp-spent), cost.Round(b.TopUp), b.MaxProcesses)
+			} else {
+				r.logf("bottom line: top-up round %d: no ratio short of ±%.3g%% that more processes would narrow: no processes more\n", round, 100*b.Precision)
+			}
 			return nil
 		}
 		r.logf("bottom line: top-up round %d: %d %s short of ±%.3g%%, %d within its top-up: %d processes more (about %s)\n",
