@@ -175,17 +175,19 @@ func alignClock(host string, sync, mono *protocol.Sync, before, after trace.Read
 	if sync == nil {
 		return trace.Clock{}, 0, fmt.Sprintf("host %s's clock is not CLOCK_MONOTONIC and its benchmark printed no #sync reading to put it there: the trace cannot be joined to its spawns", host)
 	}
-	if sync.RealtimeNS%1000 == 0 && !pageHosts[host] {
-		// A whole microsecond: most likely a coarse clock, whose error
-		// the bracket cannot show.
-		return trace.Clock{}, 0, fmt.Sprintf("host %s's #sync real-time reading (%d ns) is a whole microsecond: too coarse a clock to put its spawns on CLOCK_MONOTONIC", host, sync.RealtimeNS)
-	}
 	c, ok := trace.Align(trace.Reading{Before: sync.BeforeNS, At: sync.RealtimeNS, After: sync.AfterNS}, before, after)
 	if !ok {
 		return trace.Clock{}, 0, "CLOCK_REALTIME was set while the process ran, so host " + host + "'s clock cannot be put on CLOCK_MONOTONIC through it"
 	}
-	if pageHosts[host] {
+	switch {
+	case pageHosts[host]:
 		c.ErrNS += stepNS // the page's coarsened time origin
+	case sync.RealtimeNS%1000 == 0:
+		// A whole microsecond may be a coarse clock's reading, whose
+		// step the bracket cannot show; so the alignment is taken to be
+		// good to that step. (A nanosecond clock lands there once in a
+		// thousand readings, which was once refused as too coarse.)
+		c.ErrNS += 1000
 	}
 	return c, max(stepNS, 1) + c.ErrNS, ""
 }
