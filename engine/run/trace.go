@@ -184,9 +184,9 @@ func alignClock(host string, sync, mono *protocol.Sync, before, after trace.Read
 		c.ErrNS += stepNS // the page's coarsened time origin
 	case sync.RealtimeNS%1000 == 0:
 		// A whole microsecond may be a coarse clock's reading, whose
-		// step the bracket cannot show; so the alignment is taken to be
-		// good to that step. (A nanosecond clock lands there once in a
-		// thousand readings, which was once refused as too coarse.)
+		// step the bracket cannot show, so the alignment is taken to be
+		// good to that step; refusing it would untrace one process in a
+		// thousand of a nanosecond clock, which lands there as often.
 		c.ErrNS += 1000
 	}
 	return c, max(stepNS, 1) + c.ErrNS, ""
